@@ -444,7 +444,8 @@ struct orca_port_attr {
 	__u8 active_width;		/* 0x30 IBTA: 1 = 1x, 2 = 4x ... */
 	__u8 active_speed;		/* 0x31 IBTA: 1 = SDR ... */
 	__u8 link_layer;		/* 0x32 ORCA_LINK_LAYER_* */
-	__u8 reserved[5];		/* 0x33 */
+	__u8 max_vl_num;		/* 0x33 IBTA encoding: 1 = VL0 only */
+	__u8 reserved[4];		/* 0x34 */
 };
 
 /* ALLOC_PD output / DEALLOC_PD input. */

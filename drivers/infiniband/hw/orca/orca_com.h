@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * orca firmware command transport: command queue, event queue, tokens,
+ * timeouts and the sticky "device dead" state.
+ */
+#ifndef _ORCA_COM_H_
+#define _ORCA_COM_H_
+
+#include <linux/completion.h>
+#include <linux/device.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "orca_hw.h"
+
+struct orca_com;
+
+/*
+ * How the transport reaches the device: the PCI path maps BAR2 and rings
+ * the ivshmem doorbell; the KUnit suite puts a fake device behind it.
+ */
+struct orca_com_ops {
+	u32 (*read32)(struct orca_com *com, u32 off);
+	u64 (*read64)(struct orca_com *com, u32 off);
+	void (*write32)(struct orca_com *com, u32 off, u32 val);
+	void (*write64)(struct orca_com *com, u32 off, u64 val);
+	void (*ring)(struct orca_com *com, u32 vec);
+};
+
+/* Called for every asynchronous EQE, with the EQ lock held (atomic). */
+typedef void (*orca_com_event_fn)(struct orca_com *com,
+				  const struct orca_eqe *eqe);
+
+/* One outstanding command; owns its input and output mailbox pages. */
+struct orca_cmd_ctx {
+	struct completion done;
+	u16 token;		/* 0 while free or abandoned */
+	bool completed;
+	u8 status;
+	u32 syndrome;
+	u16 out_len;
+	u8 inline_out[ORCA_CMD_INLINE_OUT];
+	void *in_mbox;
+	dma_addr_t in_mbox_dma;
+	void *out_mbox;
+	dma_addr_t out_mbox_dma;
+};
+
+struct orca_com_stats {
+	u64 cmds;
+	u64 cmd_errors;
+	u64 timeouts;
+	u64 missed_irqs;
+	u64 stale_completions;
+	u64 async_events;
+};
+
+struct orca_com {
+	struct device *dmadev;
+	const struct orca_com_ops *ops;
+	orca_com_event_fn event_fn;
+
+	/* command queue; cmdq_lock orders entry writes and cmdq_pi */
+	struct orca_cmdq_entry *cmdq;
+	dma_addr_t cmdq_dma;
+	u32 cmdq_depth;
+	u32 cmdq_pi;
+	spinlock_t cmdq_lock;
+
+	/* command contexts; ctx_lock guards ctx_used and token_seq */
+	struct semaphore credits;
+	struct orca_cmd_ctx *ctxs;
+	unsigned long *ctx_used;
+	u16 token_seq;
+	spinlock_t ctx_lock;
+
+	/* event queue; eq_lock serialises consumers and completions */
+	struct orca_eqe *eq;
+	dma_addr_t eq_dma;
+	u32 eq_depth;
+	u32 eq_ci;
+	spinlock_t eq_lock;
+
+	bool event_mode;	/* the IRQ handler completes commands */
+	unsigned long state;	/* ORCA_COM_DEAD */
+	unsigned int timeout_ms;
+
+	/* heartbeat sampling, under eq_lock */
+	u64 hb_value;
+	unsigned long hb_stamp;
+
+	struct orca_com_stats stats;
+};
+
+#define ORCA_COM_DEAD		0
+
+/* A firmware that has not moved its heartbeat for this long is dead. */
+#define ORCA_HB_DEAD_MS		(30 * ORCA_HEARTBEAT_PERIOD_MS)
+/* How often a waiter re-polls the EQ and checks health. */
+#define ORCA_CMD_POLL_SLICE_MS	250
+
+int orca_com_init(struct orca_com *com, struct device *dmadev,
+		  const struct orca_com_ops *ops, orca_com_event_fn event_fn,
+		  unsigned int timeout_ms);
+void orca_com_destroy(struct orca_com *com);
+void orca_com_program_queues(struct orca_com *com);
+void orca_com_set_event_mode(struct orca_com *com, bool on);
+void orca_com_process_eq(struct orca_com *com);
+int orca_com_exec(struct orca_com *com, u16 opcode, const void *in,
+		  size_t in_len, void *out, size_t out_len);
+void orca_com_set_dead(struct orca_com *com, const char *why);
+bool orca_com_is_dead(struct orca_com *com);
+int orca_com_status_to_errno(u8 status);
+bool orca_com_cmd_releases(u16 opcode);
+const char *orca_com_opcode_str(u16 opcode);
+
+#endif /* _ORCA_COM_H_ */

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* One typed wrapper per firmware command; payload layouts in orca_hw.h. */
+
+#include "orca_com_cmd.h"
+
+int orca_cmd_reset(struct orca_com *com)
+{
+	return orca_com_exec(com, ORCA_CMD_RESET, NULL, 0, NULL, 0);
+}
+
+int orca_cmd_init(struct orca_com *com, u32 flags)
+{
+	struct orca_init_in in = { .flags = cpu_to_le32(flags) };
+
+	return orca_com_exec(com, ORCA_CMD_INIT, &in, sizeof(in), NULL, 0);
+}
+
+int orca_cmd_teardown(struct orca_com *com)
+{
+	return orca_com_exec(com, ORCA_CMD_TEARDOWN, NULL, 0, NULL, 0);
+}
+
+int orca_cmd_query_caps(struct orca_com *com, struct orca_caps *caps)
+{
+	return orca_com_exec(com, ORCA_CMD_QUERY_CAPS, NULL, 0, caps,
+			     sizeof(*caps));
+}
+
+int orca_cmd_query_port(struct orca_com *com, u8 port,
+			struct orca_port_attr *attr)
+{
+	struct orca_query_port_in in = { .port = port };
+
+	return orca_com_exec(com, ORCA_CMD_QUERY_PORT, &in, sizeof(in), attr,
+			     sizeof(*attr));
+}
+
+int orca_cmd_alloc_pd(struct orca_com *com, u32 *pdn)
+{
+	struct orca_pd_handle out;
+	int err;
+
+	err = orca_com_exec(com, ORCA_CMD_ALLOC_PD, NULL, 0, &out, sizeof(out));
+	if (!err)
+		*pdn = le32_to_cpu(out.pdn);
+	return err;
+}
+
+int orca_cmd_dealloc_pd(struct orca_com *com, u32 pdn)
+{
+	struct orca_pd_handle in = { .pdn = cpu_to_le32(pdn) };
+
+	return orca_com_exec(com, ORCA_CMD_DEALLOC_PD, &in, sizeof(in), NULL, 0);
+}
+
+int orca_cmd_create_cq(struct orca_com *com, u32 cqe, u32 comp_vector,
+		       u32 *cqn, u32 *actual_cqe)
+{
+	struct orca_create_cq_in in = {
+		.cqe = cpu_to_le32(cqe),
+		.comp_vector = cpu_to_le32(comp_vector),
+	};
+	struct orca_create_cq_out out;
+	int err;
+
+	err = orca_com_exec(com, ORCA_CMD_CREATE_CQ, &in, sizeof(in), &out,
+			    sizeof(out));
+	if (!err) {
+		*cqn = le32_to_cpu(out.cqn);
+		*actual_cqe = le32_to_cpu(out.cqe);
+	}
+	return err;
+}
+
+int orca_cmd_destroy_cq(struct orca_com *com, u32 cqn)
+{
+	struct orca_cq_handle in = { .cqn = cpu_to_le32(cqn) };
+
+	return orca_com_exec(com, ORCA_CMD_DESTROY_CQ, &in, sizeof(in), NULL, 0);
+}
+
+int orca_cmd_create_qp(struct orca_com *com,
+		       const struct orca_create_qp_in *in,
+		       struct orca_qp_ctx *ctx)
+{
+	return orca_com_exec(com, ORCA_CMD_CREATE_QP, in, sizeof(*in), ctx,
+			     sizeof(*ctx));
+}
+
+int orca_cmd_modify_qp(struct orca_com *com,
+		       const struct orca_modify_qp_in *in,
+		       struct orca_qp_ctx *ctx)
+{
+	return orca_com_exec(com, ORCA_CMD_MODIFY_QP, in, sizeof(*in), ctx,
+			     sizeof(*ctx));
+}
+
+int orca_cmd_query_qp(struct orca_com *com, u32 qpn, struct orca_qp_ctx *ctx)
+{
+	struct orca_qp_handle in = { .qpn = cpu_to_le32(qpn) };
+
+	return orca_com_exec(com, ORCA_CMD_QUERY_QP, &in, sizeof(in), ctx,
+			     sizeof(*ctx));
+}
+
+int orca_cmd_destroy_qp(struct orca_com *com, u32 qpn)
+{
+	struct orca_qp_handle in = { .qpn = cpu_to_le32(qpn) };
+
+	return orca_com_exec(com, ORCA_CMD_DESTROY_QP, &in, sizeof(in), NULL, 0);
+}

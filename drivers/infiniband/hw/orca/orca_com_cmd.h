@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* One typed wrapper per firmware command. */
+#ifndef _ORCA_COM_CMD_H_
+#define _ORCA_COM_CMD_H_
+
+#include "orca_com.h"
+
+int orca_cmd_reset(struct orca_com *com);
+int orca_cmd_init(struct orca_com *com, u32 flags);
+int orca_cmd_teardown(struct orca_com *com);
+int orca_cmd_query_caps(struct orca_com *com, struct orca_caps *caps);
+int orca_cmd_query_port(struct orca_com *com, u8 port,
+			struct orca_port_attr *attr);
+int orca_cmd_alloc_pd(struct orca_com *com, u32 *pdn);
+int orca_cmd_dealloc_pd(struct orca_com *com, u32 pdn);
+int orca_cmd_create_cq(struct orca_com *com, u32 cqe, u32 comp_vector,
+		       u32 *cqn, u32 *actual_cqe);
+int orca_cmd_destroy_cq(struct orca_com *com, u32 cqn);
+int orca_cmd_create_qp(struct orca_com *com,
+		       const struct orca_create_qp_in *in,
+		       struct orca_qp_ctx *ctx);
+int orca_cmd_modify_qp(struct orca_com *com,
+		       const struct orca_modify_qp_in *in,
+		       struct orca_qp_ctx *ctx);
+int orca_cmd_query_qp(struct orca_com *com, u32 qpn, struct orca_qp_ctx *ctx);
+int orca_cmd_destroy_qp(struct orca_com *com, u32 qpn);
+
+#endif /* _ORCA_COM_CMD_H_ */

@@ -1,0 +1,487 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * orca PCI driver: binds the HCA function, brings up its firmware command
+ * queue and registers the ib_device.
+ */
+
+#include <linux/delay.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/module.h>
+#include <linux/pci.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/orca-abi.h>
+
+#include "orca.h"
+#include "orca_attr.h"
+#include "orca_com_cmd.h"
+
+MODULE_AUTHOR("orca developers");
+MODULE_LICENSE("Dual BSD/GPL");
+MODULE_DESCRIPTION("orca RDMA host channel adapter driver");
+
+static unsigned int cmd_timeout_ms = 30000;
+module_param(cmd_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(cmd_timeout_ms,
+		 "Firmware command timeout in ms (default 30000)");
+
+#define ORCA_REGS_OFF(field)	offsetof(struct orca_regs, field)
+
+static const struct pci_device_id orca_pci_tbl[] = {
+	{ PCI_DEVICE(ORCA_PCI_VENDOR_ID, ORCA_PCI_DEVICE_ID) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, orca_pci_tbl);
+
+static struct orca_dev *com_to_odev(struct orca_com *com)
+{
+	return container_of(com, struct orca_dev, com);
+}
+
+static u32 orca_pci_read32(struct orca_com *com, u32 off)
+{
+	return readl(com_to_odev(com)->regs + off);
+}
+
+static u64 orca_pci_read64(struct orca_com *com, u32 off)
+{
+	return lo_hi_readq(com_to_odev(com)->regs + off);
+}
+
+static void orca_pci_write32(struct orca_com *com, u32 off, u32 val)
+{
+	writel(val, com_to_odev(com)->regs + off);
+}
+
+static void orca_pci_write64(struct orca_com *com, u32 off, u64 val)
+{
+	lo_hi_writeq(val, com_to_odev(com)->regs + off);
+}
+
+static void orca_pci_ring(struct orca_com *com, u32 vec)
+{
+	struct orca_dev *dev = com_to_odev(com);
+
+	writel(dev->fw_peer_id << 16 | vec,
+	       dev->doorbell + ORCA_IVSHMEM_DOORBELL);
+}
+
+static const struct orca_com_ops orca_pci_com_ops = {
+	.read32 = orca_pci_read32,
+	.read64 = orca_pci_read64,
+	.write32 = orca_pci_write32,
+	.write64 = orca_pci_write64,
+	.ring = orca_pci_ring,
+};
+
+static enum ib_event_type orca_qp_event_to_ib(u8 event)
+{
+	switch (event) {
+	case ORCA_QP_EV_SQ_DRAINED:
+		return IB_EVENT_SQ_DRAINED;
+	case ORCA_QP_EV_SQ_ERROR:
+		return IB_EVENT_QP_FATAL;
+	case ORCA_QP_EV_REQ_ERR:
+		return IB_EVENT_QP_REQ_ERR;
+	case ORCA_QP_EV_ACCESS_ERR:
+		return IB_EVENT_QP_ACCESS_ERR;
+	case ORCA_QP_EV_COMM_EST:
+		return IB_EVENT_COMM_EST;
+	case ORCA_QP_EV_LAST_WQE_REACHED:
+		return IB_EVENT_QP_LAST_WQE_REACHED;
+	default:
+		return IB_EVENT_QP_FATAL;
+	}
+}
+
+static void orca_qp_event(struct orca_dev *dev,
+			  const struct orca_eqe_qp_event *ev)
+{
+	u32 qpn = le32_to_cpu(ev->qpn);
+	struct ib_event ibev = {};
+	struct orca_qp *qp;
+
+	qp = xa_load(&dev->qps, qpn);
+	if (!qp) {
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "event %u for unknown QP %u\n",
+				       ev->event, qpn);
+		return;
+	}
+	if (!qp->ibqp.event_handler)
+		return;
+	ibev.device = &dev->ibdev;
+	ibev.element.qp = &qp->ibqp;
+	ibev.event = orca_qp_event_to_ib(ev->event);
+	qp->ibqp.event_handler(&ibev, qp->ibqp.qp_context);
+}
+
+static void orca_cq_event(struct orca_dev *dev,
+			  const struct orca_eqe_cq_error *ev)
+{
+	u32 cqn = le32_to_cpu(ev->cqn);
+	struct ib_event ibev = {};
+	struct orca_cq *cq;
+
+	cq = xa_load(&dev->cqs, cqn);
+	if (!cq) {
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "error event for unknown CQ %u\n", cqn);
+		return;
+	}
+	ibdev_err_ratelimited(&dev->ibdev, "CQ %u error, syndrome 0x%x\n",
+			      cqn, le32_to_cpu(ev->syndrome));
+	if (!cq->ibcq.event_handler)
+		return;
+	ibev.device = &dev->ibdev;
+	ibev.element.cq = &cq->ibcq;
+	ibev.event = IB_EVENT_CQ_ERR;
+	cq->ibcq.event_handler(&ibev, cq->ibcq.cq_context);
+}
+
+static void orca_device_event(struct orca_dev *dev, enum ib_event_type type,
+			      u32 port)
+{
+	struct ib_event ibev = {
+		.device = &dev->ibdev,
+		.event = type,
+		.element.port_num = port,
+	};
+
+	if (dev->ib_registered)
+		ib_dispatch_event(&ibev);
+}
+
+/* EQ lock held, atomic context. */
+static void orca_async_event(struct orca_com *com, const struct orca_eqe *eqe)
+{
+	struct orca_dev *dev = com_to_odev(com);
+
+	switch (eqe->type) {
+	case ORCA_EQE_QP_EVENT:
+		orca_qp_event(dev, &eqe->qp);
+		break;
+	case ORCA_EQE_CQ_ERROR:
+		orca_cq_event(dev, &eqe->cq);
+		break;
+	case ORCA_EQE_PORT_EVENT:
+		ibdev_info(&dev->ibdev, "port %u %s\n", eqe->port.port,
+			   eqe->port.event == ORCA_PORT_EV_ACTIVE ?
+			   "active" : "down");
+		orca_device_event(dev, eqe->port.event == ORCA_PORT_EV_ACTIVE ?
+				  IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR,
+				  eqe->port.port);
+		break;
+	case ORCA_EQE_DEVICE_FATAL:
+		orca_device_event(dev, IB_EVENT_DEVICE_FATAL, 0);
+		break;
+	default:
+		dev_warn_ratelimited(&dev->pdev->dev,
+				     "unknown event type 0x%x\n", eqe->type);
+	}
+}
+
+static irqreturn_t orca_eq_irq(int irq, void *data)
+{
+	orca_com_process_eq(&((struct orca_dev *)data)->com);
+	return IRQ_HANDLED;
+}
+
+static void orca_set_registered(struct orca_dev *dev, bool registered)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->com.eq_lock, flags);
+	dev->ib_registered = registered;
+	spin_unlock_irqrestore(&dev->com.eq_lock, flags);
+}
+
+static const struct ib_device_ops orca_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = ORCA_UVERBS_ABI_VERSION,
+
+	.alloc_pd = orca_alloc_pd,
+	.alloc_ucontext = orca_alloc_ucontext,
+	.create_cq = orca_create_cq,
+	.create_qp = orca_create_qp,
+	.dealloc_pd = orca_dealloc_pd,
+	.dealloc_ucontext = orca_dealloc_ucontext,
+	.destroy_cq = orca_destroy_cq,
+	.destroy_qp = orca_destroy_qp,
+	.get_dev_fw_str = orca_get_dev_fw_str,
+	.get_port_immutable = orca_get_port_immutable,
+	.modify_qp = orca_modify_qp,
+	.query_device = orca_query_device,
+	.query_gid = orca_query_gid,
+	.query_pkey = orca_query_pkey,
+	.query_port = orca_query_port,
+	.query_qp = orca_query_qp,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, orca_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_pd, orca_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_qp, orca_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, orca_ucontext, ibucontext),
+};
+
+/* A device whose heartbeat does not move has no firmware behind it. */
+static int orca_wait_heartbeat(struct orca_dev *dev)
+{
+	u64 hb = lo_hi_readq(dev->regs + ORCA_REGS_OFF(heartbeat));
+	unsigned int waited;
+
+	for (waited = 0; waited < 5 * ORCA_HEARTBEAT_PERIOD_MS; waited += 10) {
+		msleep(10);
+		if (lo_hi_readq(dev->regs + ORCA_REGS_OFF(heartbeat)) != hb)
+			return 0;
+	}
+	dev_err(&dev->pdev->dev, "firmware heartbeat does not advance\n");
+	return -ENODEV;
+}
+
+static int orca_check_device(struct orca_dev *dev)
+{
+	struct device *d = &dev->pdev->dev;
+	u64 magic = lo_hi_readq(dev->regs + ORCA_REGS_OFF(magic));
+	u32 ver;
+
+	if (magic != ORCA_MAGIC) {
+		dev_info(d, "no orca firmware behind this ivshmem function\n");
+		return -ENODEV;
+	}
+	ver = readl(dev->regs + ORCA_REGS_OFF(if_version));
+	if (ver != ORCA_IF_VERSION) {
+		dev_err(d, "interface version %u, driver speaks %u\n", ver,
+			ORCA_IF_VERSION);
+		return -ENODEV;
+	}
+	if (readl(dev->regs + ORCA_REGS_OFF(health)) != ORCA_HEALTH_OK) {
+		dev_err(d, "firmware reports fatal health, syndrome 0x%x\n",
+			readl(dev->regs + ORCA_REGS_OFF(fatal_syndrome)));
+		return -EIO;
+	}
+	dev->fw_peer_id = readl(dev->regs + ORCA_REGS_OFF(fw_peer_id));
+	return orca_wait_heartbeat(dev);
+}
+
+static int orca_alloc_mirror(struct orca_dev *dev)
+{
+	dev->mirror_entries = le32_to_cpu(dev->caps.max_qp) + ORCA_QPN_BASE;
+	dev->mirror = dma_alloc_coherent(&dev->pdev->dev,
+					 dev->mirror_entries *
+					 sizeof(*dev->mirror),
+					 &dev->mirror_dma, GFP_KERNEL);
+	if (!dev->mirror)
+		return -ENOMEM;
+	lo_hi_writeq(dev->mirror_dma,
+		     dev->regs + ORCA_REGS_OFF(qp_mirror_base));
+	writel(dev->mirror_entries,
+	       dev->regs + ORCA_REGS_OFF(qp_mirror_entries));
+	return 0;
+}
+
+static void orca_free_mirror(struct orca_dev *dev)
+{
+	dma_free_coherent(&dev->pdev->dev,
+			  dev->mirror_entries * sizeof(*dev->mirror),
+			  dev->mirror, dev->mirror_dma);
+}
+
+/* RESET, QUERY_CAPS and INIT run polled; then interrupts take over. */
+static int orca_bring_up(struct orca_dev *dev)
+{
+	struct device *d = &dev->pdev->dev;
+	u64 fw;
+	int err;
+
+	orca_com_program_queues(&dev->com);
+	err = orca_cmd_reset(&dev->com);
+	if (err) {
+		dev_err(d, "RESET failed: %d\n", err);
+		return err;
+	}
+	err = orca_cmd_query_caps(&dev->com, &dev->caps);
+	if (err) {
+		dev_err(d, "QUERY_CAPS failed: %d\n", err);
+		return err;
+	}
+	if (!dev->caps.phys_port_cnt || !le32_to_cpu(dev->caps.max_qp)) {
+		dev_err(d, "device reports no ports or no QPs\n");
+		return -EIO;
+	}
+	err = orca_alloc_mirror(dev);
+	if (err)
+		return err;
+	err = orca_cmd_init(&dev->com, ORCA_INIT_F_EQ_IRQ);
+	if (err) {
+		dev_err(d, "INIT failed: %d\n", err);
+		orca_free_mirror(dev);
+		return err;
+	}
+	orca_com_set_event_mode(&dev->com, true);
+
+	fw = le64_to_cpu(dev->caps.fw_version);
+	dev_info(d, "firmware %u.%u.%u, %u QPs, node GUID %016llx\n",
+		 ORCA_FW_VERSION_MAJOR(fw), ORCA_FW_VERSION_MINOR(fw),
+		 ORCA_FW_VERSION_SUB(fw), le32_to_cpu(dev->caps.max_qp),
+		 le64_to_cpu(dev->caps.node_guid));
+	return 0;
+}
+
+/* No DMA from the device after this returns. */
+static void orca_quiesce(struct orca_dev *dev)
+{
+	orca_com_set_event_mode(&dev->com, false);
+	if (orca_cmd_teardown(&dev->com))
+		dev_warn(&dev->pdev->dev, "TEARDOWN failed\n");
+}
+
+static int orca_register(struct orca_dev *dev)
+{
+	struct ib_device *ibdev = &dev->ibdev;
+	int err;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = dev->caps.phys_port_cnt;
+	ibdev->num_comp_vectors = max_t(u32, dev->caps.num_comp_vectors, 1);
+	ibdev->node_guid = cpu_to_be64(le64_to_cpu(dev->caps.node_guid));
+	ibdev->dev.parent = &dev->pdev->dev;
+	strscpy(ibdev->node_desc, "orca HCA", sizeof(ibdev->node_desc));
+	ib_set_device_ops(ibdev, &orca_dev_ops);
+
+	err = ib_register_device(ibdev, "orca%d", &dev->pdev->dev);
+	if (err)
+		return err;
+	orca_set_registered(dev, true);
+	return 0;
+}
+
+static int orca_map_bars(struct orca_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+
+	if (pci_resource_len(pdev, ORCA_BAR_REGS) < sizeof(struct orca_regs))
+		return -ENODEV;
+	dev->doorbell = pci_iomap(pdev, ORCA_BAR_DOORBELL, 0);
+	dev->regs = pci_iomap(pdev, ORCA_BAR_REGS, sizeof(struct orca_regs));
+	if (!dev->doorbell || !dev->regs) {
+		if (dev->doorbell)
+			pci_iounmap(pdev, dev->doorbell);
+		if (dev->regs)
+			pci_iounmap(pdev, dev->regs);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void orca_unmap_bars(struct orca_dev *dev)
+{
+	pci_iounmap(dev->pdev, dev->regs);
+	pci_iounmap(dev->pdev, dev->doorbell);
+}
+
+static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct orca_dev *dev;
+	int err;
+
+	dev = ib_alloc_device(orca_dev, ibdev);
+	if (!dev)
+		return -ENOMEM;
+	dev->pdev = pdev;
+	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
+	pci_set_drvdata(pdev, dev);
+
+	err = pci_enable_device_mem(pdev);
+	if (err)
+		goto err_dealloc;
+	err = pci_request_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
+					   BIT(ORCA_BAR_REGS), DRV_MODULE_NAME);
+	if (err)
+		goto err_disable;
+	err = orca_map_bars(dev);
+	if (err)
+		goto err_release;
+	err = orca_check_device(dev);
+	if (err)
+		goto err_unmap;
+
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		goto err_unmap;
+	/* QEMU delivers MSI-X through the bus-master address space */
+	pci_set_master(pdev);
+
+	err = orca_com_init(&dev->com, &pdev->dev, &orca_pci_com_ops,
+			    orca_async_event, cmd_timeout_ms);
+	if (err)
+		goto err_clear_master;
+
+	err = pci_alloc_irq_vectors(pdev, ORCA_NUM_MSIX, ORCA_NUM_MSIX,
+				    PCI_IRQ_MSIX);
+	if (err < 0)
+		goto err_com;
+	err = request_irq(pci_irq_vector(pdev, ORCA_MSIX_EQ), orca_eq_irq, 0,
+			  DRV_MODULE_NAME, dev);
+	if (err)
+		goto err_vectors;
+
+	err = orca_bring_up(dev);
+	if (err)
+		goto err_irq;
+	err = orca_register(dev);
+	if (err)
+		goto err_quiesce;
+	return 0;
+
+err_quiesce:
+	orca_quiesce(dev);
+	orca_free_mirror(dev);
+err_irq:
+	free_irq(pci_irq_vector(pdev, ORCA_MSIX_EQ), dev);
+err_vectors:
+	pci_free_irq_vectors(pdev);
+err_com:
+	orca_com_destroy(&dev->com);
+err_clear_master:
+	pci_clear_master(pdev);
+err_unmap:
+	orca_unmap_bars(dev);
+err_release:
+	pci_release_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
+				     BIT(ORCA_BAR_REGS));
+err_disable:
+	pci_disable_device(pdev);
+err_dealloc:
+	ib_dealloc_device(&dev->ibdev);
+	return err;
+}
+
+static void orca_remove(struct pci_dev *pdev)
+{
+	struct orca_dev *dev = pci_get_drvdata(pdev);
+
+	orca_set_registered(dev, false);
+	ib_unregister_device(&dev->ibdev);
+	orca_quiesce(dev);
+	free_irq(pci_irq_vector(pdev, ORCA_MSIX_EQ), dev);
+	pci_free_irq_vectors(pdev);
+	orca_free_mirror(dev);
+	orca_com_destroy(&dev->com);
+	pci_clear_master(pdev);
+	orca_unmap_bars(dev);
+	pci_release_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
+				     BIT(ORCA_BAR_REGS));
+	pci_disable_device(pdev);
+	WARN_ON(!xa_empty(&dev->qps) || !xa_empty(&dev->cqs));
+	ib_dealloc_device(&dev->ibdev);
+}
+
+static struct pci_driver orca_pci_driver = {
+	.name = DRV_MODULE_NAME,
+	.id_table = orca_pci_tbl,
+	.probe = orca_probe,
+	.remove = orca_remove,
+};
+
+module_pci_driver(orca_pci_driver);
