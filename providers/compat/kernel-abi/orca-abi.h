@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Standalone stand-in for the header rdma-core generates from
+ * kernel-headers/rdma/orca-abi.h (anonymous-field macros _STRUCT_<name>).
+ * The compat DECLARE_DRV_CMD only exposes the named drv_payload member, so no
+ * macros are needed; instead the UAPI layout the provider depends on is
+ * pinned here (x86_64, ORCA_UVERBS_ABI_VERSION 1).  EX commands require the
+ * driver structs to be multiples of 8 bytes.
+ */
+#ifndef ORCA_COMPAT_KERNEL_ABI_ORCA_ABI_H
+#define ORCA_COMPAT_KERNEL_ABI_ORCA_ABI_H
+
+#include <assert.h>
+#include <stddef.h>
+#include <rdma/orca-abi.h>
+
+static_assert(ORCA_UVERBS_ABI_VERSION == 1, "orca uverbs ABI version");
+static_assert(sizeof(struct orca_ibv_alloc_ucontext_resp) == 32,
+	      "orca_ibv_alloc_ucontext_resp");
+static_assert(offsetof(struct orca_ibv_alloc_ucontext_resp, fw_version) == 24,
+	      "orca_ibv_alloc_ucontext_resp.fw_version");
+static_assert(sizeof(struct orca_ibv_ex_query_device_resp) == 56,
+	      "orca_ibv_ex_query_device_resp");
+static_assert(offsetof(struct orca_ibv_ex_query_device_resp,
+		       pci_atomic_fetch_add) == 44,
+	      "orca_ibv_ex_query_device_resp.pci_atomic_fetch_add");
+static_assert(sizeof(struct orca_ibv_create_qp_resp) == 16,
+	      "orca_ibv_create_qp_resp");
+static_assert(sizeof(struct orca_ibv_modify_qp) == 8, "orca_ibv_modify_qp");
+static_assert(sizeof(struct orca_ibv_modify_qp_resp) == 8,
+	      "orca_ibv_modify_qp_resp");
+
+#endif /* ORCA_COMPAT_KERNEL_ABI_ORCA_ABI_H */

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+#ifndef __ORCA_ABI_H__
+#define __ORCA_ABI_H__
+
+#include <infiniband/kern-abi.h>
+#include <rdma/orca-abi.h>
+#include <kernel-abi/orca-abi.h>
+
+DECLARE_DRV_CMD(orca_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
+		empty, orca_ibv_alloc_ucontext_resp);
+DECLARE_DRV_CMD(orca_query_device_ex, IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
+		empty, orca_ibv_ex_query_device_resp);
+DECLARE_DRV_CMD(orca_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,
+		empty, orca_ibv_create_qp_resp);
+DECLARE_DRV_CMD(orca_modify_qp_ex, IB_USER_VERBS_EX_CMD_MODIFY_QP,
+		orca_ibv_modify_qp, orca_ibv_modify_qp_resp);
+
+#endif /* __ORCA_ABI_H__ */

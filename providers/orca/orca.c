@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * orca libibverbs provider: device matching, context setup, ops table.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orca.h"
+
+#define ORCA_KDRIVER_NAME "orca"
+
+static const struct verbs_context_ops orca_ctx_ops;
+
+static void orca_free_context(struct ibv_context *ibctx)
+{
+	struct orca_context *ctx = to_octx(ibctx);
+
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+}
+
+static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
+						int cmd_fd,
+						void *private_data)
+{
+	struct orca_alloc_ucontext_resp resp = {};
+	struct orca_alloc_ucontext cmd = {};
+	struct orca_context *ctx;
+	int ret;
+
+	(void)private_data;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		errno = ret;
+		goto err_uninit;
+	}
+
+	ctx->device_caps = resp.drv_payload.device_caps;
+	ctx->ece_vendor_id = resp.drv_payload.ece_vendor_id;
+	ctx->ece_options = resp.drv_payload.ece_options;
+	ctx->dio_caps = resp.drv_payload.data_in_order_caps;
+	ctx->max_inline_data = resp.drv_payload.max_inline_data;
+	ctx->fw_version = resp.drv_payload.fw_version;
+	/* A device without ECE has no meaningful ECE vendor/options */
+	if (!(ctx->device_caps & ORCA_IBV_DEVICE_CAP_ECE)) {
+		ctx->ece_vendor_id = 0;
+		ctx->ece_options = 0;
+	}
+
+	verbs_set_ops(&ctx->ibv_ctx, &orca_ctx_ops);
+	return &ctx->ibv_ctx;
+
+err_uninit:
+	verbs_uninit_context(&ctx->ibv_ctx);
+	free(ctx);
+	return NULL;
+}
+
+static struct verbs_device *orca_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	struct orca_device *dev;
+
+	(void)sysfs_dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+	return &dev->ibv_dev;
+}
+
+static void orca_uninit_device(struct verbs_device *vdev)
+{
+	free(container_of(vdev, struct orca_device, ibv_dev));
+}
+
+/*
+ * Look for a "DRIVER=<name>" line in a uevent file.  Returns 1 if the
+ * driver is orca, 0 if it is another driver, -1 if no driver is named.
+ */
+static int orca_uevent_driver_is_orca(const char *uevent)
+{
+	static const char key[] = "DRIVER=";
+	const char *line = uevent;
+
+	while (line && *line) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+
+		if (len >= sizeof(key) - 1 &&
+		    !strncmp(line, key, sizeof(key) - 1)) {
+			const char *drv = line + sizeof(key) - 1;
+			size_t drv_len = len - (sizeof(key) - 1);
+
+			return drv_len == strlen(ORCA_KDRIVER_NAME) &&
+			       !strncmp(drv, ORCA_KDRIVER_NAME, drv_len);
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	return -1;
+}
+
+/*
+ * Called by libibverbs for every uverbs device after the table match.  The
+ * kernel driver has no RDMA_DRIVER_ID yet (driver_id stays 0) and Debian's
+ * udev rule renames ib devices (e.g. ibp0s4), so the device is recognised by
+ * the kernel driver bound to its parent: <ibdev>/device/uevent DRIVER=orca.
+ * If the parent names no driver, fall back to the name table ("orca*").
+ */
+static bool orca_match_device(struct verbs_sysfs_dev *sysfs_dev)
+{
+	char uevent[4096];
+	int len, ret;
+
+	len = ibv_read_ibdev_sysfs_file(uevent, sizeof(uevent), sysfs_dev,
+					"device/uevent");
+	if (len > 0) {
+		ret = orca_uevent_driver_is_orca(uevent);
+		if (ret >= 0)
+			return ret;
+	}
+	return sysfs_dev->match != NULL;
+}
+
+static const struct verbs_match_ent orca_match_table[] = {
+	VERBS_NAME_MATCH("orca", NULL),
+	{},
+};
+
+static const struct verbs_device_ops orca_dev_ops = {
+	.name = "orca",
+	.match_min_abi_version = ORCA_UVERBS_ABI_VERSION,
+	.match_max_abi_version = ORCA_UVERBS_ABI_VERSION,
+	.match_table = orca_match_table,
+	.match_device = orca_match_device,
+	.alloc_device = orca_alloc_device,
+	.uninit_device = orca_uninit_device,
+	.alloc_context = orca_alloc_context,
+};
+
+static const struct verbs_context_ops orca_ctx_ops = {
+	.alloc_pd = orca_alloc_pd,
+	.create_cq = orca_create_cq,
+	.create_qp = orca_create_qp,
+	.create_qp_ex = orca_create_qp_ex,
+	.dealloc_pd = orca_dealloc_pd,
+	.destroy_cq = orca_destroy_cq,
+	.destroy_qp = orca_destroy_qp,
+	.free_context = orca_free_context,
+	.modify_qp = orca_modify_qp,
+	.query_device_ex = orca_query_device_ex,
+	.query_ece = orca_query_ece,
+	.query_port = orca_query_port,
+	.query_qp = orca_query_qp,
+	.query_qp_data_in_order = orca_query_qp_data_in_order,
+	.set_ece = orca_set_ece,
+};
+
+PROVIDER_DRIVER(orca, orca_dev_ops);

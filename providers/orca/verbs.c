@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * orca libibverbs provider: verbs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orca.h"
+
+struct orca_cq {
+	struct ibv_cq ibv_cq;
+};
+
+static_assert(ORCA_IBV_DIO_WHOLE_MSG == IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG,
+	      "ORCA_IBV_DIO_WHOLE_MSG");
+static_assert(ORCA_IBV_DIO_ALIGNED_128_BYTES ==
+		      IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES,
+	      "ORCA_IBV_DIO_ALIGNED_128_BYTES");
+
+int orca_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct orca_context *ctx = to_octx(context);
+	struct orca_query_device_ex_resp resp = {};
+	struct orca_ibv_ex_query_device_resp *drv = &resp.drv_payload;
+	size_t resp_size = sizeof(resp);
+	int ret;
+
+	ret = ibv_cmd_query_device_any(context, input, attr, attr_size,
+				       &resp.ibv_resp, &resp_size);
+	if (ret)
+		return ret;
+
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)(ctx->fw_version >> 32),
+		 (unsigned int)((ctx->fw_version >> 16) & 0xffff),
+		 (unsigned int)(ctx->fw_version & 0xffff));
+
+	/*
+	 * resp_size is the core response_length: it only tells whether the
+	 * EX command (which carries our payload) was used rather than the
+	 * legacy one.  Whether the kernel filled the driver part is announced
+	 * by its comp_mask (zero-initialised above).
+	 */
+	if (resp_size <= sizeof(resp.ibv_resp.base) ||
+	    !(drv->comp_mask & ORCA_IBV_QUERY_DEVICE_RESP_V1))
+		return 0;
+
+	if (attr_size >= offsetofend(struct ibv_device_attr_ex, tso_caps)) {
+		attr->tso_caps.max_tso = drv->max_tso;
+		attr->tso_caps.supported_qpts = drv->tso_supported_qpts;
+	}
+	if (attr_size >=
+	    offsetofend(struct ibv_device_attr_ex, packet_pacing_caps)) {
+		attr->packet_pacing_caps.qp_rate_limit_min =
+			drv->qp_rate_limit_min;
+		attr->packet_pacing_caps.qp_rate_limit_max =
+			drv->qp_rate_limit_max;
+		attr->packet_pacing_caps.supported_qpts =
+			drv->packet_pacing_supported_qpts;
+	}
+	if (attr_size >=
+	    offsetofend(struct ibv_device_attr_ex, pci_atomic_caps)) {
+		attr->pci_atomic_caps.fetch_add = drv->pci_atomic_fetch_add;
+		attr->pci_atomic_caps.swap = drv->pci_atomic_swap;
+		attr->pci_atomic_caps.compare_swap =
+			drv->pci_atomic_compare_swap;
+	}
+	return 0;
+}
+
+int orca_query_port(struct ibv_context *context, uint8_t port,
+		    struct ibv_port_attr *attr)
+{
+	struct ibv_query_port cmd;
+
+	return ibv_cmd_query_port(context, port, attr, &cmd, sizeof(cmd));
+}
+
+struct ibv_pd *orca_alloc_pd(struct ibv_context *context)
+{
+	struct ib_uverbs_alloc_pd_resp resp;
+	struct ibv_alloc_pd cmd;
+	struct ibv_pd *pd;
+	int ret;
+
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+
+	ret = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(pd);
+		errno = ret;
+		return NULL;
+	}
+	return pd;
+}
+
+int orca_dealloc_pd(struct ibv_pd *pd)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_pd(pd);
+	if (ret)
+		return ret;
+
+	free(pd);
+	return 0;
+}
+
+struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector)
+{
+	struct ib_uverbs_create_cq_resp resp;
+	struct ibv_create_cq cmd;
+	struct orca_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+
+	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
+				&cq->ibv_cq, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
+	if (ret) {
+		free(cq);
+		errno = ret;
+		return NULL;
+	}
+	return &cq->ibv_cq;
+}
+
+int orca_destroy_cq(struct ibv_cq *ibcq)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+
+	free(container_of(ibcq, struct orca_cq, ibv_cq));
+	return 0;
+}
+
+static int orca_check_qp_init_attr(struct orca_context *ctx,
+				   const struct ibv_qp_init_attr_ex *attr)
+{
+	if (!check_comp_mask(attr->comp_mask, IBV_QP_INIT_ATTR_PD |
+					      IBV_QP_INIT_ATTR_CREATE_FLAGS))
+		return EOPNOTSUPP;
+
+	switch (attr->qp_type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+		break;
+	default:
+		return EOPNOTSUPP;
+	}
+
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) {
+		if (!check_comp_mask(attr->create_flags,
+				     IBV_QP_CREATE_PCI_WRITE_END_PADDING))
+			return EOPNOTSUPP;
+		if ((attr->create_flags & IBV_QP_CREATE_PCI_WRITE_END_PADDING) &&
+		    !(ctx->device_caps &
+		      ORCA_IBV_DEVICE_CAP_PCI_WRITE_END_PADDING))
+			return EOPNOTSUPP;
+	}
+
+	if (attr->cap.max_inline_data > ctx->max_inline_data)
+		return EINVAL;
+
+	return 0;
+}
+
+struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	struct orca_context *ctx = to_octx(context);
+	struct orca_create_qp_ex_resp resp = {};
+	struct orca_create_qp_ex cmd = {};
+	struct orca_qp *qp;
+	int ret;
+
+	ret = orca_check_qp_init_attr(ctx, attr);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	ret = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		free(qp);
+		errno = ret;
+		return NULL;
+	}
+
+	if ((ctx->device_caps & ORCA_IBV_DEVICE_CAP_ECE) &&
+	    (resp.drv_payload.comp_mask & ORCA_IBV_CREATE_QP_ECE))
+		qp->ece_supported = resp.drv_payload.ece_options;
+	qp->ece_current = qp->ece_supported;
+
+	return &qp->vqp.qp;
+}
+
+struct ibv_qp *orca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_qp *qp;
+
+	qp = orca_create_qp_ex(pd->context, &attr_ex);
+	if (qp)
+		attr->cap = attr_ex.cap;	/* report the applied caps */
+	return qp;
+}
+
+int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask)
+{
+	struct orca_qp *qp = to_oqp(ibqp);
+	struct orca_modify_qp_ex_resp resp = {};
+	struct orca_modify_qp_ex cmd = {};
+	enum ibv_qp_state cur_state;
+	int ret;
+
+	cur_state = (attr_mask & IBV_QP_CUR_STATE) ? attr->cur_qp_state :
+						      ibqp->state;
+
+	if (qp->ece_pending_valid) {
+		cmd.drv_payload.comp_mask = ORCA_IBV_MODIFY_QP_ECE;
+		cmd.drv_payload.ece_options = qp->ece_pending;
+	}
+
+	ret = ibv_cmd_modify_qp_ex(ibqp, attr, attr_mask, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		return ret;
+
+	if (resp.drv_payload.comp_mask & ORCA_IBV_MODIFY_QP_ECE)
+		qp->ece_current = resp.drv_payload.ece_options;
+
+	if (attr_mask & IBV_QP_STATE) {
+		/* The device negotiates ECE on INIT->RTR and RTR->RTS only */
+		if ((cur_state == IBV_QPS_INIT &&
+		     attr->qp_state == IBV_QPS_RTR) ||
+		    (cur_state == IBV_QPS_RTR && attr->qp_state == IBV_QPS_RTS))
+			qp->ece_pending_valid = false;
+		ibqp->state = attr->qp_state;
+	}
+	return 0;
+}
+
+int orca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
+		  struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd;
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+int orca_destroy_qp(struct ibv_qp *ibqp)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+
+	free(to_oqp(ibqp));
+	return 0;
+}
+
+/* ECE: requests are cached and sent with the next modify_qp (no syscall) */
+int orca_set_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
+{
+	struct orca_context *ctx = to_octx(ibqp->context);
+	struct orca_qp *qp = to_oqp(ibqp);
+
+	if (ece->comp_mask) {
+		errno = EINVAL;
+		return errno;
+	}
+	if (!(ctx->device_caps & ORCA_IBV_DEVICE_CAP_ECE)) {
+		errno = EOPNOTSUPP;
+		return errno;
+	}
+	if (ece->vendor_id != ctx->ece_vendor_id ||
+	    !check_comp_mask(ece->options, ctx->ece_options)) {
+		errno = EINVAL;
+		return errno;
+	}
+
+	qp->ece_pending = ece->options;
+	qp->ece_pending_valid = true;
+	return 0;
+}
+
+int orca_query_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
+{
+	struct orca_context *ctx = to_octx(ibqp->context);
+
+	if (!(ctx->device_caps & ORCA_IBV_DEVICE_CAP_ECE)) {
+		errno = EOPNOTSUPP;
+		return errno;
+	}
+
+	ece->vendor_id = ctx->ece_vendor_id;
+	ece->options = to_oqp(ibqp)->ece_current;
+	ece->comp_mask = 0;
+	return 0;
+}
+
+/*
+ * libibverbs 44 returns the provider's value unchanged, so the full
+ * ibv_query_qp_data_in_order(3) semantics are implemented here: flags 0
+ * returns 1 iff the whole message is written in order; RETURN_CAPS returns
+ * the capability vector (WHOLE_MSG implies ALIGNED_128_BYTES, as upstream
+ * libibverbs adds).  Unknown flags and other opcodes return 0.
+ */
+int orca_query_qp_data_in_order(struct ibv_qp *ibqp, enum ibv_wr_opcode op,
+				uint32_t flags)
+{
+	struct orca_context *ctx = to_octx(ibqp->context);
+	unsigned int shift;
+	int caps;
+
+	if (!check_comp_mask(flags, IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS))
+		return 0;
+	if (!(ctx->device_caps & ORCA_IBV_DEVICE_CAP_DATA_IN_ORDER))
+		return 0;
+
+	switch (op) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+		shift = ORCA_IBV_DIO_SHIFT_SEND;
+		break;
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		shift = ORCA_IBV_DIO_SHIFT_RDMA_WRITE;
+		break;
+	case IBV_WR_RDMA_READ:
+		shift = ORCA_IBV_DIO_SHIFT_RDMA_READ;
+		break;
+	default:
+		return 0;
+	}
+
+	/* ORCA_IBV_DIO_* use the IBV_QUERY_QP_DATA_IN_ORDER_* values */
+	caps = (ctx->dio_caps >> shift) &
+	       (IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG |
+		IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES);
+	if (caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG)
+		caps |= IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES;
+
+	if (flags & IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS)
+		return caps;
+	return !!(caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG);
+}

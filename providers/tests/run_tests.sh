@@ -1,0 +1,144 @@
+#!/bin/sh
+# Checks for the standalone orca provider build; prints TAP and exits
+# non-zero on failure.  Called by "make -C providers test" with BUILD and
+# SRCDIR set.  Optional: RDMA_CORE_SRC=<rdma-core v34..v56 source tree>
+# additionally compiles the provider and layout test against rdma-core's own
+# headers and compares the layouts.
+set -u
+: "${BUILD:?}" "${SRCDIR:?}"
+SO=$BUILD/liborca-rdmav34.so
+LAYOUT=$BUILD/providers-tests/layout
+T=$BUILD/providers-tests
+mkdir -p "$T"
+n=0
+fail=0
+skip=0
+
+ok() {	# ok <0|1> <description> [diagnostic file]
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		fail=$((fail + 1))
+		[ -n "${3:-}" ] && [ -s "$3" ] && sed 's/^/# /' "$3"
+	fi
+}
+skipped() {
+	n=$((n + 1))
+	skip=$((skip + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+# 1. layout checks (renumbered into this plan)
+"$LAYOUT" > "$T/layout.out"
+layout_rc=$?
+while read -r status rest; do
+	case "$status" in
+	ok) ok 0 "layout: ${rest#* - }" ;;
+	not) ok 1 "layout: ${rest#ok * - }" ;;
+	esac
+done < "$T/layout.out"
+ok $layout_rc "layout program exit status"
+
+# 2. sizes measured in Debian's own libibverbs binaries
+if [ -r /usr/lib/x86_64-linux-gnu/libibverbs.a ]; then
+	want=$(nm -S /usr/lib/x86_64-linux-gnu/libibverbs.a 2>/dev/null |
+		awk '$3 == "D" && $4 ~ /verbs_dummy_ops$/ { print $2; exit }')
+	got=$(printf '%016x' "$("$LAYOUT" -s verbs_context_ops)")
+	[ -n "$want" ] && [ "$want" = "$got" ]
+	ok $? "verbs_context_ops size matches libibverbs.a verbs_dummy_ops ($want)"
+else
+	skipped "verbs_context_ops size vs libibverbs.a" "libibverbs-dev static lib not installed"
+fi
+
+# 3. symbols: imports only IBVERBS_PRIVATE_34/IBVERBS_1.x from libibverbs,
+#    exports nothing (like rdma-core's provider.map)
+objdump -T "$SO" > "$T/dynsym.txt" 2>&1
+ok $? "objdump -T on the provider"
+awk '/\*UND\*/ && /IBVERBS/ { v = $(NF-1); gsub(/[()]/, "", v); print v, $NF }' \
+	"$T/dynsym.txt" | sort > "$T/ibverbs_imports.txt"
+awk '$1 != "IBVERBS_PRIVATE_34" && $1 !~ /^IBVERBS_1\.[0-9]+$/' \
+	"$T/ibverbs_imports.txt" > "$T/bad_versions.txt"
+[ -s "$T/ibverbs_imports.txt" ] && [ ! -s "$T/bad_versions.txt" ]
+ok $? "libibverbs imports bound to IBVERBS_PRIVATE_34 / IBVERBS_1.x only" "$T/bad_versions.txt"
+cat > "$T/expected_imports.txt" <<EOT
+_verbs_init_and_alloc_context
+ibv_cmd_alloc_pd
+ibv_cmd_create_cq
+ibv_cmd_create_qp_ex2
+ibv_cmd_dealloc_pd
+ibv_cmd_destroy_cq
+ibv_cmd_destroy_qp
+ibv_cmd_get_context
+ibv_cmd_modify_qp_ex
+ibv_cmd_query_device_any
+ibv_cmd_query_port
+ibv_cmd_query_qp
+ibv_read_ibdev_sysfs_file
+verbs_register_driver_34
+verbs_set_ops
+verbs_uninit_context
+EOT
+awk '{ print $2 }' "$T/ibverbs_imports.txt" | sort > "$T/got_imports.txt"
+diff -u "$T/expected_imports.txt" "$T/got_imports.txt" > "$T/imports.diff"
+ok $? "libibverbs imports are exactly the expected set" "$T/imports.diff"
+awk '/\*UND\*/ && !/IBVERBS/ && !/GLIBC_/ && !/ w / { print }' \
+	"$T/dynsym.txt" > "$T/unversioned.txt"
+[ ! -s "$T/unversioned.txt" ]
+ok $? "no unversioned strong undefined symbols" "$T/unversioned.txt"
+awk 'NF >= 6 && !/\*UND\*/ { print }' "$T/dynsym.txt" | \
+	grep -v 'DYNAMIC SYMBOL TABLE' > "$T/exports.txt"
+[ ! -s "$T/exports.txt" ]
+ok $? "provider exports no dynamic symbols" "$T/exports.txt"
+readelf -V "$SO" | awk '/File: libibverbs/ { f = 1; next } /File:/ { f = 0 }
+	f && /Name:/ { print $3 }' > "$T/verneed.txt"
+[ "$(cat "$T/verneed.txt")" = IBVERBS_PRIVATE_34 ]
+ok $? "version needed from libibverbs.so.1 is IBVERBS_PRIVATE_34" "$T/verneed.txt"
+readelf -d "$SO" | grep -q 'BIND_NOW\|FLAGS_1.*NOW'
+ok $? "linked with -z now"
+
+# 4. dlopen(RTLD_NOW) after libibverbs
+"$LAYOUT" -d "$SO" > "$T/dlopen.txt" 2>&1
+ok $? "dlopen(RTLD_NOW) of the provider after libibverbs" "$T/dlopen.txt"
+
+# 5. discovery through libibverbs with a fake sysfs (needs root + unshare)
+if [ "$(id -u)" = 0 ] && command -v unshare > /dev/null &&
+   command -v ibv_devices > /dev/null &&
+   FAKE_DIR=$T/fake sh "$SRCDIR/tests/fake_sysfs.sh" true 2> /dev/null; then
+	FAKE_DIR=$T/fake IBV_SHOW_WARNINGS=1 RDMAV_DRIVERS=$BUILD/liborca \
+		sh "$SRCDIR/tests/fake_sysfs.sh" ibv_devices \
+		> "$T/devices.txt" 2> "$T/devices.err"
+	ok $? "ibv_devices runs with the fake sysfs" "$T/devices.err"
+	cat "$T/devices.txt" "$T/devices.err" > "$T/devices.all"
+	listed() { awk 'NR > 2 { print $1 }' "$T/devices.txt" | grep -qx "$1"; }
+	! grep -q "couldn't load driver" "$T/devices.err"
+	ok $? "libibverbs loads the provider through RDMAV_DRIVERS" "$T/devices.all"
+	listed orca0
+	ok $? "orca0 (DRIVER=orca) matched" "$T/devices.all"
+	listed ibp0s4
+	ok $? "renamed ibp0s4 matched by device/uevent DRIVER=orca" "$T/devices.all"
+	listed orca5
+	ok $? "orca5 without a parent driver matched by name fallback" "$T/devices.all"
+	! listed orca7
+	ok $? "orca7 bound to another kernel driver not matched" "$T/devices.all"
+	! listed other0
+	ok $? "other0 (other driver) not matched" "$T/devices.all"
+	! listed orca9 && grep -q "Driver orca does not support the kernel ABI of 3" "$T/devices.err"
+	ok $? "orca9 with uverbs ABI 3 rejected with a warning" "$T/devices.all"
+else
+	skipped "libibverbs discovery with a fake sysfs" "needs root and unshare -m"
+fi
+
+# 6. optional: same sources against rdma-core's own headers
+if [ -n "${RDMA_CORE_SRC:-}" ]; then
+	sh "$SRCDIR/tests/intree_check.sh" "$RDMA_CORE_SRC" "$T/intree" \
+		> "$T/intree.txt" 2>&1
+	ok $? "provider and layout test build against rdma-core headers with identical layout" "$T/intree.txt"
+else
+	skipped "build against rdma-core's own headers" "RDMA_CORE_SRC not set"
+fi
+
+echo "1..$n"
+echo "# pass $((n - fail - skip)) fail $fail skip $skip"
+[ "$fail" = 0 ]
