@@ -48,7 +48,7 @@ struct orca_qp {
 	struct ib_qp ibqp;
 	struct mutex lock;		/* serialises modify/query */
 	enum ib_qp_state state;		/* last state the device reported */
-	u32 create_flags;		/* IB_QP_CREATE_* accepted */
+	struct orca_qp_ctx ctx;		/* as last applied by the device */
 };
 
 static inline struct orca_dev *to_odev(struct ib_device *ibdev)

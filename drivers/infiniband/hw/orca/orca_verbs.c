@@ -5,6 +5,8 @@
 #include <rdma/orca-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include <linux/module.h>
+
 #include "orca.h"
 #include "orca_attr.h"
 #include "orca_com_cmd.h"
@@ -274,7 +276,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qpn = le32_to_cpu(ctx.qpn);
 	mutex_init(&qp->lock);
 	qp->state = IB_QPS_RESET;
-	qp->create_flags = init_attr->create_flags;
+	qp->ctx = ctx;
 	ibqp->qp_num = qpn;
 	init_attr->cap.max_send_wr = le32_to_cpu(ctx.max_send_wr);
 	init_attr->cap.max_recv_wr = le32_to_cpu(ctx.max_recv_wr);
@@ -369,6 +371,7 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = orca_cmd_modify_qp(&dev->com, &in, &ctx);
 	if (err)
 		goto out;
+	qp->ctx = ctx;
 	qp->state = orca_qps_to_ib(ctx.state);
 
 	if (orca_caps_to_uapi_device_caps(&dev->caps) &
@@ -383,16 +386,67 @@ out:
 	return err;
 }
 
+static bool query_qp_fw;
+module_param(query_qp_fw, bool, 0644);
+MODULE_PARM_DESC(query_qp_fw,
+		 "Answer query_qp with a QUERY_QP command instead of the QP state mirror (default false)");
+
+/*
+ * The device writes every state change of a QP into its mirror entry
+ * before it reports the change, so the mirror and the context the last
+ * MODIFY_QP returned describe the QP without a command.  Returns false
+ * if the entry is not (or not yet) usable.
+ */
+static bool orca_read_mirror(struct orca_dev *dev, u32 qpn,
+			     struct orca_qp_ctx *ctx)
+{
+	const struct orca_qp_mirror *m;
+	struct orca_qp_mirror snap;
+	unsigned int tries;
+	u32 seq;
+
+	if (qpn >= dev->mirror_entries)
+		return false;
+	m = &dev->mirror[qpn];
+	for (tries = 0; tries < 100; tries++) {
+		seq = le32_to_cpu(READ_ONCE(m->seq));
+		if (seq & 1) {
+			cpu_relax();
+			continue;
+		}
+		dma_rmb();
+		memcpy(&snap, m, sizeof(snap));
+		dma_rmb();
+		if (le32_to_cpu(READ_ONCE(m->seq)) != seq)
+			continue;
+		if (!seq || le32_to_cpu(snap.qpn) != qpn)
+			return false;
+		ctx->state = snap.state;
+		ctx->sq_draining = snap.sq_draining;
+		ctx->path_mig_state = snap.path_mig_state;
+		return true;
+	}
+	return false;
+}
+
 int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_qp_init_attr *init_attr)
 {
 	struct orca_dev *dev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
 	struct orca_qp_ctx ctx;
-	int err;
+	int err = 0;
 
 	mutex_lock(&qp->lock);
-	err = orca_cmd_query_qp(&dev->com, ibqp->qp_num, &ctx);
+	ctx = qp->ctx;
+	if (READ_ONCE(query_qp_fw) ||
+	    !orca_read_mirror(dev, ibqp->qp_num, &ctx)) {
+		err = orca_cmd_query_qp(&dev->com, ibqp->qp_num, &ctx);
+		if (!err)
+			qp->ctx = ctx;
+	} else if (orca_com_is_dead(&dev->com)) {
+		err = -EIO;
+	}
 	if (!err)
 		qp->state = orca_qps_to_ib(ctx.state);
 	mutex_unlock(&qp->lock);

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Run the orca KUnit suites on Debian's linux-source-6.1 under QEMU.
+#
+# The source tree and the build directory live outside the clone, in
+# $ORCA_CACHE (default /var/cache/orca), keyed by the source package
+# version and the kunitconfig, so a warm run only rebuilds what changed.
+# The driver enters the tree as a symlink plus one Kconfig and one
+# Makefile line; the UAPI header as a second symlink.  Nothing else in the
+# tree is edited.
+#
+# Usage: kunit/run.sh [--json FILE] [extra kunit.py run args...]
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${ORCA_CACHE:-/var/cache/orca}
+tarball=/usr/src/linux-source-6.1.tar.xz
+kunitconfig=$repo/kunit/.kunitconfig
+json=
+
+if [ "${1:-}" = "--json" ]; then
+	json=$2
+	shift 2
+fi
+
+[ -f "$tarball" ] || { echo "kunit: $tarball missing (run scripts/deps.sh)" >&2; exit 2; }
+
+srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+key=$(printf '%s\n' "$srcver" | cat - "$kunitconfig" | sha256sum | cut -c1-16)
+src=$cache/linux-source-6.1
+build=$cache/kunit-build-$key
+mkdir -p "$cache"
+
+if [ ! -f "$src/.orca-srcver" ] || [ "$(cat "$src/.orca-srcver")" != "$srcver" ]; then
+	echo "kunit: extracting linux-source-6.1 $srcver into $cache"
+	rm -rf "$src"
+	tar -xf "$tarball" -C "$cache"
+	echo "$srcver" > "$src/.orca-srcver"
+fi
+
+# Hook the driver into the tree (idempotent).
+ln -sfn "$repo/drivers/infiniband/hw/orca" "$src/drivers/infiniband/hw/orca"
+ln -sfn "$repo/include/uapi/rdma/orca-abi.h" "$src/include/uapi/rdma/orca-abi.h"
+grep -q 'hw/orca/Kconfig' "$src/drivers/infiniband/Kconfig" ||
+	sed -i 's|^endif # INFINIBAND$|source "drivers/infiniband/hw/orca/Kconfig"\n&|' \
+		"$src/drivers/infiniband/Kconfig"
+grep -q 'hw/orca/Kconfig' "$src/drivers/infiniband/Kconfig" ||
+	{ echo "kunit: could not hook Kconfig" >&2; exit 2; }
+grep -q 'CONFIG_INFINIBAND_ORCA' "$src/drivers/infiniband/hw/Makefile" ||
+	echo 'obj-$(CONFIG_INFINIBAND_ORCA)	+= orca/' >> "$src/drivers/infiniband/hw/Makefile"
+
+# Objects from a manual out-of-tree build in the source directory would be
+# found through VPATH and mistaken for this build's (the Makefile builds
+# the module under build/kmod instead).
+find "$repo/drivers/infiniband/hw/orca" -maxdepth 1 \( -name '*.o' -o \
+	-name '*.ko' -o -name '*.mod' -o -name '*.mod.c' -o -name '.*.cmd' -o \
+	-name modules.order \) -delete
+
+args=(run --arch=x86_64 --kunitconfig="$kunitconfig" --build_dir="$build"
+      --jobs="$(nproc)" --timeout=300
+      --kernel_args=oops=panic --kernel_args=panic=-1)
+[ -n "$json" ] && args+=(--json="$json")
+
+cd "$src"
+exec python3 tools/testing/kunit/kunit.py "${args[@]}" "$@"
