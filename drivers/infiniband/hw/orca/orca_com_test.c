@@ -305,6 +305,14 @@ static int exec_echo(struct fake_fw *fw, u16 opcode, size_t len, u8 seed)
 	return err;
 }
 
+/* A command with input and no output, like the destroy commands. */
+static int exec_in_only(struct fake_fw *fw, u16 opcode)
+{
+	u8 in[8] = { 1 };
+
+	return orca_com_exec(&fw->com, opcode, in, sizeof(in), NULL, 0);
+}
+
 static void status_errno_table(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, orca_com_status_to_errno(ORCA_STATUS_OK), 0);
@@ -509,9 +517,9 @@ static void dead_destroy_succeeds(struct kunit *test)
 
 	orca_com_set_dead(&fw->com, "test");
 	pi = fw->com.cmdq_pi;
-	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_DESTROY_QP, 8, 0), 0);
-	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_DESTROY_CQ, 8, 0), 0);
-	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_DEALLOC_PD, 8, 0), 0);
+	KUNIT_EXPECT_EQ(test, exec_in_only(fw, ORCA_CMD_DESTROY_QP), 0);
+	KUNIT_EXPECT_EQ(test, exec_in_only(fw, ORCA_CMD_DESTROY_CQ), 0);
+	KUNIT_EXPECT_EQ(test, exec_in_only(fw, ORCA_CMD_DEALLOC_PD), 0);
 	KUNIT_EXPECT_EQ(test, orca_com_exec(&fw->com, ORCA_CMD_TEARDOWN, NULL,
 					    0, NULL, 0), 0);
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_CREATE_QP, 8, 0), -EIO);
@@ -539,7 +547,7 @@ static void device_status_to_errno(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_MODIFY_QP, 16, 0),
 			-EINVAL);
 	fw->status = ORCA_STATUS_BAD_RES_STATE;
-	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_DEALLOC_PD, 8, 0), -EBUSY);
+	KUNIT_EXPECT_EQ(test, exec_in_only(fw, ORCA_CMD_DEALLOC_PD), -EBUSY);
 	KUNIT_EXPECT_EQ(test, fw->com.stats.cmd_errors, 3);
 	KUNIT_EXPECT_FALSE(test, orca_com_is_dead(&fw->com));
 }
