@@ -648,28 +648,39 @@ static void required_masks_per_transition(struct kunit *test)
 /* Masks the driver refuses before the device sees them. */
 static void rejected_masks_per_transition(struct kunit *test)
 {
-	/* RC RESET->INIT without ACCESS_FLAGS */
-	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_RESET, IB_QPS_INIT,
-			   IB_QPT_RC, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT));
-	/* UD RESET->INIT with an RC-only attribute */
-	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_RESET, IB_QPS_INIT,
-			   IB_QPT_UD, IB_QP_STATE | IB_QP_PKEY_INDEX |
-			   IB_QP_PORT | IB_QP_QKEY | IB_QP_ACCESS_FLAGS));
-	/* RESET->RTR skips INIT */
-	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_RESET, IB_QPS_RTR,
-			   IB_QPT_RC, RTR_MASK));
-	/* RC INIT->RTR without the address vector */
-	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_INIT, IB_QPS_RTR,
-			   IB_QPT_RC, RTR_MASK & ~IB_QP_AV));
-	/* RC RTR->RTS without the retry counts */
-	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_RTR, IB_QPS_RTS,
-			   IB_QPT_RC, IB_QP_STATE | IB_QP_SQ_PSN));
-	/* UC has no atomics */
-	KUNIT_EXPECT_FALSE(test, ib_modify_qp_is_ok(IB_QPS_INIT, IB_QPS_RTR,
-			   IB_QPT_UC, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
-			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC));
+	static const struct {
+		enum ib_qp_type type;
+		enum ib_qp_state cur, next;
+		int mask;
+	} cases[] = {
+		/* RC RESET->INIT without ACCESS_FLAGS */
+		{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_INIT,
+		  IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT },
+		/* UD RESET->INIT with an RC-only attribute */
+		{ IB_QPT_UD, IB_QPS_RESET, IB_QPS_INIT,
+		  IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT | IB_QP_QKEY |
+		  IB_QP_ACCESS_FLAGS },
+		/* RESET->RTR skips INIT */
+		{ IB_QPT_RC, IB_QPS_RESET, IB_QPS_RTR, RTR_MASK },
+		/* RC INIT->RTR without the address vector */
+		{ IB_QPT_RC, IB_QPS_INIT, IB_QPS_RTR, RTR_MASK & ~IB_QP_AV },
+		/* RC RTR->RTS without the retry counts */
+		{ IB_QPT_RC, IB_QPS_RTR, IB_QPS_RTS,
+		  IB_QP_STATE | IB_QP_SQ_PSN },
+		/* UC has no atomics */
+		{ IB_QPT_UC, IB_QPS_INIT, IB_QPS_RTR,
+		  IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+		  IB_QP_RQ_PSN | IB_QP_MAX_DEST_RD_ATOMIC },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_FALSE_MSG(test,
+				       ib_modify_qp_is_ok(cases[i].cur,
+							  cases[i].next,
+							  cases[i].type,
+							  cases[i].mask),
+				       "case %u", i);
 }
 
 static struct kunit_case orca_attr_cases[] = {

@@ -66,21 +66,21 @@ struct orca_com {
 	dma_addr_t cmdq_dma;
 	u32 cmdq_depth;
 	u32 cmdq_pi;
-	spinlock_t cmdq_lock;
+	spinlock_t cmdq_lock;		/* entries, cmdq_pi, doorbell */
 
 	/* command contexts; ctx_lock guards ctx_used and token_seq */
 	struct semaphore credits;
 	struct orca_cmd_ctx *ctxs;
 	unsigned long *ctx_used;
 	u16 token_seq;
-	spinlock_t ctx_lock;
+	spinlock_t ctx_lock;		/* ctx_used, token_seq */
 
 	/* event queue; eq_lock serialises consumers and completions */
 	struct orca_eqe *eq;
 	dma_addr_t eq_dma;
 	u32 eq_depth;
 	u32 eq_ci;
-	spinlock_t eq_lock;
+	spinlock_t eq_lock;		/* eq_ci, completions, heartbeat */
 
 	bool event_mode;	/* the IRQ handler completes commands */
 	unsigned long state;	/* ORCA_COM_DEAD */

@@ -17,7 +17,7 @@
 
 #include "orca_com.h"
 
-#define FAKE_DEPTH	(1U << ORCA_CMDQ_LOG_DEPTH)
+#define FAKE_DEPTH	BIT(ORCA_CMDQ_LOG_DEPTH)
 
 struct fake_fw {
 	struct orca_com com;
@@ -195,10 +195,10 @@ static bool wait_for_consumed(struct fake_fw *fw, unsigned int n)
 {
 	unsigned int ms;
 
-	for (ms = 0; ms < 5000; ms += 5) {
+	for (ms = 0; ms < 5000; ms += 20) {
 		if (fake_consumed(fw) >= n)
 			return true;
-		msleep(5);
+		msleep(20);
 	}
 	return false;
 }

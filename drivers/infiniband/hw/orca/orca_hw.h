@@ -13,6 +13,16 @@
 
 #include <linux/types.h>
 
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#include <linux/build_bug.h>
+#else
+#include <assert.h>
+#ifndef BIT
+#define BIT(nr)				(1UL << (nr))
+#endif
+#endif
+
 /* ------------------------------------------------------------------ */
 /* PCI function and BAR2 register block                               */
 /* ------------------------------------------------------------------ */
@@ -278,35 +288,41 @@ struct orca_qp_mirror {
 /* Command payloads                                                   */
 /* ------------------------------------------------------------------ */
 
-/* RESET: no input, no output.  Destroys every object, disarms the EQ,
- * forgets queue addresses except cmdq_base/cmdq_log_depth. */
+/*
+ * RESET: no input, no output.  Destroys every object and disarms
+ * interrupts, asynchronous events and the QP mirror; the queues keep
+ * running from the addresses in the register block.
+ */
 
 /* INIT input: latch eq_* and qp_mirror_* from the register block. */
-#define ORCA_INIT_F_EQ_IRQ		(1U << 0)	/* raise MSI-X on EQ writes */
+#define ORCA_INIT_F_EQ_IRQ		BIT(0)	/* raise MSI-X on EQ writes */
 
 struct orca_init_in {
 	__le32 flags;
 	__le32 reserved;
 };
 
-/* TEARDOWN: no input, no output.  Completes, then the device performs no
- * further DMA until the next RESET. */
+/*
+ * TEARDOWN: no input, no output.  Like RESET, and the device also clears
+ * the queue and mirror addresses: after the completion it performs no
+ * DMA until a driver programs the queues again.
+ */
 
 /* QUERY_CAPS output (mailbox). */
 enum orca_dev_cap {
-	ORCA_DEV_CAP_RC			= 1U << 0,
-	ORCA_DEV_CAP_UC			= 1U << 1,
-	ORCA_DEV_CAP_UD			= 1U << 2,
-	ORCA_DEV_CAP_BAD_PKEY_CNTR	= 1U << 3,
-	ORCA_DEV_CAP_BAD_QKEY_CNTR	= 1U << 4,
-	ORCA_DEV_CAP_SYS_IMAGE_GUID	= 1U << 5,
-	ORCA_DEV_CAP_RC_RNR_NAK_GEN	= 1U << 6,
-	ORCA_DEV_CAP_PORT_ACTIVE_EVENT	= 1U << 7,
-	ORCA_DEV_CAP_CHANGE_PHY_PORT	= 1U << 8,
-	ORCA_DEV_CAP_UD_AV_PORT_ENFORCE	= 1U << 9,
-	ORCA_DEV_CAP_PCI_WRITE_END_PADDING = 1U << 10,
-	ORCA_DEV_CAP_ECE		= 1U << 11,
-	ORCA_DEV_CAP_SQD_ASYNC_NOTIFY	= 1U << 12,
+	ORCA_DEV_CAP_RC			= BIT(0),
+	ORCA_DEV_CAP_UC			= BIT(1),
+	ORCA_DEV_CAP_UD			= BIT(2),
+	ORCA_DEV_CAP_BAD_PKEY_CNTR	= BIT(3),
+	ORCA_DEV_CAP_BAD_QKEY_CNTR	= BIT(4),
+	ORCA_DEV_CAP_SYS_IMAGE_GUID	= BIT(5),
+	ORCA_DEV_CAP_RC_RNR_NAK_GEN	= BIT(6),
+	ORCA_DEV_CAP_PORT_ACTIVE_EVENT	= BIT(7),
+	ORCA_DEV_CAP_CHANGE_PHY_PORT	= BIT(8),
+	ORCA_DEV_CAP_UD_AV_PORT_ENFORCE	= BIT(9),
+	ORCA_DEV_CAP_PCI_WRITE_END_PADDING = BIT(10),
+	ORCA_DEV_CAP_ECE		= BIT(11),
+	ORCA_DEV_CAP_SQD_ASYNC_NOTIFY	= BIT(12),
 };
 
 enum orca_atomic_cap {
@@ -315,16 +331,18 @@ enum orca_atomic_cap {
 	ORCA_ATOMIC_GLOB		= 2,
 };
 
-/* Data-in-order capability per opcode (same values as libibverbs'
- * IBV_QUERY_QP_DATA_IN_ORDER_*). */
-#define ORCA_DIO_WHOLE_MSG		(1U << 0)
-#define ORCA_DIO_ALIGNED_128_BYTES	(1U << 1)
+/*
+ * Data-in-order capability per opcode (same values as libibverbs'
+ * IBV_QUERY_QP_DATA_IN_ORDER_*).
+ */
+#define ORCA_DIO_WHOLE_MSG		BIT(0)
+#define ORCA_DIO_ALIGNED_128_BYTES	BIT(1)
 
 /* ECE option bits the device can negotiate. */
-#define ORCA_ECE_OPT_SELECTIVE_REPEAT	(1U << 0)
-#define ORCA_ECE_OPT_CC_DCQCN		(1U << 1)
-#define ORCA_ECE_OPT_CC_ZTR		(1U << 2)
-#define ORCA_ECE_OPT_LARGE_ACK		(1U << 3)
+#define ORCA_ECE_OPT_SELECTIVE_REPEAT	BIT(0)
+#define ORCA_ECE_OPT_CC_DCQCN		BIT(1)
+#define ORCA_ECE_OPT_CC_ZTR		BIT(2)
+#define ORCA_ECE_OPT_LARGE_ACK		BIT(3)
 #define ORCA_ECE_OPT_ALL		0xfU
 
 struct orca_caps {
@@ -372,8 +390,10 @@ struct orca_caps {
 	__le64 hca_core_clock;		/* 0x0a0 kHz; 0 = no timestamps */
 	__le64 completion_timestamp_mask; /* 0x0a8 */
 	__le64 max_dm_size;		/* 0x0b0 */
-	/* features this device does not implement report their limits here
-	 * (all zero today) so the driver invents nothing */
+	/*
+	 * Features this device does not implement still report their
+	 * limits here (all zero today), so the driver invents nothing.
+	 */
 	__le32 odp_general_caps;	/* 0x0b8 */
 	__le32 odp_rc_caps;		/* 0x0bc */
 	__le32 odp_uc_caps;		/* 0x0c0 */
@@ -499,36 +519,36 @@ enum orca_mig_state {
 };
 
 /* Access flags (remote ones only; IBTA semantics). */
-#define ORCA_ACCESS_REMOTE_WRITE	(1U << 1)
-#define ORCA_ACCESS_REMOTE_READ		(1U << 2)
-#define ORCA_ACCESS_REMOTE_ATOMIC	(1U << 3)
+#define ORCA_ACCESS_REMOTE_WRITE	BIT(1)
+#define ORCA_ACCESS_REMOTE_READ		BIT(2)
+#define ORCA_ACCESS_REMOTE_ATOMIC	BIT(3)
 
 /* QP attribute mask: bit positions follow the IBTA attribute order. */
-#define ORCA_QP_STATE			(1U << 0)
-#define ORCA_QP_CUR_STATE		(1U << 1)
-#define ORCA_QP_EN_SQD_ASYNC_NOTIFY	(1U << 2)
-#define ORCA_QP_ACCESS_FLAGS		(1U << 3)
-#define ORCA_QP_PKEY_INDEX		(1U << 4)
-#define ORCA_QP_PORT			(1U << 5)
-#define ORCA_QP_QKEY			(1U << 6)
-#define ORCA_QP_AV			(1U << 7)
-#define ORCA_QP_PATH_MTU		(1U << 8)
-#define ORCA_QP_TIMEOUT			(1U << 9)
-#define ORCA_QP_RETRY_CNT		(1U << 10)
-#define ORCA_QP_RNR_RETRY		(1U << 11)
-#define ORCA_QP_RQ_PSN			(1U << 12)
-#define ORCA_QP_MAX_QP_RD_ATOMIC	(1U << 13)
-#define ORCA_QP_ALT_PATH		(1U << 14)
-#define ORCA_QP_MIN_RNR_TIMER		(1U << 15)
-#define ORCA_QP_SQ_PSN			(1U << 16)
-#define ORCA_QP_MAX_DEST_RD_ATOMIC	(1U << 17)
-#define ORCA_QP_PATH_MIG_STATE		(1U << 18)
-#define ORCA_QP_CAP			(1U << 19)
-#define ORCA_QP_DEST_QPN		(1U << 20)
-#define ORCA_QP_ATTR_ALL		((1U << 21) - 1)
+#define ORCA_QP_STATE			BIT(0)
+#define ORCA_QP_CUR_STATE		BIT(1)
+#define ORCA_QP_EN_SQD_ASYNC_NOTIFY	BIT(2)
+#define ORCA_QP_ACCESS_FLAGS		BIT(3)
+#define ORCA_QP_PKEY_INDEX		BIT(4)
+#define ORCA_QP_PORT			BIT(5)
+#define ORCA_QP_QKEY			BIT(6)
+#define ORCA_QP_AV			BIT(7)
+#define ORCA_QP_PATH_MTU		BIT(8)
+#define ORCA_QP_TIMEOUT			BIT(9)
+#define ORCA_QP_RETRY_CNT		BIT(10)
+#define ORCA_QP_RNR_RETRY		BIT(11)
+#define ORCA_QP_RQ_PSN			BIT(12)
+#define ORCA_QP_MAX_QP_RD_ATOMIC	BIT(13)
+#define ORCA_QP_ALT_PATH		BIT(14)
+#define ORCA_QP_MIN_RNR_TIMER		BIT(15)
+#define ORCA_QP_SQ_PSN			BIT(16)
+#define ORCA_QP_MAX_DEST_RD_ATOMIC	BIT(17)
+#define ORCA_QP_PATH_MIG_STATE		BIT(18)
+#define ORCA_QP_CAP			BIT(19)
+#define ORCA_QP_DEST_QPN		BIT(20)
+#define ORCA_QP_ATTR_ALL		(BIT(21) - 1)
 
 /* Address vector (IB link layer). */
-#define ORCA_AV_F_GRH			(1U << 0)
+#define ORCA_AV_F_GRH			BIT(0)
 
 struct orca_av {
 	__u8 dgid[16];			/* 0x00 */
@@ -589,7 +609,7 @@ struct orca_qp_ctx {
 };
 
 /* CREATE_QP input (mailbox). */
-#define ORCA_QP_CREATE_PCI_WRITE_END_PADDING	(1U << 0)
+#define ORCA_QP_CREATE_PCI_WRITE_END_PADDING	BIT(0)
 
 struct orca_create_qp_in {
 	__u8 qp_type;			/* 0x00 ORCA_QPT_* */
@@ -610,7 +630,7 @@ struct orca_create_qp_in {
 /* CREATE_QP output (mailbox): the new QP's context in RESET. */
 
 /* MODIFY_QP input (mailbox). */
-#define ORCA_MODIFY_F_ECE		(1U << 0)	/* ece_options valid */
+#define ORCA_MODIFY_F_ECE		BIT(0)	/* ece_options valid */
 
 struct orca_modify_qp_in {
 	__le32 qpn;			/* 0x00 */
@@ -636,15 +656,15 @@ struct orca_qp_handle {
 /* ------------------------------------------------------------------ */
 /* Layout checks (C11; both the kernel and the emulator build these)  */
 /* ------------------------------------------------------------------ */
-_Static_assert(sizeof(struct orca_regs) == 0x1000, "orca_regs");
-_Static_assert(sizeof(struct orca_cmdq_entry) == 64, "orca_cmdq_entry");
-_Static_assert(sizeof(struct orca_eqe) == 64, "orca_eqe");
-_Static_assert(sizeof(struct orca_qp_mirror) == 16, "orca_qp_mirror");
-_Static_assert(sizeof(struct orca_caps) == 0x160, "orca_caps");
-_Static_assert(sizeof(struct orca_port_attr) == 0x38, "orca_port_attr");
-_Static_assert(sizeof(struct orca_av) == 0x20, "orca_av");
-_Static_assert(sizeof(struct orca_qp_ctx) == 0x100, "orca_qp_ctx");
-_Static_assert(sizeof(struct orca_create_qp_in) == 0x30, "orca_create_qp_in");
-_Static_assert(sizeof(struct orca_modify_qp_in) == 0x120, "orca_modify_qp_in");
+static_assert(sizeof(struct orca_regs) == 0x1000, "orca_regs");
+static_assert(sizeof(struct orca_cmdq_entry) == 64, "orca_cmdq_entry");
+static_assert(sizeof(struct orca_eqe) == 64, "orca_eqe");
+static_assert(sizeof(struct orca_qp_mirror) == 16, "orca_qp_mirror");
+static_assert(sizeof(struct orca_caps) == 0x160, "orca_caps");
+static_assert(sizeof(struct orca_port_attr) == 0x38, "orca_port_attr");
+static_assert(sizeof(struct orca_av) == 0x20, "orca_av");
+static_assert(sizeof(struct orca_qp_ctx) == 0x100, "orca_qp_ctx");
+static_assert(sizeof(struct orca_create_qp_in) == 0x30, "orca_create_qp_in");
+static_assert(sizeof(struct orca_modify_qp_in) == 0x120, "orca_modify_qp_in");
 
 #endif /* ORCA_HW_H */

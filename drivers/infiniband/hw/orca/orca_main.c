@@ -229,8 +229,8 @@ static int orca_wait_heartbeat(struct orca_dev *dev)
 	u64 hb = lo_hi_readq(dev->regs + ORCA_REGS_OFF(heartbeat));
 	unsigned int waited;
 
-	for (waited = 0; waited < 5 * ORCA_HEARTBEAT_PERIOD_MS; waited += 10) {
-		msleep(10);
+	for (waited = 0; waited < 5 * ORCA_HEARTBEAT_PERIOD_MS; waited += 20) {
+		msleep(20);
 		if (lo_hi_readq(dev->regs + ORCA_REGS_OFF(heartbeat)) != hb)
 			return 0;
 	}
