@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca-emu: the orca HCA device model behind a QEMU ivshmem-doorbell
+ * function.
+ *
+ *   orca-emu --socket PATH --ram PATH [--config FILE] [--set key=value]...
+ *            [--ctl PATH] [--log FILE] [--once] [--reverse-completions]
+ *   orca-emu --ctl-send PATH 'request'
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "ivshmem.h"
+#include "orca_dev.h"
+#include "orca_log.h"
+
+#define MAX_SETS	128
+#define NSEC_PER_MSEC	1000000ULL
+
+static volatile sig_atomic_t stop_signal;
+
+struct emu {
+	struct ivs_server ivs;
+	struct ctl_server ctl;
+	struct orca_dev dev;
+	bool once;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: orca-emu --socket PATH --ram PATH [--config FILE] [--set key=value]...\n"
+		"                [--ctl PATH] [--log FILE] [--once] [--reverse-completions]\n"
+		"       orca-emu --ctl-send PATH 'request'\n"
+		"\n"
+		"  --socket PATH          ivshmem server socket (QEMU -chardev socket,path=PATH)\n"
+		"  --ram PATH             guest RAM file (memory-backend-file mem-path, share=on)\n"
+		"  --config FILE          'key = value' lines, '#' comments\n"
+		"  --set key=value        override one configuration key (repeatable)\n"
+		"  --ctl PATH             control socket for test hooks\n"
+		"  --log FILE             log here instead of stderr\n"
+		"  --once                 exit after the first QEMU disconnects\n"
+		"  --reverse-completions  complete each doorbell batch in reverse order\n"
+		"  --ctl-send PATH LINE   send one control request, print the reply,\n"
+		"                         exit 0 on 'ok', 1 otherwise\n");
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void raise_irq(void *priv, unsigned int vec)
+{
+	struct emu *e = priv;
+
+	ivs_raise(&e->ivs, vec);
+}
+
+static void on_connect(void *arg)
+{
+	struct emu *e = arg;
+
+	orca_dev_connect(&e->dev);
+}
+
+/* Track the guest RAM mapping (it appears after QEMU connects). */
+static void sync_ram(struct emu *e)
+{
+	if (e->ivs.client_fd < 0)
+		return;
+	ivs_map_ram(&e->ivs);
+	/* also catches a mapping made at accept time */
+	if (e->dev.ram != e->ivs.ram || e->dev.ram_size != e->ivs.ram_size)
+		orca_dev_set_ram(&e->dev, e->ivs.ram, e->ivs.ram_size);
+}
+
+static void client_gone(struct emu *e, const char *why)
+{
+	char stats[2048];
+
+	orca_dev_format_stats(&e->dev, stats, sizeof(stats));
+	orca_log("session stats: %s", stats);
+	orca_dev_disconnect(&e->dev);
+	ivs_drop_client(&e->ivs, why);
+}
+
+/* One pass of the poll loop; returns false when the emulator must exit. */
+static bool poll_once(struct emu *e, uint64_t *next_tick)
+{
+	struct pollfd pfd[4 + ORCA_FW_NUM_VECS + CTL_MAX_CLIENTS];
+	int n = 0, i, ret, ctl_first, timeout;
+	int fw_first = -1, client_idx = -1;
+	uint64_t now = now_ns();
+
+	pfd[n++] = (struct pollfd){ .fd = e->ivs.listen_fd, .events = POLLIN };
+	if (e->ivs.client_fd >= 0) {
+		client_idx = n;
+		pfd[n++] = (struct pollfd){ .fd = e->ivs.client_fd,
+					    .events = POLLIN };
+		/* a hung device leaves its doorbells unread */
+		if (!e->dev.hung) {
+			fw_first = n;
+			for (i = 0; i < ORCA_FW_NUM_VECS; i++)
+				pfd[n++] = (struct pollfd){
+					.fd = e->ivs.fw_efd[i],
+					.events = POLLIN };
+		}
+	}
+	ctl_first = n;
+	n += ctl_pollfds(&e->ctl, pfd + n);
+
+	timeout = *next_tick > now ?
+		  (int)((*next_tick - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
+	ret = poll(pfd, n, timeout);
+	if (ret < 0 && errno != EINTR) {
+		orca_log("poll: %s", strerror(errno));
+		return false;
+	}
+	if (stop_signal)
+		return false;
+
+	now = now_ns();
+	if (now >= *next_tick) {
+		sync_ram(e);
+		orca_dev_tick(&e->dev);
+		*next_tick += ORCA_HEARTBEAT_PERIOD_MS * NSEC_PER_MSEC;
+		if (*next_tick < now)	/* we were stopped: do not burst */
+			*next_tick = now + ORCA_HEARTBEAT_PERIOD_MS *
+					   NSEC_PER_MSEC;
+	}
+	if (ret <= 0)
+		return true;
+
+	/* Doorbells: the count may be coalesced; registers tell the work. */
+	for (i = 0; fw_first >= 0 && i < ORCA_FW_NUM_VECS; i++) {
+		if (!(pfd[fw_first + i].revents & POLLIN))
+			continue;
+		if (!ivs_read_efd(e->ivs.fw_efd[i]))
+			continue;
+		sync_ram(e);
+		orca_dev_doorbell(&e->dev, i);
+	}
+	if (client_idx >= 0 &&
+	    (pfd[client_idx].revents & (POLLIN | POLLHUP | POLLERR))) {
+		char buf[64];
+		ssize_t r = read(e->ivs.client_fd, buf, sizeof(buf));
+
+		if (r > 0) {
+			orca_log("ivshmem: ignoring %zd unexpected bytes from QEMU",
+				 r);
+		} else if (r == 0 || errno != EINTR) {
+			client_gone(e, r == 0 ? "EOF" : strerror(errno));
+			if (e->once) {
+				orca_log("--once: exiting after the first session");
+				return false;
+			}
+		}
+	}
+	ctl_handle(&e->ctl, pfd + ctl_first, n - ctl_first, &e->dev);
+	if ((pfd[0].revents & POLLIN) && ivs_accept(&e->ivs, on_connect, e))
+		sync_ram(e);
+	return true;
+}
+
+static int parse_args(int argc, char **argv, struct orca_cfg *cfg,
+		      const char **sock, const char **ram, const char **ctl,
+		      const char **logf, bool *once, bool *reverse)
+{
+	static const struct option opts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "ram", required_argument, NULL, 'r' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "set", required_argument, NULL, 'S' },
+		{ "ctl", required_argument, NULL, 'C' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "once", no_argument, NULL, '1' },
+		{ "reverse-completions", no_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *config = NULL, *sets[MAX_SETS];
+	int nsets = 0, opt, i;
+	char err[256];
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			*sock = optarg;
+			break;
+		case 'r':
+			*ram = optarg;
+			break;
+		case 'c':
+			config = optarg;
+			break;
+		case 'C':
+			*ctl = optarg;
+			break;
+		case 'l':
+			*logf = optarg;
+			break;
+		case '1':
+			*once = true;
+			break;
+		case 'R':
+			*reverse = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'S':
+			if (nsets == MAX_SETS) {
+				fprintf(stderr, "orca-emu: too many --set\n");
+				return -1;
+			}
+			sets[nsets++] = optarg;
+			break;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc || !*sock || !*ram) {
+		fprintf(stderr, "orca-emu: --socket and --ram are required\n");
+		usage(stderr);
+		return -1;
+	}
+	orca_cfg_defaults(cfg);
+	/* the file first, then --set in command line order */
+	if (config && orca_cfg_load(cfg, config, err, sizeof(err)))
+		goto bad;
+	for (i = 0; i < nsets; i++)
+		if (orca_cfg_set_kv(cfg, sets[i], err, sizeof(err)))
+			goto bad;
+	if (orca_cfg_finalize(cfg, err, sizeof(err)))
+		goto bad;
+	return 0;
+bad:
+	fprintf(stderr, "orca-emu: configuration error: %s\n", err);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *sock = NULL, *ram = NULL, *ctl = NULL, *logf = NULL;
+	bool once = false, reverse = false;
+	struct sigaction sa = { .sa_handler = on_signal };
+	static struct emu e;	/* large: keep it off the stack */
+	struct orca_cfg cfg;
+	uint64_t next_tick;
+	FILE *logfp = NULL;
+	int rc = 1;
+
+	if (argc == 4 && !strcmp(argv[1], "--ctl-send"))
+		return ctl_send(argv[2], argv[3]);
+	if (parse_args(argc, argv, &cfg, &sock, &ram, &ctl, &logf, &once,
+		       &reverse))
+		return 2;
+	if (logf) {
+		logfp = fopen(logf, "a");
+		if (!logfp) {
+			fprintf(stderr, "orca-emu: %s: %s\n", logf,
+				strerror(errno));
+			return 2;
+		}
+		orca_log_set_file(logfp);
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	e.once = once;
+	e.ctl.listen_fd = -1;
+	if (ivs_open(&e.ivs, sock, ram))
+		goto out;
+	if (orca_dev_init(&e.dev, &cfg, e.ivs.shm, raise_irq, &e)) {
+		orca_log("out of memory");
+		goto out_ivs;
+	}
+	e.dev.reverse_completions = reverse;
+	if (ctl && ctl_open(&e.ctl, ctl))
+		goto out_dev;
+
+	orca_log("listening on %s (ram %s%s%s), fw %u.%u.%u '%s', max_qp %llu, ECE %s%s",
+		 sock, ram, ctl ? ", ctl " : "", ctl ? ctl : "",
+		 ORCA_FW_VERSION_MAJOR(cfg.fw_version),
+		 ORCA_FW_VERSION_MINOR(cfg.fw_version),
+		 ORCA_FW_VERSION_SUB(cfg.fw_version), cfg.fw_name,
+		 (unsigned long long)cfg.max_qp,
+		 orca_cfg_has_ece(&cfg) ? "on" : "off",
+		 reverse ? ", reverse completions" : "");
+	next_tick = now_ns() + ORCA_HEARTBEAT_PERIOD_MS * NSEC_PER_MSEC;
+	while (poll_once(&e, &next_tick))
+		;
+	if (stop_signal)
+		orca_log("signal %d: exiting", (int)stop_signal);
+	rc = 0;
+	if (e.ivs.client_fd >= 0)
+		client_gone(&e, "shutdown");
+	ctl_close(&e.ctl);
+out_dev:
+	orca_dev_destroy(&e.dev);
+out_ivs:
+	ivs_close(&e.ivs);
+out:
+	if (logfp)
+		fclose(logfp);
+	return rc;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * orca device model: configuration (capabilities, limits, port attributes).
+ *
+ * Every key of the "defaults" list in the protocol note is a field here.
+ * Numeric fields are all uint64_t so that one parser handles every key;
+ * the key table in orca_cfg.c carries each key's valid range.
+ */
+#ifndef ORCA_CFG_H
+#define ORCA_CFG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Hard limits of this device model (object tables are sized from them). */
+#define ORCA_EMU_MAX_OBJS	(1U << 18)
+
+struct orca_cfg {
+	uint64_t fw_version;
+	char fw_name[32];
+	uint64_t node_guid;
+	uint64_t sys_image_guid;
+	uint64_t vendor_id;
+	uint64_t vendor_part_id;
+	uint64_t hw_ver;
+	uint64_t dev_caps;
+	uint64_t max_qp;
+	uint64_t max_qp_wr;
+	uint64_t max_send_sge;
+	uint64_t max_recv_sge;
+	uint64_t max_sge_rd;
+	uint64_t max_cq;
+	uint64_t max_cqe;
+	uint64_t max_mr;
+	uint64_t max_pd;
+	uint64_t max_qp_rd_atom;
+	uint64_t max_qp_init_rd_atom;
+	uint64_t max_res_rd_atom;
+	uint64_t max_mw;
+	uint64_t max_srq;
+	uint64_t max_srq_wr;
+	uint64_t max_srq_sge;
+	uint64_t max_ah;
+	uint64_t max_mcast_grp;
+	uint64_t max_mcast_qp_attach;
+	uint64_t max_total_mcast_qp_attach;
+	uint64_t max_inline_data;
+	uint64_t max_pkeys;
+	uint64_t local_ca_ack_delay;
+	uint64_t phys_port_cnt;
+	uint64_t atomic_cap;
+	uint64_t num_comp_vectors;
+	uint64_t page_size_cap;
+	uint64_t max_mr_size;
+	uint64_t dio_send;
+	uint64_t dio_rdma_write;
+	uint64_t dio_rdma_read;
+	uint64_t ece;			/* 0 disables ECE entirely */
+	uint64_t ece_vendor_id;
+	uint64_t ece_options;
+	uint64_t pci_write_end_padding;	/* 0 removes the capability */
+	uint64_t hca_core_clock;
+	uint64_t completion_timestamp_mask;
+	uint64_t max_dm_size;
+	/* port 1 */
+	uint64_t port_guid;
+	uint64_t subnet_prefix;
+	uint64_t port_cap_flags;
+	uint64_t max_msg_sz;
+	uint64_t lid;
+	uint64_t sm_lid;
+	uint64_t lmc;
+	uint64_t sm_sl;
+	uint64_t gid_tbl_len;
+	uint64_t pkey_tbl_len;
+	uint64_t pkey;
+	uint64_t max_mtu;
+	uint64_t active_mtu;
+	uint64_t active_width;
+	uint64_t active_speed;
+	/* which derived keys the user set explicitly (ORCA_CFG_SET_*) */
+	unsigned int explicit_set;
+};
+
+#define ORCA_CFG_SET_SYS_IMAGE_GUID	(1U << 0)
+#define ORCA_CFG_SET_PORT_GUID		(1U << 1)
+#define ORCA_CFG_SET_ECE_VENDOR_ID	(1U << 2)
+
+void orca_cfg_defaults(struct orca_cfg *cfg);
+
+/* Set one key.  Returns 0, or -1 with a message in err. */
+int orca_cfg_set(struct orca_cfg *cfg, const char *key, const char *val,
+		 char *err, size_t errlen);
+
+/* Parse "key=value" (as given to --set). */
+int orca_cfg_set_kv(struct orca_cfg *cfg, const char *kv, char *err,
+		    size_t errlen);
+
+/* Load a "key = value" file ('#' comments, blank lines ignored). */
+int orca_cfg_load(struct orca_cfg *cfg, const char *path, char *err,
+		  size_t errlen);
+
+/*
+ * Resolve derived defaults (sys_image_guid, port_guid, ece_vendor_id),
+ * apply the ece / pci_write_end_padding switches to dev_caps and check
+ * cross-key consistency.  Call once after all keys are set.
+ */
+int orca_cfg_finalize(struct orca_cfg *cfg, char *err, size_t errlen);
+
+/* Is ECE enabled after finalize? */
+static inline int orca_cfg_has_ece(const struct orca_cfg *cfg)
+{
+	return cfg->ece_vendor_id != 0;
+}
+
+#endif /* ORCA_CFG_H */

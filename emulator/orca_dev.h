@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * orca device model core.
+ *
+ * The core knows nothing about sockets or eventfds.  It owns the register
+ * block (BAR2 memory supplied by the caller), reaches host memory through
+ * a bounds-checked DMA layer over a caller-supplied mapping, and signals
+ * MSI-X through a callback.  The ivshmem glue and the unit tests drive it
+ * through the same entry points: orca_dev_connect(), orca_dev_set_ram(),
+ * orca_dev_doorbell(), orca_dev_tick() and the orca_dev_hook_*() test hooks.
+ */
+#ifndef ORCA_DEV_H
+#define ORCA_DEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "orca_hw.h"
+#include "orca_cfg.h"
+
+/* Largest EQ the device accepts (the header fixes only the default). */
+#define ORCA_EMU_EQ_MAX_LOG_DEPTH	12
+#define ORCA_EMU_CMDQ_MAX_DEPTH		(1U << ORCA_CMDQ_MAX_LOG_DEPTH)
+
+enum orca_dev_state {
+	ORCA_DEV_S_RESET,	/* connected or RESET done, INIT not yet */
+	ORCA_DEV_S_ACTIVE,	/* INIT done: objects, async events */
+	ORCA_DEV_S_TORN_DOWN,	/* TEARDOWN done: no DMA until RESET */
+};
+
+/* A command completion waiting for EQ space, or about to be posted. */
+struct orca_cpl {
+	struct orca_eqe eqe;
+	uint8_t opcode;
+	bool irq;		/* raise MSI-X even if INIT's arm is gone */
+};
+
+struct orca_pd {
+	bool used;
+	uint32_t qp_refs;
+};
+
+struct orca_cq {
+	bool used;
+	uint32_t cqe;
+	uint32_t comp_vector;
+	uint32_t qp_refs;
+};
+
+struct orca_qp {
+	struct orca_qp_ctx ctx;		/* current context, wire format */
+	struct orca_qp_ctx dflt;	/* context at create: RESET restores it */
+};
+
+struct orca_stats {
+	uint64_t doorbells;
+	uint64_t cmds;
+	uint64_t cmds_failed;
+	uint64_t per_opcode[256];
+	uint64_t events;		/* async EQEs posted */
+	uint64_t completions;		/* CMD_DONE EQEs posted */
+	uint64_t bad_addr;		/* guest addresses refused */
+	uint64_t eq_full;		/* completion deferred: EQ full */
+	uint64_t mirror_writes;
+	uint64_t irqs;
+};
+
+struct orca_dev {
+	struct orca_cfg cfg;
+	struct orca_regs *regs;		/* BAR2 offset 0 */
+
+	/* host memory as the device sees it: GPA == offset */
+	uint8_t *ram;
+	uint64_t ram_size;
+
+	void (*raise_irq)(void *priv, unsigned int vec);
+	void *irq_priv;
+	bool reverse_completions;
+
+	enum orca_dev_state state;
+	bool armed;		/* async events + mirror (INIT .. RESET) */
+	bool irq_enabled;	/* INIT had ORCA_INIT_F_EQ_IRQ */
+	bool irq_pending;	/* an EQE was written since the last raise */
+	bool fatal;
+	bool hung;
+	bool teardown_cpl_pending;	/* TEARDOWN done, completion not yet */
+
+	/* fw-owned indices (also published in regs) */
+	uint32_t cmdq_ci;
+	uint32_t eq_pi;
+	uint32_t eq_overflows;
+	uint32_t bad_pi_logged;	/* last bad cmdq_pi we complained about */
+
+	/* QP mirror latched at INIT */
+	uint64_t mirror_base;
+	uint32_t mirror_entries;
+
+	/* port 1 */
+	uint8_t port_state;	/* ORCA_PORT_* */
+
+	/* objects */
+	struct orca_pd *pds;		/* [max_pd + 1], index 0 unused */
+	struct orca_cq *cqs;		/* [max_cq + 1], index 0 unused */
+	struct orca_qp **qps;		/* [max_qp + ORCA_QPN_BASE] */
+	uint32_t *mirror_seq;		/* [max_qp + ORCA_QPN_BASE] */
+	uint32_t n_pds, n_cqs, n_qps;
+	uint32_t n_draining;		/* QPs in SQD with sq_draining set */
+	uint32_t next_pdn, next_cqn, next_qpn;
+
+	/* entries of the batch in flight, copied out of the ring */
+	struct orca_cmdq_entry ents[ORCA_EMU_CMDQ_MAX_DEPTH];
+	/* completions of the batch in flight / waiting for EQ space */
+	struct orca_cpl batch[ORCA_EMU_CMDQ_MAX_DEPTH];
+	struct orca_cpl pending[ORCA_EMU_CMDQ_MAX_DEPTH];
+	unsigned int n_pending;
+
+	/* scratch for one command's input and output */
+	uint8_t in_buf[ORCA_MBOX_SIZE];
+	uint8_t out_buf[ORCA_MBOX_SIZE];
+
+	struct orca_stats stats;
+};
+
+/*
+ * Create the device over BAR2 memory @regs (at least sizeof(struct
+ * orca_regs) bytes).  @cfg must be finalized.  Returns 0 or -ENOMEM.
+ */
+int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
+		  struct orca_regs *regs,
+		  void (*raise_irq)(void *priv, unsigned int vec),
+		  void *irq_priv);
+void orca_dev_destroy(struct orca_dev *dev);
+
+/* A new host (QEMU) connected: forget everything, generation++. */
+void orca_dev_connect(struct orca_dev *dev);
+/* The host went away: drop objects, detach memory, no more DMA. */
+void orca_dev_disconnect(struct orca_dev *dev);
+
+/* Attach (or with ram == NULL detach) the host memory mapping. */
+void orca_dev_set_ram(struct orca_dev *dev, uint8_t *ram, uint64_t size);
+
+/* The driver rang firmware doorbell vector @vec (ORCA_FW_VEC_*). */
+void orca_dev_doorbell(struct orca_dev *dev, unsigned int vec);
+
+/* Heartbeat period elapsed (ORCA_HEARTBEAT_PERIOD_MS). */
+void orca_dev_tick(struct orca_dev *dev);
+
+/* Test hooks: return 0 or -1 with a reason in err. */
+int orca_dev_hook_qp_fatal(struct orca_dev *dev, uint32_t qpn, char *err,
+			   size_t errlen);
+int orca_dev_hook_sq_error(struct orca_dev *dev, uint32_t qpn, char *err,
+			   size_t errlen);
+int orca_dev_hook_port(struct orca_dev *dev, bool up, char *err,
+		       size_t errlen);
+void orca_dev_hook_fatal(struct orca_dev *dev, uint32_t syndrome);
+void orca_dev_hook_hang(struct orca_dev *dev);
+/* One line of "key=value" counters. */
+void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len);
+
+const char *orca_opcode_name(unsigned int opcode);
+const char *orca_status_name(unsigned int status);
+const char *orca_synd_name(unsigned int synd);
+const char *orca_qps_name(unsigned int state);
+
+/*
+ * QP state machine (orca_qp.c).  Returns the ORCA_STATUS_* of the check
+ * and sets *synd; @cur is the QP's actual state, @next the requested one.
+ */
+int orca_qp_check_transition(unsigned int qp_type, unsigned int cur,
+			     unsigned int next, uint32_t attr_mask,
+			     uint32_t *synd, const char **why);
+
+#endif /* ORCA_DEV_H */
