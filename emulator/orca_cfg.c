@@ -90,6 +90,7 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(sm_lid, 0, U16),
 	NUM(lmc, 0, 7),
 	NUM(sm_sl, 0, 15),
+	NUM(max_vl_num, 1, 5),
 	NUM(gid_tbl_len, 1, U16),
 	NUM(pkey_tbl_len, 1, U16),
 	NUM(pkey, 0, U16),
@@ -157,6 +158,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->max_msg_sz = 0x80000000ULL;
 	cfg->lid = 0x11;
 	cfg->sm_lid = 1;
+	cfg->max_vl_num = 1;
 	cfg->gid_tbl_len = 1;
 	cfg->pkey_tbl_len = 1;
 	cfg->pkey = 0xffff;

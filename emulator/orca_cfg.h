@@ -71,6 +71,7 @@ struct orca_cfg {
 	uint64_t sm_lid;
 	uint64_t lmc;
 	uint64_t sm_sl;
+	uint64_t max_vl_num;
 	uint64_t gid_tbl_len;
 	uint64_t pkey_tbl_len;
 	uint64_t pkey;

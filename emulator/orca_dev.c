@@ -572,6 +572,7 @@ static int cmd_query_port(struct orca_dev *dev, struct cmd *c)
 	o->active_mtu = g->active_mtu;
 	o->lmc = g->lmc;
 	o->sm_sl = g->sm_sl;
+	o->max_vl_num = g->max_vl_num;
 	o->active_width = g->active_width;
 	o->active_speed = g->active_speed;
 	o->link_layer = ORCA_LINK_LAYER_IB;
