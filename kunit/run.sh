@@ -13,7 +13,6 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${ORCA_CACHE:-/var/cache/orca}
-tarball=/usr/src/linux-source-6.1.tar.xz
 kunitconfig=$repo/kunit/.kunitconfig
 json=
 
@@ -22,20 +21,10 @@ if [ "${1:-}" = "--json" ]; then
 	shift 2
 fi
 
-[ -f "$tarball" ] || { echo "kunit: $tarball missing (run scripts/deps.sh)" >&2; exit 2; }
-
-srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+src=$("$repo/scripts/linux-src.sh")
+srcver=$(cat "$src/.orca-srcver")
 key=$(printf '%s\n' "$srcver" | cat - "$kunitconfig" | sha256sum | cut -c1-16)
-src=$cache/linux-source-6.1
 build=$cache/kunit-build-$key
-mkdir -p "$cache"
-
-if [ ! -f "$src/.orca-srcver" ] || [ "$(cat "$src/.orca-srcver")" != "$srcver" ]; then
-	echo "kunit: extracting linux-source-6.1 $srcver into $cache"
-	rm -rf "$src"
-	tar -xf "$tarball" -C "$cache"
-	echo "$srcver" > "$src/.orca-srcver"
-fi
 
 # Hook the driver into the tree (idempotent).
 ln -sfn "$repo/drivers/infiniband/hw/orca" "$src/drivers/infiniband/hw/orca"

@@ -1,0 +1,186 @@
+# orca: top-level build and test entry points.  See README.md.
+#
+#   make run      install deps, build, boot the VM once, show the device, run the demo
+#   make check    deps, build, lint, unit, vmtest; ends with "N passed, N failed, N skipped"
+#   make help     all targets
+#
+# The kernel module is built by kbuild from the top-level Kbuild file, in a
+# shadow tree of symlinks under $(BUILD)/kmod, so that no object lands in the
+# source directory (kunit/run.sh links that directory into a kernel tree,
+# where stray objects would be picked up through VPATH).
+
+BUILD	?= $(CURDIR)/build
+# The guest boots Debian's 6.1 kernel, whatever the host runs (not uname -r).
+# Recursive (?=) so that it is evaluated only when used, after `make deps`.
+KVER	?= $(shell cd /lib/modules 2>/dev/null && ls -d 6.1.0-*-amd64 2>/dev/null | sort -V | tail -n 1)
+KDIR	?= /lib/modules/$(KVER)/build
+
+VM	:= scripts/vm.sh
+T	:= $(CURDIR)/tests
+RESULTS	:= $(BUILD)/results
+KMOD	:= $(BUILD)/kmod
+KSRC	:= drivers/infiniband/hw/orca
+KBUILD	 = $(MAKE) -C $(KDIR) M=$(KMOD) CONFIG_INFINIBAND_ORCA=m W=1 KCFLAGS=-Werror
+
+MAKEFLAGS += --no-print-directory
+
+# Result collection: every test stage runs through tests/lib/tap-stage.sh into
+# $(TAPDIR); tests/lib/tap-summary.sh prints the totals.  `make check` runs the
+# other targets with PART=<its result dir>, so that they add their stages to
+# its summary instead of printing their own (and skip deps/build, done once).
+ifdef PART
+TAPDIR	 = $(PART)
+begin	:= :
+finish	:= :
+else
+TAPDIR	 = $(RESULTS)/$@
+begin	 = rm -rf $(TAPDIR)
+finish	 = tests/lib/tap-summary.sh $(TAPDIR)
+endif
+STAGE	 = tests/lib/tap-stage.sh $(TAPDIR)
+CSTAGE	 = tests/lib/tap-stage.sh --cmd $(TAPDIR)
+
+# Fail loudly when a component's sources are not there (yet).
+need	 = test -f $(1) || { echo "orca: $(1) is missing: $(2)" >&2; exit 1; }
+header	 = printf '\n==> %s\n' $(1)
+
+# Non-default emulator configuration for the second VM boot, and what the
+# guest must then see.
+EMU_ALT	:= --emu-set fw_version=2.9.13 --emu-set node_guid=0x00aabbccddeeff01 \
+	   --emu-set max_qp=8 --emu-set lid=0x2a
+EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
+	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
+
+.PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
+	vm-default vm-config vm-emu-kill run check bench kunit clean help \
+	kmod-tree
+
+all: build
+
+help:
+	@echo "targets:"
+	@echo "  deps      install the Debian packages (scripts/deps.sh, needs root)"
+	@echo "  build     driver (W=1) + emulator + provider + test programs (= all)"
+	@echo "  lint      sparse + W=1 -Werror, checkpatch --strict, kernel-doc"
+	@echo "  unit      emulator and provider unit tests (TAP)"
+	@echo "  kunit     KUnit suites of the driver (kunit/run.sh, cached build)"
+	@echo "  vmtest    three VM boots running tests/vm/*.sh and the verbs tests"
+	@echo "  run       deps, build, boot once: ibv_devinfo -v -d orca0 and the demo"
+	@echo "  check     deps, build, lint, unit, kunit, vmtest, then 'N passed, N failed, N skipped'"
+	@echo "  bench     placeholder"
+	@echo "  clean     kbuild clean + remove $(BUILD)"
+	@echo "variables: BUILD=$(BUILD) KVER=$(KVER) KDIR=$(KDIR)"
+
+deps:
+	@$(call header,deps)
+	@scripts/deps.sh
+
+# ------------------------------------------------------------------ build
+build: driver emulator provider testprogs
+
+driver: kmod-tree
+	@$(call header,"driver: kbuild W=1 -Werror KVER=$(KVER)")
+	@test -n "$(KVER)" -a -d "$(KDIR)" || { echo "orca: no kernel build dir '$(KDIR)' (run: make deps)" >&2; exit 1; }
+	$(KBUILD) modules
+
+# Symlinks only: Kbuild, include/ and every file of the driver directory
+# (re-made each time, so added and removed files are followed).
+kmod-tree:
+	@$(call need,Kbuild,the top-level Kbuild builds drivers/infiniband/hw/orca)
+	@mkdir -p $(KMOD)/$(KSRC)
+	@ln -sfn $(CURDIR)/Kbuild $(KMOD)/Kbuild
+	@ln -sfn $(CURDIR)/include $(KMOD)/include
+	@find $(KMOD)/$(KSRC) -maxdepth 1 -type l -delete
+	@for f in $(CURDIR)/$(KSRC)/*; do ln -s "$$f" $(KMOD)/$(KSRC)/; done
+
+emulator:
+	@$(call header,emulator)
+	@$(call need,emulator/Makefile,the emulator is not there yet)
+	$(MAKE) -C emulator BUILD=$(BUILD)
+
+provider:
+	@$(call header,provider)
+	@$(call need,providers/Makefile,the provider is not there yet)
+	$(MAKE) -C providers BUILD=$(BUILD)
+
+testprogs:
+	@$(call header,"test programs")
+	@$(call need,tests/Makefile,the verbs test programs are not there yet)
+	$(MAKE) -C tests BUILD=$(BUILD)
+
+# ------------------------------------------------------------------ lint
+lint:
+	$(if $(PART),,@$(MAKE) deps)
+	@$(begin)
+	@$(CSTAGE) lint-sparse-w1 -- sh -c '$(MAKE) kmod-tree && $(KBUILD) C=2 CHECK=sparse CF=-Wsparse-error modules' || true
+	@$(STAGE) lint-checkpatch-kerneldoc -- scripts/lint.sh || true
+	@$(finish)
+
+# ------------------------------------------------------------------ kunit
+# Cold: extracts linux-source-6.1 and builds a small kernel (~5 min on 2
+# cores); warm: ~15 s.  The cache lives in $(ORCA_CACHE) (/var/cache/orca).
+kunit:
+	$(if $(PART),,@$(MAKE) deps)
+	@$(begin)
+	@$(STAGE) kunit -- kunit/tap.sh || true
+	@$(finish)
+
+# ------------------------------------------------------------------ unit
+unit:
+	$(if $(PART),,@$(MAKE) deps)
+	@$(begin)
+	@$(STAGE) unit-emulator -- sh -c '$(call need,emulator/Makefile,no emulator) && $(MAKE) -C emulator BUILD=$(BUILD) test' || true
+	@$(STAGE) unit-provider -- sh -c '$(call need,providers/Makefile,no provider) && $(MAKE) -C providers BUILD=$(BUILD) test' || true
+	@$(finish)
+
+# ------------------------------------------------------------------ vmtest
+# One VM at a time (TCG on a small host).  Each boot is one stage whose TAP
+# comes from tests/lib/run-tests.sh in the guest.
+vmtest:
+	$(if $(PART),,@$(MAKE) deps build)
+	@$(begin)
+	@$(MAKE) vm-default vm-config vm-emu-kill PART=$(TAPDIR)
+	@$(finish)
+
+# (a) default emulator configuration: device info, every verbs test, the demo
+# (plain output, judged by its exit status), rmmod
+vm-default:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
+	    $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_* -d orca0' \
+	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/rmmod.sh || true
+
+# (b) non-default emulator configuration must show through to the guest
+vm-config:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ $(EMU_ALT) -- \
+	    env $(EXP_ALT) $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh \
+	    '$(BUILD)/tests/verbs_limits -d orca0 --max-qp 8' $(T)/vm/rmmod.sh || true
+
+# (c) firmware death: verbs fail within a bound, rmmod still works
+vm-emu-kill:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
+	    $(T)/lib/run-tests.sh $(T)/vm/emu-kill.sh || true
+
+# ------------------------------------------------------------------ run
+run:
+	@$(MAKE) deps
+	@$(MAKE) build
+	@$(call header,"VM: ibv_devinfo -v -d orca0 and orca-demo -d orca0")
+	BUILD=$(BUILD) $(VM) --name run -- 'ibv_devinfo -v -d orca0 && $(BUILD)/tests/orca-demo -d orca0'
+
+# ------------------------------------------------------------------ check
+check:
+	@$(begin)
+	@$(CSTAGE) deps -- scripts/deps.sh || true
+	@$(CSTAGE) build-driver -- $(MAKE) driver || true
+	@$(CSTAGE) build-emulator -- $(MAKE) emulator || true
+	@$(CSTAGE) build-provider -- $(MAKE) provider || true
+	@$(CSTAGE) build-tests -- $(MAKE) testprogs || true
+	@$(MAKE) lint unit kunit vmtest PART=$(TAPDIR)
+	@$(finish)
+
+# ------------------------------------------------------------------ placeholders
+bench:
+	@echo "bench: not yet"
+
+clean:
+	rm -rf $(BUILD)

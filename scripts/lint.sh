@@ -1,0 +1,40 @@
+#!/bin/bash
+# Static checks of the kernel driver, as TAP: checkpatch --strict on every
+# driver and UAPI file and kernel-doc on every driver source.  (sparse and
+# W=1 -Werror run as a build of their own, see the Makefile's lint target.)
+# A file passes only if the tool reports nothing at all.
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+src=$("$repo/scripts/linux-src.sh") || exit 2
+cd "$repo"
+
+files=(drivers/infiniband/hw/orca/*.[ch] drivers/infiniband/hw/orca/Kconfig
+       drivers/infiniband/hw/orca/Makefile include/uapi/rdma/orca-abi.h)
+n=0 failed=0
+
+check() {	# name, command...
+	local name=$1 out
+	shift
+	n=$((n + 1))
+	if out=$("$@" 2>&1) && ! grep -qE "$pattern" <<< "$out"; then
+		echo "ok $n - $name"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $name"
+		sed 's/^/# /' <<< "$out"
+	fi
+}
+
+pattern='^(ERROR|WARNING|CHECK):'
+for f in "${files[@]}"; do
+	check "checkpatch --strict $f" \
+		"$src/scripts/checkpatch.pl" --strict --no-tree --no-summary \
+		--quiet -f "$f"
+done
+pattern='.'
+for f in drivers/infiniband/hw/orca/*.[ch]; do
+	check "kernel-doc $f" "$src/scripts/kernel-doc" -none "$f"
+done
+echo "1..$n"
+exit $((failed > 0))

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Print the results of every stage recorded by tap-stage.sh in DIR (in the
+# order the stages ran) and, as the very last line, exactly
+#   N passed, N failed, N skipped
+# Exit status: 0 only if at least one stage ran and nothing failed.
+# The totals are also written to DIR/totals ("P passed F failed S skipped").
+#
+# usage: tap-summary.sh DIR
+set -uo pipefail
+dir=${1:?usage: tap-summary.sh DIR}
+files=()
+if [[ -r $dir/stages ]]; then
+    while read -r n; do
+        [[ -n $n && -r $dir/$n.result ]] && files+=("$dir/$n.result")
+    done < "$dir/stages"
+fi
+P=0 F=0 S=0 bad=0
+echo
+echo "==> summary ($dir)"
+for f in "${files[@]}"; do
+    read -r pass fail skip rc secs note < "$f" || continue
+    name=${f##*/}
+    name=${name%.result}
+    mark=ok
+    if ((fail)); then mark=FAIL; bad=$((bad + 1)); fi
+    printf '  %-4s %-28s %4d passed %4d failed %4d skipped  %5d s%s\n' \
+        "$mark" "$name" "$pass" "$fail" "$skip" "$secs" "${note:+  ($note, exit $rc)}"
+    P=$((P + pass)) F=$((F + fail)) S=$((S + skip))
+done
+if ((${#files[@]} == 0)); then
+    echo "  no stage recorded any result"
+    F=$((F + 1))
+fi
+((bad)) && echo "  $bad of ${#files[@]} stages failed; logs: $dir/<stage>.log"
+echo "$P passed $F failed $S skipped" > "$dir/totals" 2>/dev/null
+echo "$P passed, $F failed, $S skipped"
+((F == 0))

@@ -1,0 +1,61 @@
+#!/bin/bash
+# Guest test, run last: unloading orca releases everything and the kernel log
+# is clean.  Prints TAP; exit status = number of failures.
+#   ORCA_DEV (orca0), ORCA_RMMOD_TIMEOUT (60 s)
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+
+dev=${ORCA_DEV:-orca0}
+limit=${ORCA_RMMOD_TIMEOUT:-60}
+plan 7
+
+if [[ -d /sys/module/orca ]]; then
+    pass "orca module is loaded before rmmod"
+else
+    fail "orca module is loaded before rmmod"
+fi
+
+t0=$(now_us)
+out=$(timeout -k 5 "$limit" rmmod orca 2>&1)
+rc=$?
+ok "$rc" "rmmod orca succeeds ($(secs_since "$t0") s)"
+((rc == 0)) || diag "rc=$rc" "$out"
+
+[[ ! -e /sys/module/orca ]]
+ok $? "/sys/module/orca is gone"
+[[ ! -e /sys/class/infiniband/$dev ]]
+ok $? "/sys/class/infiniband/$dev is gone"
+
+# builtin scans: no fork per line
+hits=''
+while IFS= read -r line; do
+    [[ ${line,,} == *orca* ]] && hits+="$line"$'\n'
+done < /proc/interrupts
+[[ -z $hits ]]
+ok $? "no orca interrupts left in /proc/interrupts"
+[[ -z $hits ]] || diag "$hits"
+
+hits=''
+while IFS= read -r line; do
+    [[ ${line,,} == *orca* ]] && hits+="$line"$'\n'
+done < /proc/iomem
+[[ -z $hits ]]
+ok $? "no orca region left in /proc/iomem"
+[[ -z $hits ]] || diag "$hits"
+
+# The whole boot's log: nothing here is expected to warn.
+hits=''
+while IFS= read -r line; do
+    case $line in
+    *WARNING:* | *BUG:* | *"kernel BUG"* | *Oops* | *"general protection fault"* | \
+        *"Call Trace"* | *[Ll]eak* | *UBSAN* | *KASAN* | *"refcount_t:"* | *"list_add corruption"* | \
+        *"list_del corruption"* | *"sleeping function called"* | *"scheduling while atomic"*)
+        hits+="$line"$'\n' ;;
+    esac
+done < <(dmesg 2>&1)
+[[ -z $hits ]]
+ok $? "dmesg has no WARN/BUG/Oops/leak lines"
+[[ -z $hits ]] || diag "$hits"
+
+done_testing
