@@ -118,7 +118,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->fw_version = ORCA_FW_VERSION(1, 4, 7);
 	snprintf(cfg->fw_name, sizeof(cfg->fw_name), "orca-emu");
-	cfg->node_guid = 0x0002c9fffe0a0001ULL;
+	cfg->node_guid = 0x00ca7afffe000001ULL;
 	cfg->vendor_id = 0x00ca7a;
 	cfg->vendor_part_id = 0x0001;
 	cfg->hw_ver = 1;

@@ -709,8 +709,8 @@ static void query_caps_defaults(void)
 	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_CAPS, NULL, 0, &c, sizeof(c)), 0);
 	CHECK_EQ(f->out_len, sizeof(c));
 	CHECK_EQ(le64toh(c.fw_version), ORCA_FW_VERSION(1, 4, 7));
-	CHECK_EQ(le64toh(c.node_guid), 0x0002c9fffe0a0001ULL);
-	CHECK_EQ(le64toh(c.sys_image_guid), 0x0002c9fffe0a0001ULL);
+	CHECK_EQ(le64toh(c.node_guid), 0x00ca7afffe000001ULL);
+	CHECK_EQ(le64toh(c.sys_image_guid), 0x00ca7afffe000001ULL);
 	CHECK_EQ(le64toh(c.max_mr_size), 1ULL << 40);
 	CHECK_EQ(le64toh(c.page_size_cap), 0xfffff000ULL);
 	CHECK_EQ(le32toh(c.vendor_id), 0x00ca7a);
@@ -767,7 +767,7 @@ static void query_port(void)
 	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_PORT, &in, sizeof(in), &p,
 			sizeof(p)), 0);
 	CHECK_EQ(le64toh(p.subnet_prefix), 0xfe80000000000000ULL);
-	CHECK_EQ(le64toh(p.port_guid), 0x0002c9fffe0a0002ULL);
+	CHECK_EQ(le64toh(p.port_guid), 0x00ca7afffe000002ULL);
 	CHECK_EQ(le32toh(p.max_msg_sz), 0x80000000U);
 	CHECK_EQ(le16toh(p.lid), 0x11);
 	CHECK_EQ(le16toh(p.sm_lid), 1);

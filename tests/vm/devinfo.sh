@@ -5,7 +5,7 @@
 # Expected values (defaults = orca-emu defaults, see /work/orca-notes or
 # emulator docs); `make vmtest` overrides them for the non-default boot:
 #   ORCA_EXPECT_FW_VER     (1.4.7)
-#   ORCA_EXPECT_NODE_GUID  (0x0002c9fffe0a0001)
+#   ORCA_EXPECT_NODE_GUID  (0x00ca7afffe000001)
 #   ORCA_EXPECT_MAX_QP     (1024)
 #   ORCA_EXPECT_LID        (0x11)
 #   ORCA_EXPECT_VENDOR_ID  (0x00ca7a)
@@ -16,12 +16,12 @@ set -u
 
 dev=${ORCA_DEV:-orca0}
 want_fw=${ORCA_EXPECT_FW_VER:-1.4.7}
-want_guid=${ORCA_EXPECT_NODE_GUID:-0x0002c9fffe0a0001}
+want_guid=${ORCA_EXPECT_NODE_GUID:-0x00ca7afffe000001}
 want_max_qp=$((${ORCA_EXPECT_MAX_QP:-1024}))
 want_lid=$((${ORCA_EXPECT_LID:-0x11}))
 want_vendor=$((${ORCA_EXPECT_VENDOR_ID:-0x00ca7a}))
 
-# 0x0002c9fffe0a0001 -> 0002c9fffe0a0001 (ibv_devices) and 0002:c9ff:fe0a:0001 (ibv_devinfo)
+# 0x00ca7afffe000001 -> 00ca7afffe000001 (ibv_devices) and 00ca:7aff:fe00:0001 (ibv_devinfo)
 g=${want_guid#0x}
 g=${g,,}
 while ((${#g} < 16)); do g=0$g; done
