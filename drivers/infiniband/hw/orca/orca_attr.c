@@ -372,6 +372,33 @@ int orca_qp_attr_to_modify_in(const struct ib_qp_attr *attr, int mask,
 }
 
 /**
+ * orca_ece_to_modify_in - pass a provider's ECE request to the device
+ * @caps: device capabilities
+ * @ucmd: the provider's modify_qp payload
+ * @in: MODIFY_QP input
+ *
+ * The device negotiates the request on INIT->RTR and RTR->RTS and returns
+ * the options it accepted.
+ *
+ * Return: 0, or -EOPNOTSUPP for request bits the driver does not know or
+ * for ECE on a device without it.
+ */
+int orca_ece_to_modify_in(const struct orca_caps *caps,
+			  const struct orca_ibv_modify_qp *ucmd,
+			  struct orca_modify_qp_in *in)
+{
+	if (ucmd->comp_mask & ~ORCA_IBV_MODIFY_QP_ECE)
+		return -EOPNOTSUPP;
+	if (!(ucmd->comp_mask & ORCA_IBV_MODIFY_QP_ECE))
+		return 0;
+	if (!(orca_caps_to_uapi_device_caps(caps) & ORCA_IBV_DEVICE_CAP_ECE))
+		return -EOPNOTSUPP;
+	in->flags |= cpu_to_le32(ORCA_MODIFY_F_ECE);
+	in->ece_options = cpu_to_le32(ucmd->ece_options);
+	return 0;
+}
+
+/**
  * orca_qp_ctx_to_ib - decode a QP context as applied by the device
  * @ctx: QP context from MODIFY_QP or QUERY_QP
  * @attr: filled completely (every attribute, whatever the mask)

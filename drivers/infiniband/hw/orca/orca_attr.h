@@ -22,6 +22,10 @@ u8 orca_qps_from_ib(enum ib_qp_state state);
 int orca_qpt_from_ib(enum ib_qp_type type);
 int orca_qp_attr_to_modify_in(const struct ib_qp_attr *attr, int mask,
 			      struct orca_modify_qp_in *in);
+struct orca_ibv_modify_qp;
+int orca_ece_to_modify_in(const struct orca_caps *caps,
+			  const struct orca_ibv_modify_qp *ucmd,
+			  struct orca_modify_qp_in *in);
 void orca_qp_ctx_to_ib(const struct orca_qp_ctx *ctx, struct ib_qp_attr *attr,
 		       struct ib_qp_init_attr *init_attr);
 

@@ -683,6 +683,49 @@ static void rejected_masks_per_transition(struct kunit *test)
 				       "case %u", i);
 }
 
+static void ece_request(struct kunit *test)
+{
+	struct orca_ibv_modify_qp ucmd = {};
+	struct orca_modify_qp_in in = {};
+	struct orca_caps c;
+
+	fill_caps(&c);
+	c.dev_caps = cpu_to_le32(ORCA_DEV_CAP_ECE);
+
+	/* no request: the device keeps what it negotiated */
+	KUNIT_EXPECT_EQ(test, orca_ece_to_modify_in(&c, &ucmd, &in), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(in.flags), 0);
+
+	ucmd.comp_mask = ORCA_IBV_MODIFY_QP_ECE;
+	ucmd.ece_options = ORCA_ECE_OPT_SELECTIVE_REPEAT | 0x100;
+	KUNIT_EXPECT_EQ(test, orca_ece_to_modify_in(&c, &ucmd, &in), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(in.flags), ORCA_MODIFY_F_ECE);
+	/* the device, not the driver, drops what it does not support */
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(in.ece_options),
+			ORCA_ECE_OPT_SELECTIVE_REPEAT | 0x100);
+}
+
+static void ece_request_refused(struct kunit *test)
+{
+	struct orca_ibv_modify_qp ucmd = { .comp_mask = ORCA_IBV_MODIFY_QP_ECE };
+	struct orca_modify_qp_in in = {};
+	struct orca_caps c;
+
+	fill_caps(&c);
+	c.dev_caps = 0;
+	KUNIT_EXPECT_EQ(test, orca_ece_to_modify_in(&c, &ucmd, &in),
+			-EOPNOTSUPP);
+	c.dev_caps = cpu_to_le32(ORCA_DEV_CAP_ECE);
+	c.ece_vendor_id = 0;
+	KUNIT_EXPECT_EQ(test, orca_ece_to_modify_in(&c, &ucmd, &in),
+			-EOPNOTSUPP);
+	c.ece_vendor_id = cpu_to_le32(0x00ca7a);
+	ucmd.comp_mask |= 1U << 7;
+	KUNIT_EXPECT_EQ(test, orca_ece_to_modify_in(&c, &ucmd, &in),
+			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(in.flags), 0);
+}
+
 static struct kunit_case orca_attr_cases[] = {
 	KUNIT_CASE(caps_every_field),
 	KUNIT_CASE(caps_dev_cap_flags),
@@ -703,6 +746,8 @@ static struct kunit_case orca_attr_cases[] = {
 	KUNIT_CASE(rtr_round_trip),
 	KUNIT_CASE(required_masks_per_transition),
 	KUNIT_CASE(rejected_masks_per_transition),
+	KUNIT_CASE(ece_request),
+	KUNIT_CASE(ece_request_refused),
 	{}
 };
 

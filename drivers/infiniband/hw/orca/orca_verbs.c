@@ -324,16 +324,7 @@ static int orca_modify_qp_udata(struct orca_dev *dev, struct ib_udata *udata,
 	err = orca_check_udata_in(dev, udata, sizeof(ucmd));
 	if (err)
 		return err;
-	if (ucmd.comp_mask & ~ORCA_IBV_MODIFY_QP_ECE)
-		return -EOPNOTSUPP;
-	if (ucmd.comp_mask & ORCA_IBV_MODIFY_QP_ECE) {
-		if (!(orca_caps_to_uapi_device_caps(&dev->caps) &
-		      ORCA_IBV_DEVICE_CAP_ECE))
-			return -EOPNOTSUPP;
-		in->flags |= cpu_to_le32(ORCA_MODIFY_F_ECE);
-		in->ece_options = cpu_to_le32(ucmd.ece_options);
-	}
-	return 0;
+	return orca_ece_to_modify_in(&dev->caps, &ucmd, in);
 }
 
 int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
