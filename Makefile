@@ -67,7 +67,7 @@ help:
 	@echo "  vmtest    three VM boots running tests/vm/*.sh and the verbs tests"
 	@echo "  run       deps, build, boot once: ibv_devinfo -v -d orca0 and the demo"
 	@echo "  check     deps, build, lint, unit, kunit, vmtest, then 'N passed, N failed, N skipped'"
-	@echo "  bench     placeholder"
+	@echo "  bench     query-verb latency, fw cmds and syscalls per call: orca0 vs rxe0, one VM boot"
 	@echo "  clean     kbuild clean + remove $(BUILD)"
 	@echo "variables: BUILD=$(BUILD) KVER=$(KVER) KDIR=$(KDIR)"
 
@@ -178,9 +178,12 @@ check:
 	@$(MAKE) lint unit kunit vmtest PART=$(TAPDIR)
 	@$(finish)
 
-# ------------------------------------------------------------------ placeholders
+# ------------------------------------------------------------------ bench
 bench:
-	@echo "bench: not yet"
+	@$(MAKE) deps build
+	@$(MAKE) -C tests/bench BUILD=$(BUILD)
+	@$(call header,"bench: orca0 vs rxe0 in one VM boot (tests/bench/bench.sh)")
+	@BUILD=$(BUILD) RESULTS=$(RESULTS)/bench tests/bench/run.sh
 
 clean:
 	rm -rf $(BUILD)
