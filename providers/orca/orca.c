@@ -56,6 +56,7 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	}
 
 	verbs_set_ops(&ctx->ibv_ctx, &orca_ctx_ops);
+	orca_cache_device_extras(ctx);
 	return &ctx->ibv_ctx;
 
 err_uninit:

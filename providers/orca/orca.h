@@ -57,6 +57,16 @@ struct orca_context {
 	uint32_t dio_caps;		/* ORCA_IBV_DIO_* bytes, see shifts */
 	uint32_t max_inline_data;
 	uint64_t fw_version;
+	char fw_ver[64];		/* formatted once */
+	/*
+	 * Attributes only the driver part of the extended query_device
+	 * response carries.  They are constant, so the provider asks for
+	 * them once per context and later queries skip that payload.
+	 */
+	bool have_extras;
+	struct ibv_tso_caps tso_caps;
+	struct ibv_packet_pacing_caps packet_pacing_caps;
+	struct ibv_pci_atomic_caps pci_atomic_caps;
 };
 
 struct orca_qp {
@@ -86,6 +96,7 @@ static inline struct orca_qp *to_oqp(struct ibv_qp *ibqp)
 	return container_of(ibqp, struct orca_qp, vqp.qp);
 }
 
+void orca_cache_device_extras(struct orca_context *ctx);
 int orca_query_device_ex(struct ibv_context *context,
 			 const struct ibv_query_device_ex_input *input,
 			 struct ibv_device_attr_ex *attr, size_t attr_size);

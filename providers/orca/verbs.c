@@ -19,26 +19,21 @@ static_assert(ORCA_IBV_DIO_ALIGNED_128_BYTES ==
 		      IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES,
 	      "ORCA_IBV_DIO_ALIGNED_128_BYTES");
 
-int orca_query_device_ex(struct ibv_context *context,
-			 const struct ibv_query_device_ex_input *input,
-			 struct ibv_device_attr_ex *attr, size_t attr_size)
+void orca_cache_device_extras(struct orca_context *ctx)
 {
-	struct orca_context *ctx = to_octx(context);
 	struct orca_query_device_ex_resp resp = {};
 	struct orca_ibv_ex_query_device_resp *drv = &resp.drv_payload;
+	struct ibv_device_attr_ex attr;
 	size_t resp_size = sizeof(resp);
-	int ret;
 
-	ret = ibv_cmd_query_device_any(context, input, attr, attr_size,
-				       &resp.ibv_resp, &resp_size);
-	if (ret)
-		return ret;
-
-	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
-		 "%u.%u.%u", (unsigned int)(ctx->fw_version >> 32),
+	snprintf(ctx->fw_ver, sizeof(ctx->fw_ver), "%u.%u.%u",
+		 (unsigned int)(ctx->fw_version >> 32),
 		 (unsigned int)((ctx->fw_version >> 16) & 0xffff),
 		 (unsigned int)(ctx->fw_version & 0xffff));
 
+	if (ibv_cmd_query_device_any(&ctx->ibv_ctx.context, NULL, &attr,
+				     sizeof(attr), &resp.ibv_resp, &resp_size))
+		return;
 	/*
 	 * resp_size is the core response_length: it only tells whether the
 	 * EX command (which carries our payload) was used rather than the
@@ -47,28 +42,45 @@ int orca_query_device_ex(struct ibv_context *context,
 	 */
 	if (resp_size <= sizeof(resp.ibv_resp.base) ||
 	    !(drv->comp_mask & ORCA_IBV_QUERY_DEVICE_RESP_V1))
-		return 0;
+		return;
 
-	if (attr_size >= offsetofend(struct ibv_device_attr_ex, tso_caps)) {
-		attr->tso_caps.max_tso = drv->max_tso;
-		attr->tso_caps.supported_qpts = drv->tso_supported_qpts;
-	}
+	ctx->tso_caps.max_tso = drv->max_tso;
+	ctx->tso_caps.supported_qpts = drv->tso_supported_qpts;
+	ctx->packet_pacing_caps.qp_rate_limit_min = drv->qp_rate_limit_min;
+	ctx->packet_pacing_caps.qp_rate_limit_max = drv->qp_rate_limit_max;
+	ctx->packet_pacing_caps.supported_qpts =
+		drv->packet_pacing_supported_qpts;
+	ctx->pci_atomic_caps.fetch_add = drv->pci_atomic_fetch_add;
+	ctx->pci_atomic_caps.swap = drv->pci_atomic_swap;
+	ctx->pci_atomic_caps.compare_swap = drv->pci_atomic_compare_swap;
+	ctx->have_extras = true;
+}
+
+int orca_query_device_ex(struct ibv_context *context,
+			 const struct ibv_query_device_ex_input *input,
+			 struct ibv_device_attr_ex *attr, size_t attr_size)
+{
+	struct orca_context *ctx = to_octx(context);
+	int ret;
+
+	/* core response only: the driver part was cached at context open */
+	ret = ibv_cmd_query_device_any(context, input, attr, attr_size, NULL,
+				       NULL);
+	if (ret)
+		return ret;
+
+	memcpy(attr->orig_attr.fw_ver, ctx->fw_ver,
+	       sizeof(attr->orig_attr.fw_ver));
+	if (!ctx->have_extras)
+		return 0;
+	if (attr_size >= offsetofend(struct ibv_device_attr_ex, tso_caps))
+		attr->tso_caps = ctx->tso_caps;
 	if (attr_size >=
-	    offsetofend(struct ibv_device_attr_ex, packet_pacing_caps)) {
-		attr->packet_pacing_caps.qp_rate_limit_min =
-			drv->qp_rate_limit_min;
-		attr->packet_pacing_caps.qp_rate_limit_max =
-			drv->qp_rate_limit_max;
-		attr->packet_pacing_caps.supported_qpts =
-			drv->packet_pacing_supported_qpts;
-	}
+	    offsetofend(struct ibv_device_attr_ex, packet_pacing_caps))
+		attr->packet_pacing_caps = ctx->packet_pacing_caps;
 	if (attr_size >=
-	    offsetofend(struct ibv_device_attr_ex, pci_atomic_caps)) {
-		attr->pci_atomic_caps.fetch_add = drv->pci_atomic_fetch_add;
-		attr->pci_atomic_caps.swap = drv->pci_atomic_swap;
-		attr->pci_atomic_caps.compare_swap =
-			drv->pci_atomic_compare_swap;
-	}
+	    offsetofend(struct ibv_device_attr_ex, pci_atomic_caps))
+		attr->pci_atomic_caps = ctx->pci_atomic_caps;
 	return 0;
 }
 

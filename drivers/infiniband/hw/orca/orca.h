@@ -6,6 +6,7 @@
 #include <linux/pci.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/orca-abi.h>
 
 #include "orca_com.h"
 #include "orca_hw.h"
@@ -20,6 +21,9 @@ struct orca_dev {
 	u32 fw_peer_id;
 	struct orca_com com;
 	struct orca_caps caps;		/* as read from the device, LE */
+	/* caps never change after QUERY_CAPS: translated once */
+	struct ib_device_attr attr;
+	struct orca_ibv_ex_query_device_resp query_device_resp;
 
 	struct orca_qp_mirror *mirror;
 	dma_addr_t mirror_dma;
@@ -72,6 +76,7 @@ static inline struct orca_qp *to_oqp(struct ib_qp *ibqp)
 }
 
 /* orca_verbs.c */
+void orca_cache_device_attr(struct orca_dev *dev);
 int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata);
 int orca_query_port(struct ib_device *ibdev, u32 port,

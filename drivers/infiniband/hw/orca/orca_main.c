@@ -308,6 +308,7 @@ static int orca_bring_up(struct orca_dev *dev)
 		dev_err(d, "device reports no ports or no QPs\n");
 		return -EIO;
 	}
+	orca_cache_device_attr(dev);
 	err = orca_alloc_mirror(dev);
 	if (err)
 		return err;

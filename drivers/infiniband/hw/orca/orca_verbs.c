@@ -31,36 +31,44 @@ static int orca_respond(struct ib_udata *udata, void *resp, size_t len)
 	return ib_copy_to_udata(udata, resp, min(len, udata->outlen));
 }
 
+/* Called once, after QUERY_CAPS. */
+void orca_cache_device_attr(struct orca_dev *dev)
+{
+	struct orca_ibv_ex_query_device_resp *resp = &dev->query_device_resp;
+	const struct orca_caps *caps = &dev->caps;
+
+	orca_caps_to_ib_attr(caps, &dev->attr);
+
+	memset(resp, 0, sizeof(*resp));
+	resp->comp_mask = ORCA_IBV_QUERY_DEVICE_RESP_V1;
+	resp->device_caps = orca_caps_to_uapi_device_caps(caps);
+	resp->ece_vendor_id = le32_to_cpu(caps->ece_vendor_id);
+	resp->ece_options = le32_to_cpu(caps->ece_options);
+	resp->data_in_order_caps = orca_caps_to_uapi_dio(caps);
+	resp->max_inline_data = le32_to_cpu(caps->max_inline_data);
+	resp->max_tso = le32_to_cpu(caps->max_tso);
+	resp->tso_supported_qpts = le32_to_cpu(caps->tso_qpts);
+	resp->qp_rate_limit_min = le32_to_cpu(caps->qp_rate_limit_min);
+	resp->qp_rate_limit_max = le32_to_cpu(caps->qp_rate_limit_max);
+	resp->packet_pacing_supported_qpts = le32_to_cpu(caps->pacing_qpts);
+	resp->pci_atomic_fetch_add = le16_to_cpu(caps->pci_atomic_fetch_add);
+	resp->pci_atomic_swap = le16_to_cpu(caps->pci_atomic_swap);
+	resp->pci_atomic_compare_swap =
+		le16_to_cpu(caps->pci_atomic_compare_swap);
+}
+
 int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibdev);
-	const struct orca_caps *caps = &dev->caps;
-	struct orca_ibv_ex_query_device_resp resp = {};
 	int err;
 
 	err = orca_check_udata_in(dev, udata, 0);
 	if (err)
 		return err;
-
-	orca_caps_to_ib_attr(caps, attr);
-
-	resp.comp_mask = ORCA_IBV_QUERY_DEVICE_RESP_V1;
-	resp.device_caps = orca_caps_to_uapi_device_caps(caps);
-	resp.ece_vendor_id = le32_to_cpu(caps->ece_vendor_id);
-	resp.ece_options = le32_to_cpu(caps->ece_options);
-	resp.data_in_order_caps = orca_caps_to_uapi_dio(caps);
-	resp.max_inline_data = le32_to_cpu(caps->max_inline_data);
-	resp.max_tso = le32_to_cpu(caps->max_tso);
-	resp.tso_supported_qpts = le32_to_cpu(caps->tso_qpts);
-	resp.qp_rate_limit_min = le32_to_cpu(caps->qp_rate_limit_min);
-	resp.qp_rate_limit_max = le32_to_cpu(caps->qp_rate_limit_max);
-	resp.packet_pacing_supported_qpts = le32_to_cpu(caps->pacing_qpts);
-	resp.pci_atomic_fetch_add = le16_to_cpu(caps->pci_atomic_fetch_add);
-	resp.pci_atomic_swap = le16_to_cpu(caps->pci_atomic_swap);
-	resp.pci_atomic_compare_swap =
-		le16_to_cpu(caps->pci_atomic_compare_swap);
-	return orca_respond(udata, &resp, sizeof(resp));
+	*attr = dev->attr;
+	return orca_respond(udata, &dev->query_device_resp,
+			    sizeof(dev->query_device_resp));
 }
 
 int orca_query_port(struct ib_device *ibdev, u32 port,
@@ -139,7 +147,8 @@ int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 			struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibucontext->device);
-	const struct orca_caps *caps = &dev->caps;
+	const struct orca_ibv_ex_query_device_resp *qd =
+		&dev->query_device_resp;
 	struct orca_ibv_alloc_ucontext_resp resp = {};
 	int err;
 
@@ -149,14 +158,14 @@ int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 	if (orca_com_is_dead(&dev->com))
 		return -EIO;
 
-	resp.device_caps = orca_caps_to_uapi_device_caps(caps);
+	resp.device_caps = qd->device_caps;
 	if (resp.device_caps & ORCA_IBV_DEVICE_CAP_ECE) {
-		resp.ece_vendor_id = le32_to_cpu(caps->ece_vendor_id);
-		resp.ece_options = le32_to_cpu(caps->ece_options);
+		resp.ece_vendor_id = qd->ece_vendor_id;
+		resp.ece_options = qd->ece_options;
 	}
-	resp.data_in_order_caps = orca_caps_to_uapi_dio(caps);
-	resp.max_inline_data = le32_to_cpu(caps->max_inline_data);
-	resp.fw_version = le64_to_cpu(caps->fw_version);
+	resp.data_in_order_caps = qd->data_in_order_caps;
+	resp.max_inline_data = qd->max_inline_data;
+	resp.fw_version = dev->attr.fw_ver;
 	return orca_respond(udata, &resp, sizeof(resp));
 }
 
