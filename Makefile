@@ -53,7 +53,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
 	vm-default vm-config vm-emu-kill run check bench kunit clean help \
-	kmod-tree
+	kmod-tree vm-features-off
 
 all: build
 
@@ -139,7 +139,7 @@ unit:
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
-	@$(MAKE) vm-default vm-config vm-emu-kill PART=$(TAPDIR)
+	@$(MAKE) vm-default vm-config vm-features-off vm-emu-kill PART=$(TAPDIR)
 	@$(finish)
 
 # (a) default emulator configuration: device info, every verbs test, the demo
@@ -149,11 +149,26 @@ vm-default:
 	    $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_* -d orca0' \
 	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/rmmod.sh || true
 
-# (b) non-default emulator configuration must show through to the guest
+# (b) non-default emulator configuration (tests/vm/caps.conf changes nearly
+# every capability) must show through to the guest; the verb tests read the
+# configuration from the emulator command line vm.sh records
 vm-config:
-	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ $(EMU_ALT) -- \
-	    env $(EXP_ALT) $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh \
-	    '$(BUILD)/tests/verbs_limits -d orca0 --max-qp 8' $(T)/vm/rmmod.sh || true
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --emu-config $(T)/vm/caps.conf $(EMU_ALT) -- \
+	    env $(EXP_ALT) ORCA_EXPECT_VENDOR_ID=0x00c0de $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh \
+	    '$(BUILD)/tests/verbs_limits -d orca0 --max-qp 8 --max-pd 4 --max-cq 4' \
+	    '$(BUILD)/tests/verbs_device -d orca0' '$(BUILD)/tests/verbs_dio -d orca0 --expect 3,2,3' \
+	    '$(BUILD)/tests/verbs_ece -d orca0' '$(BUILD)/tests/verbs_query_qp -d orca0' \
+	    $(T)/vm/rmmod.sh || true
+
+# (b2) features off: no ECE, no PCI write end padding, no data-in-order
+# guarantee, no SQD async notification
+vm-features-off:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --emu-set ece=0 \
+	    --emu-set pci_write_end_padding=0 --emu-set dev_caps=0x0ce7 --emu-set dio_send=0 \
+	    --emu-set dio_rdma_write=0 --emu-set dio_rdma_read=0 -- \
+	    $(T)/lib/run-tests.sh '$(BUILD)/tests/verbs_device -d orca0' \
+	    '$(BUILD)/tests/verbs_dio -d orca0 --expect 0,0,0' '$(BUILD)/tests/verbs_ece -d orca0' \
+	    '$(BUILD)/tests/verbs_query_qp -d orca0' $(T)/vm/rmmod.sh || true
 
 # (c) firmware death: verbs fail within a bound, rmmod still works
 vm-emu-kill:

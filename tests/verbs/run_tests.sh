@@ -18,7 +18,8 @@ done
 pass=0
 fail=0
 skip=0
-for t in verbs_basic verbs_ece verbs_dio verbs_limits; do
+for t in verbs_basic verbs_ece verbs_dio verbs_limits verbs_device \
+	verbs_query_qp verbs_qp_mirror; do
 	args="-d $DEV"
 	[ "$t" = verbs_limits ] && args="$args$LIMITS"
 	echo "# === $t $args"
