@@ -16,16 +16,9 @@
 
 #include <infiniband/driver.h>
 #include "orca-abi.h"
+/* the values the provider itself compiles with */
+#include "orca.h"
 
-#ifndef IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS
-#define IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS (1 << 0)
-#endif
-#ifndef IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG
-#define IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG (1 << 0)
-#endif
-#ifndef IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES
-#define IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES (1 << 1)
-#endif
 
 static int test_num, failures;
 

@@ -23,15 +23,7 @@
 
 #include <infiniband/verbs.h>
 
-#ifndef IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS
-#define IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS (1 << 0)
-#endif
-#ifndef IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG
-#define IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG (1 << 0)
-#endif
-#ifndef IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES
-#define IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES (1 << 1)
-#endif
+#include "verbs_compat.h"
 
 static int tap_num, tap_failed, tap_skipped;
 
