@@ -75,6 +75,11 @@ static inline struct orca_qp *to_oqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct orca_qp, ibqp);
 }
 
+static inline bool orca_has_ece(const struct orca_dev *dev)
+{
+	return dev->query_device_resp.device_caps & ORCA_IBV_DEVICE_CAP_ECE;
+}
+
 /* orca_verbs.c */
 void orca_cache_device_attr(struct orca_dev *dev);
 int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,

@@ -300,8 +300,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		goto err_destroy;
 	}
 
-	if (orca_caps_to_uapi_device_caps(&dev->caps) &
-	    ORCA_IBV_DEVICE_CAP_ECE) {
+	if (orca_has_ece(dev)) {
 		resp.comp_mask |= ORCA_IBV_CREATE_QP_ECE;
 		resp.ece_options = le32_to_cpu(ctx.ece_options);
 	}
@@ -374,8 +373,7 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	qp->ctx = ctx;
 	qp->state = orca_qps_to_ib(ctx.state);
 
-	if (orca_caps_to_uapi_device_caps(&dev->caps) &
-	    ORCA_IBV_DEVICE_CAP_ECE) {
+	if (orca_has_ece(dev)) {
 		resp.comp_mask = ORCA_IBV_MODIFY_QP_ECE;
 		resp.ece_options = le32_to_cpu(ctx.ece_options);
 	}
