@@ -286,7 +286,18 @@ static void orca_free_mirror(struct orca_dev *dev)
 			  dev->mirror, dev->mirror_dma);
 }
 
-/* RESET, QUERY_CAPS and INIT run polled; then interrupts take over. */
+/* No DMA from the device after this returns. */
+static void orca_quiesce(struct orca_dev *dev)
+{
+	orca_com_set_event_mode(&dev->com, false);
+	if (orca_cmd_teardown(&dev->com))
+		dev_warn(&dev->pdev->dev, "TEARDOWN failed\n");
+}
+
+/*
+ * RESET, QUERY_CAPS and INIT run polled; then interrupts take over.  On
+ * failure the device is quiesced again, so the caller may free the queues.
+ */
 static int orca_bring_up(struct orca_dev *dev)
 {
 	struct device *d = &dev->pdev->dev;
@@ -297,26 +308,26 @@ static int orca_bring_up(struct orca_dev *dev)
 	err = orca_cmd_reset(&dev->com);
 	if (err) {
 		dev_err(d, "RESET failed: %d\n", err);
-		return err;
+		goto err_quiesce;
 	}
 	err = orca_cmd_query_caps(&dev->com, &dev->caps);
 	if (err) {
 		dev_err(d, "QUERY_CAPS failed: %d\n", err);
-		return err;
+		goto err_quiesce;
 	}
 	if (!dev->caps.phys_port_cnt || !le32_to_cpu(dev->caps.max_qp)) {
 		dev_err(d, "device reports no ports or no QPs\n");
-		return -EIO;
+		err = -EIO;
+		goto err_quiesce;
 	}
 	orca_cache_device_attr(dev);
 	err = orca_alloc_mirror(dev);
 	if (err)
-		return err;
+		goto err_quiesce;
 	err = orca_cmd_init(&dev->com, ORCA_INIT_F_EQ_IRQ);
 	if (err) {
 		dev_err(d, "INIT failed: %d\n", err);
-		orca_free_mirror(dev);
-		return err;
+		goto err_free_mirror;
 	}
 	orca_com_set_event_mode(&dev->com, true);
 
@@ -326,14 +337,14 @@ static int orca_bring_up(struct orca_dev *dev)
 		 ORCA_FW_VERSION_SUB(fw), le32_to_cpu(dev->caps.max_qp),
 		 le64_to_cpu(dev->caps.node_guid));
 	return 0;
-}
 
-/* No DMA from the device after this returns. */
-static void orca_quiesce(struct orca_dev *dev)
-{
-	orca_com_set_event_mode(&dev->com, false);
-	if (orca_cmd_teardown(&dev->com))
-		dev_warn(&dev->pdev->dev, "TEARDOWN failed\n");
+err_free_mirror:
+	orca_quiesce(dev);
+	orca_free_mirror(dev);
+	return err;
+err_quiesce:
+	orca_quiesce(dev);
+	return err;
 }
 
 static int orca_register(struct orca_dev *dev)
