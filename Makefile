@@ -52,7 +52,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
-	vm-default vm-config vm-emu-kill run check bench kunit clean help \
+	vm-default vm-config vm-emu-kill vm-faults run check bench kunit clean help \
 	kmod-tree vm-features-off
 
 all: build
@@ -139,7 +139,7 @@ unit:
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
-	@$(MAKE) vm-default vm-config vm-features-off vm-emu-kill PART=$(TAPDIR)
+	@$(MAKE) vm-default vm-config vm-features-off vm-faults vm-emu-kill PART=$(TAPDIR)
 	@$(finish)
 
 # (a) default emulator configuration: device info, every verbs test, the demo
@@ -158,6 +158,7 @@ vm-config:
 	    '$(BUILD)/tests/verbs_limits -d orca0 --max-qp 8 --max-pd 4 --max-cq 4' \
 	    '$(BUILD)/tests/verbs_device -d orca0' '$(BUILD)/tests/verbs_dio -d orca0 --expect 3,2,3' \
 	    '$(BUILD)/tests/verbs_ece -d orca0' '$(BUILD)/tests/verbs_query_qp -d orca0' \
+	    '$(BUILD)/tests/verbs_port_tables -d orca0 --prefix 0xfe80000000001234 --port-guid 0x00aabbccddeeff42 --gids 4 --pkeys 0x8001,0x7fff' \
 	    $(T)/vm/rmmod.sh || true
 
 # (b2) features off: no ECE, no PCI write end padding, no data-in-order
@@ -169,6 +170,12 @@ vm-features-off:
 	    $(T)/lib/run-tests.sh '$(BUILD)/tests/verbs_device -d orca0' \
 	    '$(BUILD)/tests/verbs_dio -d orca0 --expect 0,0,0' '$(BUILD)/tests/verbs_ece -d orca0' \
 	    '$(BUILD)/tests/verbs_query_qp -d orca0' $(T)/vm/rmmod.sh || true
+
+# (c2) a misbehaving device: bad parameters and capabilities refused, a
+# stalled or slow device never writes to memory the driver gave back
+vm-faults:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
+	    $(T)/lib/run-tests.sh $(T)/vm/faults.sh || true
 
 # (c) firmware death: verbs fail within a bound, rmmod still works
 vm-emu-kill:

@@ -92,21 +92,59 @@ static int parse_u32(const char *s, uint32_t *v)
 	return 0;
 }
 
+/* Requests with two arguments. */
+static int ctl_execute3(struct orca_dev *dev, const char *cmd,
+			const char *arg, const char *arg2, char *reply,
+			size_t len)
+{
+	unsigned long long val;
+	char err[160], *end;
+	uint32_t n, qpn;
+	int ret;
+
+	if (!strcmp(cmd, "eq-flood")) {
+		if (parse_u32(arg, &n) || parse_u32(arg2, &qpn) || n > 65536) {
+			snprintf(reply, len, "error usage: eq-flood N QPN");
+			return 0;
+		}
+		ret = orca_dev_hook_eq_flood(dev, n, qpn, err, sizeof(err));
+	} else if (!strcmp(cmd, "caps-override")) {
+		errno = 0;
+		val = strtoull(arg2, &end, 0);
+		if (!isdigit((unsigned char)*arg2) || errno || *end) {
+			snprintf(reply, len, "error bad value '%s'", arg2);
+			return 0;
+		}
+		ret = orca_dev_hook_caps_override(dev, arg, val, err,
+						  sizeof(err));
+	} else {
+		snprintf(reply, len, "error unknown request '%s'", cmd);
+		return 0;
+	}
+	if (ret)
+		snprintf(reply, len, "error %s", err);
+	else
+		snprintf(reply, len, "ok %s %s %s", cmd, arg, arg2);
+	return 0;
+}
+
 int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 		size_t len)
 {
-	char cmd[32] = "", arg[64] = "", extra[8] = "";
+	char cmd[32] = "", arg[64] = "", arg2[32] = "", extra[8] = "";
 	char err[160];
 	uint32_t v = 0;
 	int n;
 
-	n = sscanf(line, "%31s %63s %7s", cmd, arg, extra);
+	n = sscanf(line, "%31s %63s %31s %7s", cmd, arg, arg2, extra);
 	if (n <= 0) {
 		snprintf(reply, len, "error empty request");
 		return 0;
 	}
-	if (n == 3)
+	if (n == 4)
 		goto usage;
+	if (n == 3)
+		return ctl_execute3(dev, cmd, arg, arg2, reply, len);
 
 	if (!strcmp(cmd, "ping") && n == 1) {
 		snprintf(reply, len, "ok pong generation=%llu heartbeat=%llu",
@@ -149,6 +187,25 @@ int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 		}
 		orca_dev_hook_fatal(dev, v);
 		snprintf(reply, len, "ok fatal syndrome=%u", v);
+	} else if ((!strcmp(cmd, "stall") || !strcmp(cmd, "cmd-delay")) &&
+		   n == 2) {
+		if (parse_u32(arg, &v)) {
+			snprintf(reply, len, "error bad milliseconds '%s'", arg);
+			return 0;
+		}
+		if (cmd[1] == 't')
+			orca_dev_hook_stall(dev, v);
+		else
+			orca_dev_hook_cmd_delay(dev, v);
+		snprintf(reply, len, "ok %s %u ms", cmd, v);
+	} else if (!strcmp(cmd, "reuse-handles") && n == 2 &&
+		   !parse_u32(arg, &v) && v <= 1) {
+		dev->reuse_handles = v;
+		snprintf(reply, len, "ok reuse-handles %u", v);
+	} else if (!strcmp(cmd, "caps-override") && n == 2 &&
+		   !strcmp(arg, "clear")) {
+		orca_dev_hook_caps_override(dev, arg, 0, err, sizeof(err));
+		snprintf(reply, len, "ok caps-override clear");
 	} else if (!strcmp(cmd, "stats") && n == 1) {
 		int off = snprintf(reply, len, "ok ");
 
@@ -159,7 +216,7 @@ int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 	return 0;
 usage:
 	snprintf(reply, len,
-		 "error unknown request '%s' (kill, hang, qp-fatal QPN, sq-error QPN, port-down, port-up, fatal [SYND], stats, ping)",
+		 "error unknown request '%s' (kill, hang, stall MS, cmd-delay MS, qp-fatal QPN, sq-error QPN, eq-flood N QPN, port-down, port-up, fatal [SYND], reuse-handles 0|1, caps-override FIELD VALUE|clear, stats, ping)",
 		 line);
 	return 0;
 }

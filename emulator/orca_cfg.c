@@ -17,6 +17,7 @@ enum cfg_kind {
 	CFG_GUID,	/* hex, optional 0x, optional ':' separators */
 	CFG_VERSION,	/* maj.min.sub */
 	CFG_STRING,	/* fw_name */
+	CFG_PKEYS,	/* comma-separated 16-bit P_Keys */
 };
 
 struct cfg_key {
@@ -93,7 +94,9 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(max_vl_num, 1, 5),
 	NUM(gid_tbl_len, 1, U16),
 	NUM(pkey_tbl_len, 1, U16),
-	NUM(pkey, 0, U16),
+	{ "pkey", CFG_NUM, offsetof(struct orca_cfg, pkey), 0, U16,
+	  ORCA_CFG_SET_PKEY },
+	{ "pkey_table", CFG_PKEYS, 0, 0, 0, 0 },
 	NUM(max_mtu, 1, 5),
 	NUM(active_mtu, 1, 5),
 	NUM(active_width, 0, U8),
@@ -207,10 +210,38 @@ static int parse_version(const char *s, uint64_t *out)
 	char tail;
 
 	if (sscanf(s, "%lu.%lu.%lu%c", &maj, &min, &sub, &tail) != 3 ||
-	    !isdigit((unsigned char)s[0]) || maj > 0xffffffffUL ||
+	    !isdigit((unsigned char)s[0]) || maj > 0xffff ||
 	    min > 0xffff || sub > 0xffff)
 		return -1;
 	*out = ORCA_FW_VERSION(maj, min, sub);
+	return 0;
+}
+
+static int parse_pkeys(struct orca_cfg *cfg, const char *key,
+		       const char *val, char *err, size_t errlen)
+{
+	char buf[512], *tok, *save = NULL;
+	unsigned int n = 0;
+	uint64_t v;
+
+	if (strlen(val) >= sizeof(buf))
+		return cfg_err(err, errlen, "%s: list too long", key);
+	strcpy(buf, val);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		while (isspace((unsigned char)*tok))
+			tok++;
+		if (n == ORCA_EMU_MAX_PKEY_LIST)
+			return cfg_err(err, errlen, "%s: more than %u entries",
+				       key, ORCA_EMU_MAX_PKEY_LIST);
+		if (parse_u64(tok, 0, &v) || v > U16)
+			return cfg_err(err, errlen, "%s: '%s' is not a P_Key",
+				       key, tok);
+		cfg->pkey_table[n++] = v;
+	}
+	if (!n)
+		return cfg_err(err, errlen, "%s: empty list", key);
+	cfg->n_pkey_table = n;
 	return 0;
 }
 
@@ -232,6 +263,8 @@ int orca_cfg_set(struct orca_cfg *cfg, const char *key, const char *val,
 			       key);
 
 	switch (k->kind) {
+	case CFG_PKEYS:
+		return parse_pkeys(cfg, key, val, err, errlen);
 	case CFG_STRING:
 		if (strlen(val) >= sizeof(cfg->fw_name))
 			return cfg_err(err, errlen,
@@ -242,7 +275,7 @@ int orca_cfg_set(struct orca_cfg *cfg, const char *key, const char *val,
 	case CFG_VERSION:
 		if (parse_version(val, &v))
 			return cfg_err(err, errlen,
-				       "%s: '%s' is not MAJOR.MINOR.SUB (minor, sub <= 65535)",
+				       "%s: '%s' is not MAJOR.MINOR.SUB (each <= 65535)",
 				       key, val);
 		break;
 	case CFG_GUID:
@@ -356,6 +389,24 @@ int orca_cfg_finalize(struct orca_cfg *cfg, char *err, size_t errlen)
 		cfg->port_guid = cfg->node_guid + 1;
 	if (!(cfg->explicit_set & ORCA_CFG_SET_ECE_VENDOR_ID))
 		cfg->ece_vendor_id = cfg->vendor_id;
+
+	/* pkey is entry 0 of the P_Key table; pkey_table lists it whole */
+	if (!cfg->n_pkey_table) {
+		cfg->pkey_table[0] = cfg->pkey;
+		cfg->n_pkey_table = 1;
+	} else if ((cfg->explicit_set & ORCA_CFG_SET_PKEY) &&
+		   cfg->pkey != cfg->pkey_table[0]) {
+		return cfg_err(err, errlen,
+			       "pkey 0x%llx differs from pkey_table[0] 0x%llx",
+			       (unsigned long long)cfg->pkey,
+			       (unsigned long long)cfg->pkey_table[0]);
+	}
+	cfg->pkey = cfg->pkey_table[0];
+	if (cfg->n_pkey_table > cfg->pkey_tbl_len)
+		return cfg_err(err, errlen,
+			       "pkey_table has %u entries, pkey_tbl_len is %llu",
+			       cfg->n_pkey_table,
+			       (unsigned long long)cfg->pkey_tbl_len);
 
 	/* ECE is one switch: off means no vendor id, no options, no cap. */
 	if (!cfg->ece || !cfg->ece_vendor_id ||

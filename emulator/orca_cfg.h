@@ -14,6 +14,8 @@
 
 /* Hard limits of this device model (object tables are sized from them). */
 #define ORCA_EMU_MAX_OBJS	(1U << 18)
+/* Longest pkey_table list a configuration may give. */
+#define ORCA_EMU_MAX_PKEY_LIST	64
 
 struct orca_cfg {
 	uint64_t fw_version;
@@ -74,7 +76,10 @@ struct orca_cfg {
 	uint64_t max_vl_num;
 	uint64_t gid_tbl_len;
 	uint64_t pkey_tbl_len;
-	uint64_t pkey;
+	uint64_t pkey;			/* P_Key table entry 0 */
+	/* the P_Key table from index 0 (pkey_table key); the rest is 0 */
+	uint64_t pkey_table[ORCA_EMU_MAX_PKEY_LIST];
+	unsigned int n_pkey_table;
 	uint64_t max_mtu;
 	uint64_t active_mtu;
 	uint64_t active_width;
@@ -86,6 +91,7 @@ struct orca_cfg {
 #define ORCA_CFG_SET_SYS_IMAGE_GUID	(1U << 0)
 #define ORCA_CFG_SET_PORT_GUID		(1U << 1)
 #define ORCA_CFG_SET_ECE_VENDOR_ID	(1U << 2)
+#define ORCA_CFG_SET_PKEY		(1U << 3)
 
 void orca_cfg_defaults(struct orca_cfg *cfg);
 

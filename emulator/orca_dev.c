@@ -33,6 +33,8 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_TEARDOWN:		return "TEARDOWN";
 	case ORCA_CMD_QUERY_CAPS:	return "QUERY_CAPS";
 	case ORCA_CMD_QUERY_PORT:	return "QUERY_PORT";
+	case ORCA_CMD_QUERY_GID_TABLE:	return "QUERY_GID_TABLE";
+	case ORCA_CMD_QUERY_PKEY_TABLE:	return "QUERY_PKEY_TABLE";
 	case ORCA_CMD_ALLOC_PD:		return "ALLOC_PD";
 	case ORCA_CMD_DEALLOC_PD:	return "DEALLOC_PD";
 	case ORCA_CMD_CREATE_CQ:	return "CREATE_CQ";
@@ -180,12 +182,12 @@ static void go_fatal(struct orca_dev *dev, uint32_t syndrome, const char *why)
  */
 static int eq_post(struct orca_dev *dev, const struct orca_eqe *eqe)
 {
-	uint64_t base = REG_RD64(dev, eq_base);
-	uint32_t log_depth = REG_RD32(dev, eq_log_depth);
+	uint64_t base = dev->eq_base;
+	uint32_t log_depth = dev->eq_log_depth;
 	uint32_t ci = REG_RD32(dev, eq_ci);
 	uint32_t depth, used;
 
-	if (!dev->ram || !base || !log_depth)
+	if (!dev->latched || !dev->ram || !base || !log_depth)
 		return -ENODEV;
 	if (log_depth > ORCA_EMU_EQ_MAX_LOG_DEPTH || !ring_ok(dev, base,
 							     log_depth)) {
@@ -211,6 +213,7 @@ static int eq_post(struct orca_dev *dev, const struct orca_eqe *eqe)
 	if (dma_write(dev, base + (uint64_t)(dev->eq_pi & (depth - 1)) * 64,
 		      eqe, sizeof(*eqe)))
 		return -EFAULT;	/* cannot happen: ring_ok() above */
+	dev->stats.dma_writes++;
 	/* entry first, then the producer index (release) */
 	dev->eq_pi++;
 	REG_WR32(dev, eq_pi, dev->eq_pi);
@@ -280,6 +283,7 @@ static uint32_t mirror_write(struct orca_dev *dev, uint32_t qpn,
 	__atomic_store_n(&m->seq, htole32(seq), __ATOMIC_RELEASE);
 	dev->mirror_seq[qpn] = seq;
 	dev->stats.mirror_writes++;
+	dev->stats.dma_writes++;
 	return seq;
 }
 
@@ -331,7 +335,9 @@ static struct orca_qp *qp_get(struct orca_dev *dev, uint32_t qpn)
 
 /*
  * Round-robin search of a free slot in [lo, hi): handles are not reused
- * immediately, so a stale handle in a buggy driver fails loudly.
+ * immediately, so a stale handle in a buggy driver fails loudly.  With
+ * reuse_handles (ctl "reuse-handles 1") the lowest free handle is taken,
+ * the way a device with a free list reuses a number at once.
  */
 static uint32_t rr_next(uint32_t *cursor, uint32_t lo, uint32_t hi,
 			bool (*busy)(struct orca_dev *, uint32_t),
@@ -339,6 +345,8 @@ static uint32_t rr_next(uint32_t *cursor, uint32_t lo, uint32_t hi,
 {
 	uint32_t i, h;
 
+	if (dev->reuse_handles)
+		*cursor = lo;
 	for (i = 0; i < hi - lo; i++) {
 		h = *cursor;
 		if (h < lo || h >= hi)
@@ -387,6 +395,7 @@ struct cmd {
 	uint64_t in_mbox, out_mbox;
 	const void *in;		/* dev->in_buf, in_len bytes */
 	void *out;		/* dev->out_buf, zeroed, out_size bytes */
+	uint32_t out_size;	/* min(out_len, what the command returns) */
 	uint8_t status;
 	uint32_t synd;
 	char why[192];
@@ -487,12 +496,17 @@ static int cmd_teardown(struct orca_dev *dev, struct cmd *c)
 static void finish_teardown(struct orca_dev *dev)
 {
 	dev->teardown_cpl_pending = false;
+	dev->latched = false;
+	REG_WR32(dev, dev_sts, 0);
 	REG_WR64(dev, cmdq_base, 0);
 	REG_WR64(dev, eq_base, 0);
 	REG_WR64(dev, qp_mirror_base, 0);
 }
 
 /* ---- queries ---- */
+
+/* A capability as reported: the configuration unless a test overrides it. */
+#define LIE(dev, f)	((dev)->lie.f ? (dev)->lie.f : (dev)->cfg.f)
 
 static int cmd_query_caps(struct orca_dev *dev, struct cmd *c)
 {
@@ -508,15 +522,15 @@ static int cmd_query_caps(struct orca_dev *dev, struct cmd *c)
 	o->vendor_part_id = htole32(g->vendor_part_id);
 	o->hw_ver = htole32(g->hw_ver);
 	o->dev_caps = htole32(g->dev_caps);
-	o->max_qp = htole32(g->max_qp);
-	o->max_qp_wr = htole32(g->max_qp_wr);
+	o->max_qp = htole32(LIE(dev, max_qp));
+	o->max_qp_wr = htole32(LIE(dev, max_qp_wr));
 	o->max_send_sge = htole32(g->max_send_sge);
 	o->max_recv_sge = htole32(g->max_recv_sge);
 	o->max_sge_rd = htole32(g->max_sge_rd);
-	o->max_cq = htole32(g->max_cq);
-	o->max_cqe = htole32(g->max_cqe);
+	o->max_cq = htole32(LIE(dev, max_cq));
+	o->max_cqe = htole32(LIE(dev, max_cqe));
 	o->max_mr = htole32(g->max_mr);
-	o->max_pd = htole32(g->max_pd);
+	o->max_pd = htole32(LIE(dev, max_pd));
 	o->max_qp_rd_atom = htole32(g->max_qp_rd_atom);
 	o->max_qp_init_rd_atom = htole32(g->max_qp_init_rd_atom);
 	o->max_res_rd_atom = htole32(g->max_res_rd_atom);
@@ -531,9 +545,9 @@ static int cmd_query_caps(struct orca_dev *dev, struct cmd *c)
 	o->max_inline_data = htole32(g->max_inline_data);
 	o->max_pkeys = htole16(g->max_pkeys);
 	o->local_ca_ack_delay = g->local_ca_ack_delay;
-	o->phys_port_cnt = g->phys_port_cnt;
+	o->phys_port_cnt = LIE(dev, phys_port_cnt);
 	o->atomic_cap = g->atomic_cap;
-	o->num_comp_vectors = g->num_comp_vectors;
+	o->num_comp_vectors = LIE(dev, num_comp_vectors);
 	o->dio_send = g->dio_send;
 	o->dio_rdma_write = g->dio_rdma_write;
 	o->dio_rdma_read = g->dio_rdma_read;
@@ -563,9 +577,9 @@ static int cmd_query_port(struct orca_dev *dev, struct cmd *c)
 	o->max_msg_sz = htole32(g->max_msg_sz);
 	o->lid = htole16(g->lid);
 	o->sm_lid = htole16(g->sm_lid);
-	o->gid_tbl_len = htole16(g->gid_tbl_len);
-	o->pkey_tbl_len = htole16(g->pkey_tbl_len);
-	o->pkey = htole16(g->pkey);
+	o->gid_tbl_len = htole16(LIE(dev, gid_tbl_len));
+	o->pkey_tbl_len = htole16(LIE(dev, pkey_tbl_len));
+	o->pkey = htole16(g->pkey_table[0]);
 	o->state = dev->port_state;
 	o->phys_state = up ? 5 : 2;	/* LinkUp : Polling */
 	o->max_mtu = g->max_mtu;
@@ -576,6 +590,77 @@ static int cmd_query_port(struct orca_dev *dev, struct cmd *c)
 	o->active_width = g->active_width;
 	o->active_speed = g->active_speed;
 	o->link_layer = ORCA_LINK_LAYER_IB;
+	return ORCA_STATUS_OK;
+}
+
+/*
+ * GID i is the subnet prefix and the port GUID + i: index 0 is the
+ * port's default GID, the others its alias GUIDs, assigned in order.
+ */
+static void gid_entry(const struct orca_cfg *g, uint32_t i, uint8_t *gid)
+{
+	uint64_t prefix = htobe64(g->subnet_prefix);
+	uint64_t guid = htobe64(g->port_guid + i);
+
+	memcpy(gid, &prefix, 8);
+	memcpy(gid + 8, &guid, 8);
+}
+
+/* Common checks of the table queries; returns the entry count or < 0. */
+static int table_range(struct cmd *c, const struct orca_query_table_in *in,
+		       const struct orca_cfg *g, uint64_t len,
+		       unsigned int esize)
+{
+	uint32_t start = le32toh(in->start);
+	uint32_t n = c->out_size / esize;
+
+	if (!all_zero(in->reserved, sizeof(in->reserved)))
+		return -fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_RESERVED_NZ,
+			     "reserved field 'in->reserved' not zero");
+	if (!in->port || in->port > g->phys_port_cnt)
+		return -fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
+			     "port %u not in 1..%llu", in->port,
+			     (unsigned long long)g->phys_port_cnt);
+	if (!n || c->out_size % esize || start >= len || n > len - start)
+		return -fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
+			     "entries %u + %u bytes / %u not inside a table of %llu",
+			     start, c->out_size, esize,
+			     (unsigned long long)len);
+	return n;
+}
+
+static int cmd_query_gid_table(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_query_table_in *in = c->in;
+	int n = table_range(c, in, &dev->cfg, dev->cfg.gid_tbl_len,
+			    ORCA_GID_LEN);
+	uint8_t *o = c->out;
+	int i;
+
+	if (n < 0)
+		return -n;
+	for (i = 0; i < n; i++)
+		gid_entry(&dev->cfg, le32toh(in->start) + i,
+			  o + i * ORCA_GID_LEN);
+	return ORCA_STATUS_OK;
+}
+
+static int cmd_query_pkey_table(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_query_table_in *in = c->in;
+	const struct orca_cfg *g = &dev->cfg;
+	int n = table_range(c, in, g, g->pkey_tbl_len, sizeof(__le16));
+	__le16 *o = c->out;
+	uint32_t idx;
+	int i;
+
+	if (n < 0)
+		return -n;
+	for (i = 0; i < n; i++) {
+		idx = le32toh(in->start) + i;
+		/* entries past the configured list are 0: no partition */
+		o[i] = htole16(idx < g->n_pkey_table ? g->pkey_table[idx] : 0);
+	}
 	return ORCA_STATUS_OK;
 }
 
@@ -1103,6 +1188,13 @@ static const struct cmd_desc cmd_table[256] = {
 	[ORCA_CMD_QUERY_PORT] = { sizeof(struct orca_query_port_in),
 				  sizeof(struct orca_port_attr), false,
 				  cmd_query_port },
+	/* table queries return as many entries as out_len asks for */
+	[ORCA_CMD_QUERY_GID_TABLE] = { sizeof(struct orca_query_table_in),
+				       ORCA_MBOX_SIZE, false,
+				       cmd_query_gid_table },
+	[ORCA_CMD_QUERY_PKEY_TABLE] = { sizeof(struct orca_query_table_in),
+					ORCA_MBOX_SIZE, false,
+					cmd_query_pkey_table },
 	[ORCA_CMD_ALLOC_PD] = { 0, sizeof(struct orca_pd_handle), true,
 				cmd_alloc_pd },
 	[ORCA_CMD_DEALLOC_PD] = { sizeof(struct orca_pd_handle), 0, true,
@@ -1125,7 +1217,11 @@ static const struct cmd_desc cmd_table[256] = {
 				  cmd_destroy_qp },
 };
 
-/* Transport checks common to every command: lengths, addresses, state. */
+/*
+ * Transport checks common to every command: lengths, addresses, state.
+ * Inputs may be longer than the device knows if the tail is zero; the
+ * output is cut to what the driver offers (orca_hw.h, "Payload lengths").
+ */
 static int cmd_prepare(struct orca_dev *dev, struct cmd *c,
 		       const struct orca_cmdq_entry *e,
 		       const struct cmd_desc *d)
@@ -1136,37 +1232,38 @@ static int cmd_prepare(struct orca_dev *dev, struct cmd *c,
 	if (e->reserved)
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_RESERVED_NZ,
 			    "cmdq entry reserved field not zero");
-	if (c->in_len != d->in_size)
+	if (c->in_len < d->in_size || c->in_len > ORCA_MBOX_SIZE)
 		return fail(c, ORCA_STATUS_BAD_LEN, ORCA_SYND_IN_LEN,
-			    "in_len %u, command takes %u", c->in_len,
-			    d->in_size);
-	if (c->out_len < d->out_size)
-		return fail(c, ORCA_STATUS_BAD_LEN, ORCA_SYND_OUT_LEN,
-			    "out_len %u, command returns %u", c->out_len,
-			    d->out_size);
-	if (d->in_size && !c->in_mbox) {
-		if (d->in_size > ORCA_CMD_INLINE_IN)
+			    "in_len %u, command takes %u (at most %u)",
+			    c->in_len, d->in_size, ORCA_MBOX_SIZE);
+	if (c->in_len && !c->in_mbox) {
+		if (c->in_len > ORCA_CMD_INLINE_IN)
 			return fail(c, ORCA_STATUS_BAD_LEN, ORCA_SYND_IN_LEN,
 				    "in_len %u needs an input mailbox",
-				    d->in_size);
-		memcpy(dev->in_buf, e->inline_in, d->in_size);
-	} else if (d->in_size &&
-		   dma_read(dev, c->in_mbox, dev->in_buf, d->in_size)) {
+				    c->in_len);
+		memcpy(dev->in_buf, e->inline_in, c->in_len);
+	} else if (c->in_len &&
+		   dma_read(dev, c->in_mbox, dev->in_buf, c->in_len)) {
 		return fail(c, ORCA_STATUS_DMA_FAULT, ORCA_SYND_IN_ADDR,
 			    "in_mbox 0x%llx + %u outside host memory",
-			    (unsigned long long)c->in_mbox, d->in_size);
+			    (unsigned long long)c->in_mbox, c->in_len);
 	}
-	if (d->out_size && !c->out_mbox && d->out_size > ORCA_CMD_INLINE_OUT)
+	if (!all_zero(dev->in_buf + d->in_size, c->in_len - d->in_size))
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_RESERVED_NZ,
+			    "input beyond the %u bytes this device knows is not zero",
+			    d->in_size);
+	c->out_size = c->out_len < d->out_size ? c->out_len : d->out_size;
+	if (c->out_size > ORCA_CMD_INLINE_OUT && !c->out_mbox)
 		return fail(c, ORCA_STATUS_BAD_LEN, ORCA_SYND_OUT_LEN,
 			    "output of %u bytes needs an output mailbox",
-			    d->out_size);
+			    c->out_size);
 	/* Refuse a bad output address before the command has side effects. */
-	if (d->out_size && c->out_mbox &&
-	    !dma_ok(dev, c->out_mbox, d->out_size)) {
+	if (c->out_size && c->out_mbox &&
+	    !dma_ok(dev, c->out_mbox, c->out_size)) {
 		dev->stats.bad_addr++;
 		return fail(c, ORCA_STATUS_DMA_FAULT, ORCA_SYND_OUT_ADDR,
 			    "out_mbox 0x%llx + %u outside host memory",
-			    (unsigned long long)c->out_mbox, d->out_size);
+			    (unsigned long long)c->out_mbox, c->out_size);
 	}
 	if (d->need_init && dev->state != ORCA_DEV_S_ACTIVE)
 		return fail(c, ORCA_STATUS_NOT_READY, ORCA_SYND_NOT_INIT,
@@ -1204,17 +1301,20 @@ static void cmd_execute(struct orca_dev *dev, const struct orca_cmdq_entry *e,
 	if (c.opcode <= 0xff)
 		dev->stats.per_opcode[c.opcode]++;
 	if (!cmd_prepare(dev, &c, e, d)) {
+		/* handlers fill the whole struct; the driver gets out_size */
 		memset(dev->out_buf, 0, d->out_size);
 		c.status = d->fn(dev, &c);
 	}
-	if (!c.status && d->out_size) {
+	if (!c.status && c.out_size) {
 		if (!c.out_mbox)
-			memcpy(done->inline_out, dev->out_buf, d->out_size);
-		else if (dma_write(dev, c.out_mbox, dev->out_buf, d->out_size))
+			memcpy(done->inline_out, dev->out_buf, c.out_size);
+		else if (dma_write(dev, c.out_mbox, dev->out_buf, c.out_size))
 			fail(&c, ORCA_STATUS_DMA_FAULT, ORCA_SYND_OUT_ADDR,
 			     "out_mbox vanished");	/* checked above */
+		else
+			dev->stats.dma_writes++;
 		if (!c.status)
-			out_written = d->out_size;
+			out_written = c.out_size;
 	}
 	if (c.status) {
 		dev->stats.cmds_failed++;
@@ -1258,7 +1358,8 @@ static void flush_pending(struct orca_dev *dev)
 {
 	unsigned int i = 0;
 
-	while (i < dev->n_pending && !post_cpl(dev, &dev->pending[i]))
+	while (i < dev->n_pending && dev->pending[i].due <= dev->ticks &&
+	       !post_cpl(dev, &dev->pending[i]))
 		i++;
 	if (!i)
 		return;
@@ -1285,10 +1386,13 @@ static void post_batch(struct orca_dev *dev, unsigned int n)
 
 			i = k < m ? m - 1 - k : k;
 		}
-		if (dev->n_pending || post_cpl(dev, &dev->batch[i])) {
+		/* a slow device (ctl "cmd-delay") holds each completion */
+		dev->batch[i].due = dev->ticks + dev->cmd_delay_ticks;
+		if (dev->n_pending || dev->cmd_delay_ticks ||
+		    post_cpl(dev, &dev->batch[i])) {
 			if (dev->fatal)
 				return;
-			if (!dev->n_pending)
+			if (!dev->n_pending && !dev->cmd_delay_ticks)
 				dev->stats.eq_full++;
 			dev->pending[dev->n_pending++] = dev->batch[i];
 		}
@@ -1318,7 +1422,7 @@ static unsigned int cmdq_consume(struct orca_dev *dev, uint64_t base,
 	return n;
 }
 
-/* Read the ring registers; false if there is nothing (valid) to do. */
+/* Latched ring, current cmdq_pi; false if there is nothing (valid) to do. */
 static bool cmdq_regs(struct orca_dev *dev, uint64_t *base, uint32_t *depth,
 		      uint32_t *pi)
 {
@@ -1327,10 +1431,10 @@ static bool cmdq_regs(struct orca_dev *dev, uint64_t *base, uint32_t *depth,
 	*pi = REG_RD32(dev, cmdq_pi);
 	if (*pi == dev->cmdq_ci)
 		return false;
-	*base = REG_RD64(dev, cmdq_base);
-	log_depth = REG_RD32(dev, cmdq_log_depth);
-	if (!*base)
-		return false;	/* not configured (or after TEARDOWN) */
+	*base = dev->cmdq_base;
+	log_depth = dev->cmdq_log_depth;
+	if (!dev->latched || !*base)
+		return false;	/* not enabled (or after TEARDOWN) */
 	if (!dev->ram) {
 		orca_log("cmdq doorbell but host memory is not mapped yet");
 		return false;
@@ -1391,12 +1495,66 @@ static void process_cmdq(struct orca_dev *dev)
 /* Entry points                                                       */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Function reset (dev_ctl): stop everything, forget every address the
+ * driver gave us, and only then say so.  Also clears a fatal state.
+ */
+static void func_reset(struct orca_dev *dev)
+{
+	destroy_all(dev);
+	disarm(dev);
+	dev->n_pending = 0;
+	dev->teardown_cpl_pending = false;
+	dev->state = ORCA_DEV_S_RESET;
+	dev->port_state = ORCA_PORT_ACTIVE;
+	dev->latched = false;
+	dev->cmdq_base = dev->eq_base = 0;
+	dev->cmdq_log_depth = dev->eq_log_depth = 0;
+	dev->fatal = false;
+	dev->irq_pending = false;
+	REG_WR32(dev, fatal_syndrome, 0);
+	REG_WR32(dev, health, ORCA_HEALTH_OK);
+	dev->stats.func_resets++;
+	orca_log("function reset: objects destroyed, queues forgotten, no DMA until enabled");
+	REG_WR32(dev, dev_sts, ORCA_DEV_STS_RESET_DONE);
+}
+
+/* A ring at address 0 is not programmed (yet, or again after TEARDOWN). */
+static void latch_queues(struct orca_dev *dev)
+{
+	if (!REG_RD64(dev, cmdq_base))
+		return;
+	dev->cmdq_base = REG_RD64(dev, cmdq_base);
+	dev->cmdq_log_depth = REG_RD32(dev, cmdq_log_depth);
+	dev->eq_base = REG_RD64(dev, eq_base);
+	dev->eq_log_depth = REG_RD32(dev, eq_log_depth);
+	dev->latched = true;
+	orca_log("queues enabled: cmdq 0x%llx x 2^%u, eq 0x%llx x 2^%u",
+		 (unsigned long long)dev->cmdq_base, dev->cmdq_log_depth,
+		 (unsigned long long)dev->eq_base, dev->eq_log_depth);
+	REG_WR32(dev, dev_sts, ORCA_DEV_STS_ENABLED);
+}
+
+/* dev_ctl comes before any other work, stale work included. */
+static void dev_ctl_check(struct orca_dev *dev)
+{
+	uint32_t ctl = REG_RD32(dev, dev_ctl);
+
+	if (ctl & ORCA_DEV_CTL_RESET) {
+		if (!(REG_RD32(dev, dev_sts) & ORCA_DEV_STS_RESET_DONE))
+			func_reset(dev);
+	} else if ((ctl & ORCA_DEV_CTL_ENABLE) && !dev->latched) {
+		latch_queues(dev);
+	}
+}
+
 void orca_dev_doorbell(struct orca_dev *dev, unsigned int vec)
 {
 	if (dev->hung)
 		return;
 	dev->stats.doorbells++;
-	if (dev->fatal)
+	dev_ctl_check(dev);
+	if (dev->fatal || !dev->latched)
 		return;
 	flush_pending(dev);
 	if (vec == ORCA_FW_VEC_CMDQ)
@@ -1428,11 +1586,17 @@ void orca_dev_tick(struct orca_dev *dev)
 {
 	uint64_t hb;
 
-	if (dev->hung)
-		return;
+	if (dev->hung) {
+		if (!dev->stall_ticks || --dev->stall_ticks)
+			return;
+		dev->hung = false;
+		orca_log("stall over: resuming");
+	}
+	dev->ticks++;
 	hb = REG_RD64(dev, heartbeat);
 	REG_WR64(dev, heartbeat, hb + 1);
-	if (dev->fatal)
+	dev_ctl_check(dev);
+	if (dev->fatal || !dev->latched)
 		return;
 	flush_pending(dev);
 	if (dev->n_draining)
@@ -1456,6 +1620,8 @@ static void reset_regs(struct orca_dev *dev)
 	r->qp_mirror_entries = 0;
 	r->eq_overflows = 0;
 	r->fatal_syndrome = 0;
+	r->dev_ctl = 0;
+	r->dev_sts = 0;
 	r->health = htole32(ORCA_HEALTH_OK);
 }
 
@@ -1466,6 +1632,12 @@ void orca_dev_connect(struct orca_dev *dev)
 	reset_regs(dev);
 	dev->state = ORCA_DEV_S_RESET;
 	dev->fatal = dev->hung = dev->irq_pending = false;
+	dev->stall_ticks = dev->ticks = dev->cmd_delay_ticks = 0;
+	dev->reuse_handles = false;
+	memset(&dev->lie, 0, sizeof(dev->lie));
+	dev->latched = false;
+	dev->cmdq_base = dev->eq_base = 0;
+	dev->cmdq_log_depth = dev->eq_log_depth = 0;
 	dev->teardown_cpl_pending = false;
 	dev->cmdq_ci = dev->eq_pi = dev->eq_overflows = 0;
 	dev->bad_pi_logged = 0;
@@ -1486,6 +1658,7 @@ void orca_dev_disconnect(struct orca_dev *dev)
 	dev->n_pending = 0;
 	dev->n_draining = 0;
 	dev->state = ORCA_DEV_S_RESET;
+	dev->latched = false;
 	orca_dev_set_ram(dev, NULL, 0);
 }
 
@@ -1640,7 +1813,75 @@ void orca_dev_hook_fatal(struct orca_dev *dev, uint32_t syndrome)
 void orca_dev_hook_hang(struct orca_dev *dev)
 {
 	dev->hung = true;
+	dev->stall_ticks = 0;
 	orca_log("hook: hang (no doorbells, no heartbeat)");
+}
+
+void orca_dev_hook_stall(struct orca_dev *dev, uint32_t ms)
+{
+	dev->hung = true;
+	dev->stall_ticks = (ms + ORCA_HEARTBEAT_PERIOD_MS - 1) /
+			   ORCA_HEARTBEAT_PERIOD_MS + 1;
+	orca_log("hook: stall for %u ms (no doorbells, no heartbeat), then resume",
+		 ms);
+}
+
+void orca_dev_hook_cmd_delay(struct orca_dev *dev, uint32_t ms)
+{
+	dev->cmd_delay_ticks = (ms + ORCA_HEARTBEAT_PERIOD_MS - 1) /
+			       ORCA_HEARTBEAT_PERIOD_MS;
+	orca_log("hook: command completions held for %u ms", ms);
+}
+
+int orca_dev_hook_eq_flood(struct orca_dev *dev, uint32_t n, uint32_t qpn,
+			   char *err, size_t errlen)
+{
+	struct orca_qp *qp = qp_get(dev, qpn);
+	uint32_t i, lost = dev->eq_overflows;
+
+	if (!qp)
+		return hook_err(err, errlen, "no QP %u", qpn);
+	if (qp->ctx.state == ORCA_QPS_RESET)
+		return hook_err(err, errlen, "QP %u is in RESET", qpn);
+	/* no interrupt until the end: the driver cannot drain meanwhile */
+	for (i = 0; i < n; i++)
+		post_qp_event(dev, qpn, ORCA_QP_EV_COMM_EST, qp->ctx.state,
+			      dev->mirror_seq[qpn]);
+	qp_async_state(dev, qpn, qp, ORCA_QPS_ERR, ORCA_QP_EV_FATAL);
+	orca_log("hook: %u events then QP %u -> ERR; %u events dropped", n,
+		 qpn, dev->eq_overflows - lost);
+	return 0;
+}
+
+int orca_dev_hook_caps_override(struct orca_dev *dev, const char *field,
+				uint64_t val, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+#define F(f) { #f, offsetof(struct orca_caps_override, f) }
+		F(max_qp), F(max_cq), F(max_pd), F(max_cqe), F(max_qp_wr),
+		F(num_comp_vectors), F(phys_port_cnt), F(gid_tbl_len),
+		F(pkey_tbl_len),
+#undef F
+	};
+	size_t i;
+
+	if (!strcmp(field, "clear")) {
+		memset(&dev->lie, 0, sizeof(dev->lie));
+		orca_log("hook: capabilities reported as configured again");
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		if (strcmp(field, fields[i].name))
+			continue;
+		memcpy((char *)&dev->lie + fields[i].off, &val, sizeof(val));
+		orca_log("hook: report %s = %llu (0 = as configured)", field,
+			 (unsigned long long)val);
+		return 0;
+	}
+	return hook_err(err, errlen, "no overridable capability '%s'", field);
 }
 
 void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
@@ -1650,7 +1891,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu pending=%u qps=%u cqs=%u pds=%u health=%u hung=%d",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu func_resets=%llu pending=%u qps=%u cqs=%u pds=%u health=%u hung=%d",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -1659,7 +1900,10 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->eq_full,
 		       (unsigned long long)s->bad_addr,
 		       (unsigned long long)s->mirror_writes,
-		       (unsigned long long)s->irqs, dev->n_pending, dev->n_qps,
+		       (unsigned long long)s->irqs,
+		       (unsigned long long)s->dma_writes,
+		       (unsigned long long)s->func_resets, dev->n_pending,
+		       dev->n_qps,
 		       dev->n_cqs, dev->n_pds, dev->fatal ? 1 : 0,
 		       dev->hung ? 1 : 0);
 	for (op = 0; op < 256 && off < len; op++) {

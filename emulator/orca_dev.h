@@ -34,6 +34,7 @@ struct orca_cpl {
 	struct orca_eqe eqe;
 	uint8_t opcode;
 	bool irq;		/* raise MSI-X even if INIT's arm is gone */
+	uint64_t due;		/* heartbeat tick from which it may be posted */
 };
 
 struct orca_pd {
@@ -64,6 +65,18 @@ struct orca_stats {
 	uint64_t eq_full;		/* completion deferred: EQ full */
 	uint64_t mirror_writes;
 	uint64_t irqs;
+	uint64_t dma_writes;		/* EQEs, mirror entries, out mailboxes */
+	uint64_t func_resets;		/* dev_ctl resets acknowledged */
+};
+
+/*
+ * What QUERY_CAPS / QUERY_PORT report when a test asks the device to lie
+ * (ctl "caps-override"); 0 = report the configuration.  The device's own
+ * tables stay sized from the configuration.
+ */
+struct orca_caps_override {
+	uint64_t max_qp, max_cq, max_pd, max_cqe, max_qp_wr;
+	uint64_t num_comp_vectors, phys_port_cnt, gid_tbl_len, pkey_tbl_len;
 };
 
 struct orca_dev {
@@ -84,7 +97,19 @@ struct orca_dev {
 	bool irq_pending;	/* an EQE was written since the last raise */
 	bool fatal;
 	bool hung;
+	uint64_t stall_ticks;	/* > 0: hung only for this many more ticks */
+	uint64_t ticks;		/* heartbeat periods since connect */
+	uint64_t cmd_delay_ticks;	/* hold every completion this long */
+	bool reuse_handles;	/* lowest free handle, not round robin */
+	struct orca_caps_override lie;
 	bool teardown_cpl_pending;	/* TEARDOWN done, completion not yet */
+
+	/* queue registers latched at ORCA_DEV_CTL_ENABLE */
+	bool latched;
+	uint64_t cmdq_base;
+	uint32_t cmdq_log_depth;
+	uint64_t eq_base;
+	uint32_t eq_log_depth;
 
 	/* fw-owned indices (also published in regs) */
 	uint32_t cmdq_ci;
@@ -155,6 +180,16 @@ int orca_dev_hook_port(struct orca_dev *dev, bool up, char *err,
 		       size_t errlen);
 void orca_dev_hook_fatal(struct orca_dev *dev, uint32_t syndrome);
 void orca_dev_hook_hang(struct orca_dev *dev);
+/* Hang for @ms (rounded up to heartbeat periods), then resume. */
+void orca_dev_hook_stall(struct orca_dev *dev, uint32_t ms);
+/* Hold every command completion @ms (0: off). */
+void orca_dev_hook_cmd_delay(struct orca_dev *dev, uint32_t ms);
+/* Post @n COMM_EST events for @qpn at once, then move it to ERR. */
+int orca_dev_hook_eq_flood(struct orca_dev *dev, uint32_t n, uint32_t qpn,
+			   char *err, size_t errlen);
+/* Report @val for caps/port field @field ("clear": stop lying). */
+int orca_dev_hook_caps_override(struct orca_dev *dev, const char *field,
+				uint64_t val, char *err, size_t errlen);
 /* One line of "key=value" counters. */
 void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len);
 

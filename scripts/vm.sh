@@ -273,9 +273,8 @@ agent() {
                 else
                     out="error emulator not running"; rc=1
                 fi
-            elif [[ $line =~ ^(kill|hang|port-down|port-up|stats|ping)$ ||
-                $line =~ ^(qp-fatal|sq-error)\ [0-9]+$ ||
-                $line =~ ^fatal(\ (0x)?[0-9A-Fa-f]+)?$ ]]; then
+            elif [[ $line =~ ^[a-z][a-z0-9-]*(\ [A-Za-z0-9_.=:,-]+){0,4}$ ]]; then
+                # a control-socket request: orca-emu validates it
                 out=$(timeout -k 2 15 "$EMU" --ctl-send "$CTL" "$line" 2>&1)
                 rc=$?
             else

@@ -306,6 +306,7 @@ static void program(struct client *cl)
 	cl->regs->eq_ci = htole32(cl->eq_ci);
 	cl->regs->qp_mirror_base = htole64(MIRROR_BASE);
 	cl->regs->qp_mirror_entries = htole32(1026);
+	cl->regs->dev_ctl = htole32(ORCA_DEV_CTL_ENABLE);
 }
 
 static pid_t emu;

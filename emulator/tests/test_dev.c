@@ -124,6 +124,8 @@ static void fx_program_queues(struct fx *f, unsigned int eq_log_depth)
 	f->regs->eq_ci = htole32(f->eq_ci);
 	f->regs->qp_mirror_base = htole64(MIRROR_BASE);
 	f->regs->qp_mirror_entries = htole32(f->cfg.max_qp + ORCA_QPN_BASE);
+	/* the device latches the queue registers at the next doorbell */
+	f->regs->dev_ctl = htole32(ORCA_DEV_CTL_ENABLE);
 }
 
 /* Write a raw entry at the producer slot; returns the slot. */
@@ -1166,7 +1168,7 @@ static struct orca_cmdq_entry entry(uint16_t op, uint16_t in_len,
 static void bad_opcode(void)
 {
 	struct fx *f = fx_up();
-	static const uint16_t ops[] = { 0x00, 0x06, 0x12, 0x34, 0x7f, 0xff,
+	static const uint16_t ops[] = { 0x00, 0x08, 0x12, 0x34, 0x7f, 0xff,
 					0x100, 0xffff };
 	unsigned int i;
 
@@ -1184,16 +1186,11 @@ static void length_errors(void)
 {
 	struct fx *f = fx_up();
 	struct orca_cmdq_entry e;
+	struct orca_pd_handle pd;
 
-	e = entry(ORCA_CMD_ALLOC_PD, 8, 8, 0, 0);
-	EXPECT_FAIL(f, raw_cmd(f, &e), ORCA_STATUS_BAD_LEN, ORCA_SYND_IN_LEN);
+	/* shorter input than the device knows */
 	e = entry(ORCA_CMD_DEALLOC_PD, 4, 0, 0, 0);
 	EXPECT_FAIL(f, raw_cmd(f, &e), ORCA_STATUS_BAD_LEN, ORCA_SYND_IN_LEN);
-	e = entry(ORCA_CMD_ALLOC_PD, 0, 4, 0, 0);
-	EXPECT_FAIL(f, raw_cmd(f, &e), ORCA_STATUS_BAD_LEN, ORCA_SYND_OUT_LEN);
-	e = entry(ORCA_CMD_QUERY_CAPS, 0, sizeof(struct orca_caps) - 1, 0,
-		  OUT_MBOX(0));
-	EXPECT_FAIL(f, raw_cmd(f, &e), ORCA_STATUS_BAD_LEN, ORCA_SYND_OUT_LEN);
 	/* QUERY_CAPS output does not fit inline */
 	e = entry(ORCA_CMD_QUERY_CAPS, 0, sizeof(struct orca_caps), 0, 0);
 	EXPECT_FAIL(f, raw_cmd(f, &e), ORCA_STATUS_BAD_LEN, ORCA_SYND_OUT_LEN);
@@ -1201,6 +1198,7 @@ static void length_errors(void)
 	e = entry(ORCA_CMD_CREATE_QP, sizeof(struct orca_create_qp_in),
 		  sizeof(struct orca_qp_ctx), 0, OUT_MBOX(0));
 	EXPECT_FAIL(f, raw_cmd(f, &e), ORCA_STATUS_BAD_LEN, ORCA_SYND_IN_LEN);
+	/* more input than a mailbox holds */
 	e = entry(ORCA_CMD_MODIFY_QP, 0xffff, sizeof(struct orca_qp_ctx),
 		  IN_MBOX(0), OUT_MBOX(0));
 	EXPECT_FAIL(f, raw_cmd(f, &e), ORCA_STATUS_BAD_LEN, ORCA_SYND_IN_LEN);
@@ -1217,8 +1215,56 @@ static void length_errors(void)
 	memset(f->ram + OUT_MBOX(3), 0xee, 16);
 	e = entry(ORCA_CMD_ALLOC_PD, 0, 8, 0, OUT_MBOX(3));
 	CHECK_EQ(raw_cmd(f, &e), 0);
-	CHECK_EQ(le32toh(*(uint32_t *)(f->ram + OUT_MBOX(3))), 3);
+	memcpy(&pd, f->ram + OUT_MBOX(3), sizeof(pd));
+	CHECK_EQ(le32toh(pd.pdn), f->pdn + 2);
 	CHECK_EQ(f->ram[OUT_MBOX(3) + 8], 0xee);	/* nothing beyond */
+	fx_free(f);
+}
+
+/* orca_hw.h "Payload lengths": inputs may grow, outputs are cut. */
+static void length_forward_compat(void)
+{
+	struct fx *f = fx_up();
+	struct orca_cmdq_entry e;
+	struct orca_cq_handle h = { .cqn = htole32(f->cqn) };
+	uint8_t big[ORCA_MBOX_SIZE];
+	struct orca_caps caps;
+
+	/* a longer input with a zero tail is a known command */
+	e = entry(ORCA_CMD_ALLOC_PD, 8, 8, 0, 0);
+	CHECK_EQ(raw_cmd(f, &e), 0);
+	CHECK_EQ(f->out_len, 8);
+	memset(big, 0, sizeof(big));
+	memcpy(big, &h, sizeof(h));
+	memcpy(f->ram + IN_MBOX(2), big, sizeof(big));
+	e = entry(ORCA_CMD_DESTROY_CQ, ORCA_MBOX_SIZE, 0, IN_MBOX(2), 0);
+	CHECK_EQ(raw_cmd(f, &e), 0);
+	CHECK_EQ(f->dev.n_cqs, 0);
+	/* a non-zero byte past what the device knows asks too much */
+	e = entry(ORCA_CMD_ALLOC_PD, 8, 8, 0, 0);
+	e.inline_in[7] = 1;
+	EXPECT_FAIL(f, raw_cmd(f, &e), ORCA_STATUS_BAD_PARAM,
+		    ORCA_SYND_RESERVED_NZ);
+	big[sizeof(h) + 100] = 0x40;
+	memcpy(f->ram + IN_MBOX(2), big, sizeof(big));
+	e = entry(ORCA_CMD_DEALLOC_PD, 200, 0, IN_MBOX(2), 0);
+	EXPECT_FAIL(f, raw_cmd(f, &e), ORCA_STATUS_BAD_PARAM,
+		    ORCA_SYND_RESERVED_NZ);
+	/* less output room: the device writes what fits and says so */
+	e = entry(ORCA_CMD_ALLOC_PD, 0, 4, 0, 0);
+	CHECK_EQ(raw_cmd(f, &e), 0);
+	CHECK_EQ(f->out_len, 4);
+	memset(f->ram + OUT_MBOX(4), 0xee, ORCA_MBOX_SIZE);
+	e = entry(ORCA_CMD_QUERY_CAPS, 0, 0x20, 0, OUT_MBOX(4));
+	CHECK_EQ(raw_cmd(f, &e), 0);
+	CHECK_EQ(f->out_len, 0x20);
+	memcpy(&caps, f->ram + OUT_MBOX(4), sizeof(caps));
+	CHECK_EQ(le64toh(caps.fw_version), f->cfg.fw_version);
+	CHECK_EQ(f->ram[OUT_MBOX(4) + 0x20], 0xee);
+	/* nothing at all is a valid (if useless) amount */
+	e = entry(ORCA_CMD_QUERY_CAPS, 0, 0, 0, 0);
+	CHECK_EQ(raw_cmd(f, &e), 0);
+	CHECK_EQ(f->out_len, 0);
 	fx_free(f);
 }
 
@@ -1295,43 +1341,50 @@ static void failed_command_writes_no_output(void)
 	fx_free(f);
 }
 
+/* A device whose queues are enabled at the given (bad) addresses. */
+static struct fx *fx_enable_at(uint64_t cmdq_base, uint32_t cmdq_log,
+			       uint64_t eq_base, uint32_t eq_log)
+{
+	struct fx *f = fx_new_cfg(NULL);
+
+	fx_program_queues(f, ORCA_EQ_LOG_DEPTH);
+	f->regs->cmdq_base = htole64(cmdq_base);
+	f->regs->cmdq_log_depth = htole32(cmdq_log);
+	f->regs->eq_base = htole64(eq_base);
+	f->regs->eq_log_depth = htole32(eq_log);
+	return f;
+}
+
 static void cmdq_base_out_of_range(void)
 {
 	static const uint64_t bases[] = { RAM_SIZE - 64 * 32, RAM_SIZE,
 					  ~0ULL - 63, CMDQ_BASE + 8 };
 	unsigned int i;
 
-	for (i = 0; i < 4; i++) {
-		struct fx *f = fx_up();
+	for (i = 0; i < 5; i++) {
+		struct fx *f = fx_enable_at(i < 4 ? bases[i] : CMDQ_BASE,
+					    i < 4 ? 6 : 9, EQ_BASE,
+					    ORCA_EQ_LOG_DEPTH);
 		struct orca_eqe eqe;
-		uint32_t pi_before = le32toh(f->regs->eq_pi);
 
-		f->regs->cmdq_base = htole64(bases[i]);
-		fx_submit(f, ORCA_CMD_ALLOC_PD, NULL, 0, 8);
+		fx_submit(f, ORCA_CMD_RESET, NULL, 0, 0);
 		fx_ring(f);
 		CHECK_EQ(le32toh(f->regs->health), ORCA_HEALTH_FATAL);
 		CHECK_EQ(le32toh(f->regs->fatal_syndrome), ORCA_FATAL_DMA);
-		/* armed: the driver learns it from a DEVICE_FATAL EQE */
-		CHECK_EQ(le32toh(f->regs->eq_pi), pi_before + 1);
-		CHECK(fx_pop(f, &eqe));
-		CHECK_EQ(eqe.type, ORCA_EQE_DEVICE_FATAL);
-		CHECK_EQ(le32toh(eqe.fatal.syndrome), ORCA_FATAL_DMA);
-		CHECK(f->irqs > 0);
-		/* a fatal device executes nothing */
+		CHECK(!fx_pop(f, &eqe));
+		/* a fatal device executes nothing, a new address included */
 		f->regs->cmdq_base = htole64(CMDQ_BASE);
+		f->regs->cmdq_log_depth = htole32(6);
 		fx_ring(f);
 		CHECK(!fx_pop(f, &eqe));
+		/* a function reset brings it back */
+		f->regs->dev_ctl = htole32(ORCA_DEV_CTL_RESET);
+		orca_dev_doorbell(&f->dev, ORCA_FW_VEC_CMDQ);
+		CHECK_EQ(le32toh(f->regs->health), ORCA_HEALTH_OK);
+		CHECK_EQ(le32toh(f->regs->dev_sts), ORCA_DEV_STS_RESET_DONE);
+		fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
+		CHECK_EQ(f->status, 0);
 		CHECK(canaries_ok(f));
-		fx_free(f);
-	}
-	/* bad depth */
-	{
-		struct fx *f = fx_up();
-
-		f->regs->cmdq_log_depth = htole32(9);
-		fx_submit(f, ORCA_CMD_ALLOC_PD, NULL, 0, 8);
-		fx_ring(f);
-		CHECK_EQ(le32toh(f->regs->health), ORCA_HEALTH_FATAL);
 		fx_free(f);
 	}
 }
@@ -1342,36 +1395,43 @@ static void eq_base_out_of_range(void)
 					  ~0ULL - 63, EQ_BASE + 32 };
 	unsigned int i;
 
-	for (i = 0; i < 4; i++) {
-		struct fx *f = fx_up();
+	for (i = 0; i < 5; i++) {
+		struct fx *f = fx_enable_at(CMDQ_BASE, 6,
+					    i < 4 ? bases[i] : EQ_BASE,
+					    i < 4 ? ORCA_EQ_LOG_DEPTH :
+					    ORCA_EMU_EQ_MAX_LOG_DEPTH + 1);
 		uint32_t ci = le32toh(f->regs->cmdq_ci);
 
-		f->regs->eq_base = htole64(bases[i]);
-		fx_submit(f, ORCA_CMD_ALLOC_PD, NULL, 0, 8);
-		fx_submit(f, ORCA_CMD_ALLOC_PD, NULL, 0, 8);
+		fx_submit(f, ORCA_CMD_QUERY_CAPS, NULL, 0, 0);
+		fx_submit(f, ORCA_CMD_QUERY_CAPS, NULL, 0, 0);
 		fx_ring(f);
 		CHECK_EQ(le32toh(f->regs->health), ORCA_HEALTH_FATAL);
 		CHECK_EQ(le32toh(f->regs->fatal_syndrome), ORCA_FATAL_DMA);
 		CHECK_EQ(le32toh(f->regs->cmdq_ci), ci + 2);
 		CHECK(canaries_ok(f));
 		/* further doorbells are ignored */
-		f->regs->eq_base = htole64(EQ_BASE);
-		fx_submit(f, ORCA_CMD_ALLOC_PD, NULL, 0, 8);
+		fx_submit(f, ORCA_CMD_QUERY_CAPS, NULL, 0, 0);
 		fx_ring(f);
 		CHECK_EQ(le32toh(f->regs->cmdq_ci), ci + 2);
 		fx_free(f);
 	}
-	/* EQ depth beyond the device maximum */
-	{
-		struct fx *f = fx_up();
+}
 
-		f->regs->eq_log_depth = htole32(ORCA_EMU_EQ_MAX_LOG_DEPTH + 1);
-		fx_submit(f, ORCA_CMD_ALLOC_PD, NULL, 0, 8);
-		fx_ring(f);
-		CHECK_EQ(le32toh(f->regs->health), ORCA_HEALTH_FATAL);
-		CHECK(canaries_ok(f));
-		fx_free(f);
-	}
+/* Once enabled, the queue registers are latched until a reset. */
+static void queue_registers_latched(void)
+{
+	struct fx *f = fx_up();
+	struct orca_pd_handle pd;
+
+	f->regs->cmdq_base = htole64(RAM_SIZE + 0x1000);
+	f->regs->cmdq_log_depth = htole32(31);
+	f->regs->eq_base = htole64(~0ULL - 63);
+	f->regs->eq_log_depth = htole32(31);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_ALLOC_PD, NULL, 0, &pd, sizeof(pd)), 0);
+	CHECK_EQ(le32toh(f->regs->health), ORCA_HEALTH_OK);
+	CHECK_EQ(le32toh(f->regs->dev_sts), ORCA_DEV_STS_ENABLED);
+	CHECK(canaries_ok(f));
+	fx_free(f);
 }
 
 static void bad_producer_index(void)
@@ -1589,6 +1649,218 @@ static void teardown(void)
 	fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
 	CHECK_EQ(f->status, 0);
 	CHECK(create_qp(f, ORCA_QPT_UD));
+	fx_free(f);
+}
+
+/* dev_ctl reset: everything stops, held work included, before the ack. */
+static void function_reset(void)
+{
+	struct fx *f = fx_up();
+	uint8_t *snap = malloc(RAM_SIZE);
+	unsigned int i;
+
+	CHECK(create_qp(f, ORCA_QPT_RC));
+	CHECK_EQ(le32toh(f->regs->dev_sts), ORCA_DEV_STS_ENABLED);
+	/* a slow device holds this completion for 1 s */
+	orca_dev_hook_cmd_delay(&f->dev, 1000);
+	fx_submit(f, ORCA_CMD_ALLOC_PD, NULL, 0, 8);
+	fx_ring(f);
+	CHECK_EQ(f->dev.n_pending, 1);
+	f->regs->dev_ctl = htole32(ORCA_DEV_CTL_RESET);
+	orca_dev_tick(&f->dev);
+	CHECK_EQ(le32toh(f->regs->dev_sts), ORCA_DEV_STS_RESET_DONE);
+	CHECK_EQ(f->dev.n_qps + f->dev.n_pds + f->dev.n_cqs, 0);
+	CHECK_EQ(f->dev.n_pending, 0);
+	CHECK_EQ(f->dev.stats.func_resets, 1);
+	/* no DMA at all afterwards: ticks, doorbells, hooks */
+	memcpy(snap, f->ram, RAM_SIZE);
+	for (i = 0; i < 20; i++) {
+		orca_dev_tick(&f->dev);
+		fx_ring(f);
+	}
+	CHECK_EQ(orca_dev_hook_port(&f->dev, false, NULL, 0), 0);
+	f->regs->dev_ctl = 0;	/* the driver withdraws the request */
+	fx_ring(f);
+	orca_dev_tick(&f->dev);
+	CHECK(!memcmp(snap, f->ram, RAM_SIZE));
+	CHECK_EQ(f->dev.stats.func_resets, 1);
+	/* enabled again, it works again */
+	orca_dev_hook_cmd_delay(&f->dev, 0);
+	fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
+	CHECK_EQ(f->status, 0);
+	free(snap);
+	fx_free(f);
+}
+
+/* A stalled device resets first when it wakes: no stale completion. */
+static void stall_then_reset_first(void)
+{
+	struct fx *f = fx_up();
+	uint8_t *snap = malloc(RAM_SIZE);
+	uint64_t hb = le64toh(f->regs->heartbeat);
+	unsigned int i;
+
+	orca_dev_hook_stall(&f->dev, 300);
+	fx_submit(f, ORCA_CMD_ALLOC_PD, NULL, 0, 8);
+	fx_ring(f);
+	orca_dev_tick(&f->dev);
+	CHECK_EQ(le64toh(f->regs->heartbeat), hb);	/* hung */
+	/* the driver gave up and asked for a reset, then freed nothing yet */
+	f->regs->dev_ctl = htole32(ORCA_DEV_CTL_RESET);
+	memcpy(snap, f->ram, RAM_SIZE);
+	for (i = 0; i < 10; i++) {
+		orca_dev_tick(&f->dev);
+		fx_ring(f);
+	}
+	CHECK(le64toh(f->regs->heartbeat) > hb);	/* awake again */
+	CHECK_EQ(le32toh(f->regs->dev_sts), ORCA_DEV_STS_RESET_DONE);
+	CHECK(!memcmp(snap, f->ram, RAM_SIZE));
+	CHECK_EQ(f->dev.stats.completions, 5);	/* bring-up only */
+	free(snap);
+	fx_free(f);
+}
+
+static void gid_and_pkey_tables(void)
+{
+	static const char *const sets[] = {
+		"gid_tbl_len=300", "pkey_tbl_len=4", "port_guid=0x1000",
+		"subnet_prefix=0xfe80000000000042", "pkey_table=0x8001,0x7fff",
+		NULL,
+	};
+	struct fx *f = fx_up_cfg(sets);
+	struct orca_query_table_in in = { .port = 1 };
+	uint8_t gids[ORCA_GIDS_PER_CMD][ORCA_GID_LEN];
+	__le16 pk[4];
+	uint64_t v;
+
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_GID_TABLE, &in, sizeof(in), gids,
+			sizeof(gids)), 0);
+	memcpy(&v, gids[0], 8);
+	CHECK_EQ(be64toh(v), 0xfe80000000000042ULL);
+	memcpy(&v, gids[0] + 8, 8);
+	CHECK_EQ(be64toh(v), 0x1000);
+	memcpy(&v, gids[255] + 8, 8);
+	CHECK_EQ(be64toh(v), 0x1000 + 255);
+	/* the rest of the table in a second command */
+	in.start = htole32(256);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_GID_TABLE, &in, sizeof(in), gids,
+			44 * ORCA_GID_LEN), 0);
+	CHECK_EQ(f->out_len, 44 * ORCA_GID_LEN);
+	memcpy(&v, gids[43] + 8, 8);
+	CHECK_EQ(be64toh(v), 0x1000 + 299);
+	/* past the end, partial entries, bad port */
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_QUERY_GID_TABLE, &in, sizeof(in),
+			      gids, 45 * ORCA_GID_LEN),
+		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE);
+	in.start = 0;
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_QUERY_GID_TABLE, &in, sizeof(in),
+			      gids, 24),
+		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE);
+	in.port = 2;
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_QUERY_GID_TABLE, &in, sizeof(in),
+			      gids, 16),
+		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE);
+	in.port = 1;
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_PKEY_TABLE, &in, sizeof(in), pk,
+			sizeof(pk)), 0);
+	CHECK_EQ(le16toh(pk[0]), 0x8001);
+	CHECK_EQ(le16toh(pk[1]), 0x7fff);
+	CHECK_EQ(le16toh(pk[2]), 0);
+	CHECK_EQ(le16toh(pk[3]), 0);
+	in.start = htole32(3);
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_QUERY_PKEY_TABLE, &in, sizeof(in),
+			      pk, 4),
+		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE);
+	fx_free(f);
+}
+
+static void pkey_table_config(void)
+{
+	struct orca_cfg c;
+	char err[256];
+
+	orca_cfg_defaults(&c);
+	CHECK_EQ(orca_cfg_finalize(&c, err, sizeof(err)), 0);
+	CHECK_EQ(c.n_pkey_table, 1);
+	CHECK_EQ(c.pkey_table[0], 0xffff);
+	orca_cfg_defaults(&c);
+	CHECK_EQ(orca_cfg_set_kv(&c, "pkey_table=0x8001,0x7fff", err,
+				 sizeof(err)), 0);
+	CHECK(orca_cfg_finalize(&c, err, sizeof(err)));	/* > pkey_tbl_len 1 */
+	orca_cfg_defaults(&c);
+	CHECK_EQ(orca_cfg_set_kv(&c, "pkey_tbl_len=2", err, sizeof(err)), 0);
+	CHECK_EQ(orca_cfg_set_kv(&c, "pkey_table=0x8001,0x7fff", err,
+				 sizeof(err)), 0);
+	CHECK_EQ(orca_cfg_set_kv(&c, "pkey=0x8002", err, sizeof(err)), 0);
+	CHECK(orca_cfg_finalize(&c, err, sizeof(err)));	/* entry 0 twice */
+	CHECK(orca_cfg_set_kv(&c, "pkey_table=0x10000", err, sizeof(err)));
+	CHECK(orca_cfg_set_kv(&c, "pkey_table=", err, sizeof(err)));
+}
+
+/* reuse-handles: the lowest free number at once, as a free list would. */
+static void handle_reuse(void)
+{
+	struct fx *f = fx_up();
+	struct orca_pd_handle a, b, c;
+
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_ALLOC_PD, NULL, 0, &a, sizeof(a)), 0);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_DEALLOC_PD, &a, sizeof(a), NULL, 0), 0);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_ALLOC_PD, NULL, 0, &b, sizeof(b)), 0);
+	CHECK(b.pdn != a.pdn);		/* round robin by default */
+	f->dev.reuse_handles = true;
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_DEALLOC_PD, &b, sizeof(b), NULL, 0), 0);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_ALLOC_PD, NULL, 0, &c, sizeof(c)), 0);
+	CHECK_EQ(le32toh(c.pdn), f->pdn + 1);	/* the lowest free one */
+	fx_free(f);
+}
+
+/* eq-flood: events beyond the EQ are dropped and counted, QP -> ERR. */
+static void eq_flood_drops(void)
+{
+	struct fx *f = fx_new_cfg(NULL);
+	struct orca_init_in init = { .flags = htole32(ORCA_INIT_F_EQ_IRQ) };
+	struct orca_pd_handle pd;
+	struct orca_create_cq_in cqi = { .cqe = htole32(8) };
+	struct orca_create_cq_out cqo;
+	uint32_t qpn, free_slots;
+	char err[64];
+
+	fx_program_queues(f, 4);	/* 16 entries */
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_INIT, &init, sizeof(init), NULL, 0), 0);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_ALLOC_PD, NULL, 0, &pd, sizeof(pd)), 0);
+	f->pdn = le32toh(pd.pdn);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_CREATE_CQ, &cqi, sizeof(cqi), &cqo,
+			sizeof(cqo)), 0);
+	f->cqn = le32toh(cqo.cqn);
+	qpn = qp_in_state(f, ORCA_QPT_RC, ORCA_QPS_RTS);
+	CHECK(qpn);
+	free_slots = 16 - (le32toh(f->regs->eq_pi) - f->eq_ci);
+	CHECK(orca_dev_hook_eq_flood(&f->dev, 99, 0, err, sizeof(err)));
+	CHECK_EQ(orca_dev_hook_eq_flood(&f->dev, 20, qpn, err, sizeof(err)),
+		 0);
+	CHECK_EQ(le32toh(f->regs->eq_overflows), 20 + 1 - free_slots);
+	CHECK_EQ(mirror(f, qpn)->state, ORCA_QPS_ERR);
+	fx_free(f);
+}
+
+/* caps-override changes what is reported, not what the device holds. */
+static void caps_override(void)
+{
+	struct fx *f = fx_up();
+	struct orca_caps c;
+	char err[64];
+
+	CHECK_EQ(orca_dev_hook_caps_override(&f->dev, "max_qp", 0xfffffffe,
+					     err, sizeof(err)), 0);
+	CHECK(orca_dev_hook_caps_override(&f->dev, "fw_version", 1, err,
+					  sizeof(err)));
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_CAPS, NULL, 0, &c, sizeof(c)), 0);
+	CHECK_EQ(le32toh(c.max_qp), 0xfffffffe);
+	CHECK_EQ(le32toh(c.max_cq), f->cfg.max_cq);
+	CHECK_EQ(orca_dev_hook_caps_override(&f->dev, "clear", 0, err,
+					     sizeof(err)), 0);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_CAPS, NULL, 0, &c, sizeof(c)), 0);
+	CHECK_EQ(le32toh(c.max_qp), f->cfg.max_qp);
 	fx_free(f);
 }
 
@@ -2477,6 +2749,7 @@ static void config_bad(void)
 		"phys_port_cnt=2", "max_mtu=6", "lmc=8", "ece=2",
 		"dio_send=4", "atomic_cap=3", "vendor_id=0x1000000",
 		"fw_version=1.2", "fw_version=1.2.3.4", "fw_version=1.70000.0",
+		"fw_version=65536.0.0",
 		"fw_version=a.b.c", "fw_version=-1.2.3",
 		"node_guid=xyz", "node_guid=0x11223344556677889",
 		"fw_name=0123456789012345678901234567890123",
@@ -2537,15 +2810,24 @@ int main(int argc, char **argv)
 	RUN(not_ready_and_init_checks);
 	RUN(bad_opcode);
 	RUN(length_errors);
+	RUN(length_forward_compat);
 	RUN(dma_mailbox_out_of_range);
 	RUN(failed_command_writes_no_output);
 	RUN(cmdq_base_out_of_range);
 	RUN(eq_base_out_of_range);
+	RUN(queue_registers_latched);
 	RUN(bad_producer_index);
 	RUN(full_ring_one_doorbell);
 	RUN(reverse_completions);
 	RUN(eq_full);
 	RUN(teardown);
+	RUN(function_reset);
+	RUN(stall_then_reset_first);
+	RUN(gid_and_pkey_tables);
+	RUN(pkey_table_config);
+	RUN(handle_reuse);
+	RUN(eq_flood_drops);
+	RUN(caps_override);
 	RUN(reset_destroys_everything);
 	RUN(reconnect_resets_state);
 	RUN(sm_rc_from_reset);

@@ -7,7 +7,7 @@
 #include <kernel-abi/orca-abi.h>
 
 DECLARE_DRV_CMD(orca_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
-		empty, orca_ibv_alloc_ucontext_resp);
+		orca_ibv_alloc_ucontext_cmd, orca_ibv_alloc_ucontext_resp);
 DECLARE_DRV_CMD(orca_query_device_ex, IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
 		empty, orca_ibv_ex_query_device_resp);
 DECLARE_DRV_CMD(orca_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,

@@ -36,6 +36,8 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	if (!ctx)
 		return NULL;
 
+	/* what this provider implements beyond the basics */
+	cmd.drv_payload.comp_mask = ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE;
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {
@@ -43,17 +45,22 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 		goto err_uninit;
 	}
 
+	/* each field counts only if the kernel says it filled it */
 	ctx->device_caps = resp.drv_payload.device_caps;
-	ctx->ece_vendor_id = resp.drv_payload.ece_vendor_id;
-	ctx->ece_options = resp.drv_payload.ece_options;
-	ctx->dio_caps = resp.drv_payload.data_in_order_caps;
-	ctx->max_inline_data = resp.drv_payload.max_inline_data;
-	ctx->fw_version = resp.drv_payload.fw_version;
-	/* A device without ECE has no meaningful ECE vendor/options */
-	if (!(ctx->device_caps & ORCA_IBV_DEVICE_CAP_ECE)) {
-		ctx->ece_vendor_id = 0;
-		ctx->ece_options = 0;
+	if (resp.drv_payload.comp_mask & ORCA_IBV_ALLOC_UCONTEXT_RESP_ECE) {
+		ctx->ece_vendor_id = resp.drv_payload.ece_vendor_id;
+		ctx->ece_options = resp.drv_payload.ece_options;
+	} else {
+		ctx->device_caps &= ~ORCA_IBV_DEVICE_CAP_ECE;
 	}
+	if (resp.drv_payload.comp_mask &
+	    ORCA_IBV_ALLOC_UCONTEXT_RESP_DATA_IN_ORDER)
+		ctx->dio_caps = resp.drv_payload.data_in_order_caps;
+	else
+		ctx->device_caps &= ~ORCA_IBV_DEVICE_CAP_DATA_IN_ORDER;
+	if (resp.drv_payload.comp_mask &
+	    ORCA_IBV_ALLOC_UCONTEXT_RESP_MAX_INLINE_DATA)
+		ctx->max_inline_data = resp.drv_payload.max_inline_data;
 
 	verbs_set_ops(&ctx->ibv_ctx, &orca_ctx_ops);
 	orca_cache_device_extras(ctx);

@@ -9,7 +9,7 @@
  * system call.  The data path (post_send/post_recv/poll_cq/req_notify_cq) is
  * not implemented yet; libibverbs' defaults return an error.
  *
- * Device-specific extras (fw_version, ORCA_IBV_DEVICE_CAP_*, ECE vendor and
+ * Device-specific extras (ORCA_IBV_DEVICE_CAP_*, ECE vendor and
  * options, data-in-order caps, max_inline_data) are reported by the kernel in
  * struct orca_ibv_alloc_ucontext_resp and surface through the standard verbs
  * (ibv_query_device_ex fw_ver/device_cap_flags_ex, ibv_query_ece,
@@ -56,14 +56,12 @@ struct orca_context {
 	uint32_t ece_options;		/* ECE options the device supports */
 	uint32_t dio_caps;		/* ORCA_IBV_DIO_* bytes, see shifts */
 	uint32_t max_inline_data;
-	uint64_t fw_version;
-	char fw_ver[64];		/* formatted once */
 	/*
 	 * Attributes only the driver part of the extended query_device
 	 * response carries.  They are constant, so the provider asks for
 	 * them once per context and later queries skip that payload.
 	 */
-	bool have_extras;
+	uint32_t extras;		/* ORCA_IBV_QUERY_DEVICE_RESP_* */
 	struct ibv_tso_caps tso_caps;
 	struct ibv_packet_pacing_caps packet_pacing_caps;
 	struct ibv_pci_atomic_caps pci_atomic_caps;

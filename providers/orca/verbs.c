@@ -26,11 +26,6 @@ void orca_cache_device_extras(struct orca_context *ctx)
 	struct ibv_device_attr_ex attr;
 	size_t resp_size = sizeof(resp);
 
-	snprintf(ctx->fw_ver, sizeof(ctx->fw_ver), "%u.%u.%u",
-		 (unsigned int)(ctx->fw_version >> 32),
-		 (unsigned int)((ctx->fw_version >> 16) & 0xffff),
-		 (unsigned int)(ctx->fw_version & 0xffff));
-
 	if (ibv_cmd_query_device_any(&ctx->ibv_ctx.context, NULL, &attr,
 				     sizeof(attr), &resp.ibv_resp, &resp_size))
 		return;
@@ -40,10 +35,10 @@ void orca_cache_device_extras(struct orca_context *ctx)
 	 * legacy one.  Whether the kernel filled the driver part is announced
 	 * by its comp_mask (zero-initialised above).
 	 */
-	if (resp_size <= sizeof(resp.ibv_resp.base) ||
-	    !(drv->comp_mask & ORCA_IBV_QUERY_DEVICE_RESP_V1))
+	if (resp_size <= sizeof(resp.ibv_resp.base))
 		return;
 
+	ctx->extras = drv->comp_mask;
 	ctx->tso_caps.max_tso = drv->max_tso;
 	ctx->tso_caps.supported_qpts = drv->tso_supported_qpts;
 	ctx->packet_pacing_caps.qp_rate_limit_min = drv->qp_rate_limit_min;
@@ -53,7 +48,6 @@ void orca_cache_device_extras(struct orca_context *ctx)
 	ctx->pci_atomic_caps.fetch_add = drv->pci_atomic_fetch_add;
 	ctx->pci_atomic_caps.swap = drv->pci_atomic_swap;
 	ctx->pci_atomic_caps.compare_swap = drv->pci_atomic_compare_swap;
-	ctx->have_extras = true;
 }
 
 int orca_query_device_ex(struct ibv_context *context,
@@ -61,24 +55,33 @@ int orca_query_device_ex(struct ibv_context *context,
 			 struct ibv_device_attr_ex *attr, size_t attr_size)
 {
 	struct orca_context *ctx = to_octx(context);
+	struct ib_uverbs_ex_query_device_resp resp;
+	size_t resp_size = sizeof(resp);
+	uint64_t fw;
 	int ret;
 
 	/* core response only: the driver part was cached at context open */
-	ret = ibv_cmd_query_device_any(context, input, attr, attr_size, NULL,
-				       NULL);
+	ret = ibv_cmd_query_device_any(context, input, attr, attr_size, &resp,
+				       &resp_size);
 	if (ret)
 		return ret;
 
-	memcpy(attr->orig_attr.fw_ver, ctx->fw_ver,
-	       sizeof(attr->orig_attr.fw_ver));
-	if (!ctx->have_extras)
-		return 0;
-	if (attr_size >= offsetofend(struct ibv_device_attr_ex, tso_caps))
+	/* the core fw_ver, in the device's major.minor.sub encoding */
+	fw = resp.base.fw_ver;
+	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
+		 "%u.%u.%u", (unsigned int)((fw >> 32) & 0xffff),
+		 (unsigned int)((fw >> 16) & 0xffff),
+		 (unsigned int)(fw & 0xffff));
+
+	if ((ctx->extras & ORCA_IBV_QUERY_DEVICE_RESP_TSO_CAPS) &&
+	    attr_size >= offsetofend(struct ibv_device_attr_ex, tso_caps))
 		attr->tso_caps = ctx->tso_caps;
-	if (attr_size >=
+	if ((ctx->extras & ORCA_IBV_QUERY_DEVICE_RESP_PACKET_PACING_CAPS) &&
+	    attr_size >=
 	    offsetofend(struct ibv_device_attr_ex, packet_pacing_caps))
 		attr->packet_pacing_caps = ctx->packet_pacing_caps;
-	if (attr_size >=
+	if ((ctx->extras & ORCA_IBV_QUERY_DEVICE_RESP_PCI_ATOMIC_CAPS) &&
+	    attr_size >=
 	    offsetofend(struct ibv_device_attr_ex, pci_atomic_caps))
 		attr->pci_atomic_caps = ctx->pci_atomic_caps;
 	return 0;
@@ -221,7 +224,7 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 	}
 
 	if ((ctx->device_caps & ORCA_IBV_DEVICE_CAP_ECE) &&
-	    (resp.drv_payload.comp_mask & ORCA_IBV_CREATE_QP_ECE))
+	    (resp.drv_payload.comp_mask & ORCA_IBV_CREATE_QP_RESP_ECE_OPTIONS))
 		qp->ece_supported = resp.drv_payload.ece_options;
 	qp->ece_current = qp->ece_supported;
 
@@ -262,7 +265,7 @@ int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 						      ibqp->state;
 
 	if (qp->ece_pending_valid) {
-		cmd.drv_payload.comp_mask = ORCA_IBV_MODIFY_QP_ECE;
+		cmd.drv_payload.comp_mask = ORCA_IBV_MODIFY_QP_ECE_OPTIONS;
 		cmd.drv_payload.ece_options = qp->ece_pending;
 	}
 
@@ -271,17 +274,27 @@ int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	if (ret)
 		return ret;
 
-	if (resp.drv_payload.comp_mask & ORCA_IBV_MODIFY_QP_ECE)
+	if (resp.drv_payload.comp_mask & ORCA_IBV_MODIFY_QP_RESP_ECE_OPTIONS)
 		qp->ece_current = resp.drv_payload.ece_options;
 
-	if (attr_mask & IBV_QP_STATE) {
-		/* The device negotiates ECE on INIT->RTR and RTR->RTS only */
-		if ((cur_state == IBV_QPS_INIT &&
-		     attr->qp_state == IBV_QPS_RTR) ||
-		    (cur_state == IBV_QPS_RTR && attr->qp_state == IBV_QPS_RTS))
+	/*
+	 * The kernel says whether this modify negotiated the request (from
+	 * the state the device had: ours may be stale after the device moved
+	 * the QP on its own); an older kernel leaves it to our state.
+	 */
+	if (resp.drv_payload.comp_mask &
+	    ORCA_IBV_MODIFY_QP_RESP_ECE_NEGOTIATED) {
+		if (resp.drv_payload.ece_negotiated)
 			qp->ece_pending_valid = false;
-		ibqp->state = attr->qp_state;
+	} else if ((attr_mask & IBV_QP_STATE) &&
+		   ((cur_state == IBV_QPS_INIT &&
+		     attr->qp_state == IBV_QPS_RTR) ||
+		    (cur_state == IBV_QPS_RTR &&
+		     attr->qp_state == IBV_QPS_RTS))) {
+		qp->ece_pending_valid = false;
 	}
+	if (attr_mask & IBV_QP_STATE)
+		ibqp->state = attr->qp_state;
 	return 0;
 }
 

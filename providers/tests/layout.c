@@ -133,23 +133,24 @@ int main(int argc, char **argv)
 	SIZE(ib_uverbs_ex_modify_qp_resp, 8);
 
 	/* orca driver payloads: no padding between core and driver parts */
-	SIZE(orca_ibv_alloc_ucontext_resp, 32);
-	SIZE(orca_ibv_ex_query_device_resp, 56);
-	SIZE(orca_ibv_create_qp_resp, 16);
+	SIZE(orca_ibv_alloc_ucontext_cmd, 8);
+	SIZE(orca_ibv_alloc_ucontext_resp, 24);
+	SIZE(orca_ibv_ex_query_device_resp, 32);
+	SIZE(orca_ibv_create_qp_resp, 8);
 	SIZE(orca_ibv_modify_qp, 8);
-	SIZE(orca_ibv_modify_qp_resp, 8);
-	SIZE(orca_alloc_ucontext, 16);
+	SIZE(orca_ibv_modify_qp_resp, 16);
+	SIZE(orca_alloc_ucontext, 24);
 	OFF(orca_alloc_ucontext_resp, drv_payload, 8);
-	SIZE(orca_alloc_ucontext_resp, 40);
+	SIZE(orca_alloc_ucontext_resp, 32);
 	OFF(orca_query_device_ex_resp, drv_payload, 304);
-	SIZE(orca_query_device_ex_resp, 360);
+	SIZE(orca_query_device_ex_resp, 336);
 	SIZE(orca_create_qp_ex, 88);
 	OFF(orca_create_qp_ex_resp, drv_payload, 40);
-	SIZE(orca_create_qp_ex_resp, 56);
+	SIZE(orca_create_qp_ex_resp, 48);
 	OFF(orca_modify_qp_ex, drv_payload, 144);
 	SIZE(orca_modify_qp_ex, 152);
 	OFF(orca_modify_qp_ex_resp, drv_payload, 8);
-	SIZE(orca_modify_qp_ex_resp, 16);
+	SIZE(orca_modify_qp_ex_resp, 24);
 
 	/* Values the provider defines for libibverbs 44 */
 	check("IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS",

@@ -29,6 +29,7 @@ ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts -o mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t debugfs debugfs /sys/kernel/debug
 # Only KERN_CRIT and worse on the console, so that driver messages cannot
 # land in the middle of the command's (TAP) output; dmesg.txt has them all.
 echo 3 > /proc/sys/kernel/printk
@@ -45,7 +46,7 @@ fi
 # shellcheck source=/dev/null
 . "$ORCA_JOB/vm.conf"
 : "${ORCA_REPO:=}" "${ORCA_BUILD:=}" "${ORCA_KO:=}"
-export ORCA_JOB ORCA_REPO ORCA_BUILD ORCA_GUEST=1
+export ORCA_JOB ORCA_REPO ORCA_BUILD ORCA_KO ORCA_GUEST=1
 export PATH="$ORCA_REPO/tests/lib:$PATH"
 
 # Marker for scripts/vm.sh: on failure it prints dmesg from here on.

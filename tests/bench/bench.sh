@@ -21,7 +21,8 @@ export LC_ALL=C
 
 OUT=${BENCH_OUT:-${ORCA_JOB:?not in the orca VM (no ORCA_JOB)}/bench}
 QB=${QBENCH:-${ORCA_BUILD:?no ORCA_BUILD}/tests/qbench}
-PARAM=/sys/module/orca/parameters/query_qp_fw
+# the query_qp-by-command knob is a debugfs file of the PCI function
+PARAM=/sys/kernel/debug/orca/$(basename "$(readlink -f /sys/class/infiniband/orca0/device)")/query_qp_fw
 ORCA=orca0 RXE=rxe0
 mkdir -p "$OUT" || exit 1
 rm -f "$OUT"/*.txt
@@ -52,14 +53,14 @@ say "rxe setup done ($(since "$t0")); devices: $(cd /sys/class/infiniband && ech
 # ------------------------------------------------------------ 1. timing
 say "timing: ${BENCH_BATCHES:-15} interleaved batches of ~${BENCH_BATCH_MS:-40} ms per verb and device"
 t0=$EPOCHREALTIME
-"$QB" time -b "${BENCH_BATCHES:-15}" -t "${BENCH_BATCH_MS:-40}" -w "${BENCH_WARMUP:-2000}" \
+"$QB" time -P "$PARAM" -b "${BENCH_BATCHES:-15}" -t "${BENCH_BATCH_MS:-40}" -w "${BENCH_WARMUP:-2000}" \
     $ORCA $RXE > "$OUT/time.txt" 2> "$OUT/time.err" || { cat "$OUT/time.err" >&2; fail "qbench time"; }
 say "timing done ($(since "$t0"))"
 
 # ------------------------------------------------------------ 2. firmware commands
 say "firmware commands: ${BENCH_FW_CALLS:-1000} calls per verb on $ORCA between two 'hostctl stats'"
 t0=$EPOCHREALTIME
-"$QB" fw -n "${BENCH_FW_CALLS:-1000}" -s 'hostctl stats' $ORCA > "$OUT/fw.txt" 2> "$OUT/fw.err" ||
+"$QB" fw -P "$PARAM" -n "${BENCH_FW_CALLS:-1000}" -s 'hostctl stats' $ORCA > "$OUT/fw.txt" 2> "$OUT/fw.err" ||
     { cat "$OUT/fw.err" >&2; fail "qbench fw"; }
 say "firmware commands done ($(since "$t0"))"
 

@@ -25,9 +25,10 @@
  *
  * Verbs: query_qp (full mask on an RC QP in INIT), query_device_ex (NULL
  * input), query_port (port 1), query_ece, data_in_order (RDMA_WRITE, flags
- * 0), and query_qp_fw: query_qp with the orca module parameter query_qp_fw
+ * 0), and query_qp_fw: query_qp with orca's debugfs knob query_qp_fw
  * set to 1 while it runs (set back to 0 afterwards; -P PATH overrides the
- * parameter file; devices not named orca* are measured as plain query_qp).
+ * knob file, which bench.sh passes; devices not named orca* are measured
+ * as plain query_qp).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,7 +63,7 @@ struct verb {
 	bool qp_fw;		/* run with orca's query_qp_fw=1 */
 };
 
-static const char *param_path = "/sys/module/orca/parameters/query_qp_fw";
+static const char *param_path = "/sys/kernel/debug/orca/0000:00:03.0/query_qp_fw";
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)

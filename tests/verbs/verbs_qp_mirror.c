@@ -2,7 +2,7 @@
 /*
  * verbs_qp_mirror: the orca driver answers ibv_query_qp from the QP state
  * mirror the device writes plus the context MODIFY_QP returned, without a
- * firmware command; module parameter query_qp_fw=1 sends QUERY_QP instead.
+ * firmware command; debugfs knob query_qp_fw=1 sends QUERY_QP instead.
  *   usage: verbs_qp_mirror [-d DEV] [--queries N]
  *
  * 1. Many QPs of every type in every state (including ERR after an
@@ -13,12 +13,30 @@
  *    QUERY_QP command and no command at all across N queries with
  *    query_qp_fw=0, and exactly N QUERY_QP commands with query_qp_fw=1.
  *
- * Needs root (the parameter is written through sysfs) and, for the
+ * Needs root (the knob is written through debugfs) and, for the
  * injected errors and the counters, tests/lib/hostctl (the orca VM).
  */
 #include "common.h"
 
-#define PARAM "/sys/module/orca/parameters/query_qp_fw"
+/* the debug knob lives in debugfs, per PCI function */
+static char PARAM[512];
+
+static int param_locate(const char *dev)
+{
+	char link[256], path[128];
+	const char *pci;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/device", dev);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return -1;
+	link[n] = '\0';
+	pci = strrchr(link, '/') ? strrchr(link, '/') + 1 : link;
+	snprintf(PARAM, sizeof(PARAM), "/sys/kernel/debug/orca/%s/query_qp_fw",
+		 pci);
+	return 0;
+}
 
 static char param_orig[8];
 
@@ -340,7 +358,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	if (!ok(!param_read(param_orig, sizeof(param_orig)),
+	if (!ok(!param_locate(dev) && !param_read(param_orig, sizeof(param_orig)),
 		"%s exists (%s)", PARAM, param_orig))
 		return tap_done();
 	atexit(param_restore);

@@ -15,11 +15,13 @@
 #define ORCA_UVERBS_ABI_VERSION 1
 
 /*
- * Keep structs aligned to 8 bytes.
+ * Keep structs aligned to 8 bytes; every 64-bit field is __aligned_u64.
  * Keep reserved fields as arrays of __u8 named reserved_XXX where XXX is
  * the hex bit offset of the field.
- * Every response starts with comp_mask; new fields are appended and
- * announced by a comp_mask bit, so old providers keep working.
+ * Every struct starts with comp_mask, whose bits are named for the fields
+ * they validate; new fields are appended with a new bit, so old providers
+ * and old kernels keep working.  Nothing the core uverbs structs already
+ * carry (fw_ver, qp_num, ...) is repeated here.
  */
 
 enum orca_ibv_device_caps {
@@ -44,28 +46,54 @@ enum orca_ibv_dio_shift {
 	ORCA_IBV_DIO_SHIFT_RDMA_READ		= 16,
 };
 
+/*
+ * alloc_ucontext: the provider announces, in comp_mask, which optional
+ * protocols it implements; the kernel enables only those for the context.
+ */
+enum orca_ibv_alloc_ucontext_cmd_mask {
+	/* ECE requests travel in modify_qp, results in its response */
+	ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE		= 1 << 0,
+};
+
+struct orca_ibv_alloc_ucontext_cmd {
+	__u32 comp_mask;		/* ORCA_IBV_ALLOC_UCONTEXT_CMD_* */
+	__u8 reserved_20[4];
+};
+
+/* Which fields of the alloc_ucontext response are valid. */
+enum orca_ibv_alloc_ucontext_resp_mask {
+	/* ece_vendor_id, ece_options */
+	ORCA_IBV_ALLOC_UCONTEXT_RESP_ECE	= 1 << 0,
+	/* data_in_order_caps */
+	ORCA_IBV_ALLOC_UCONTEXT_RESP_DATA_IN_ORDER = 1 << 1,
+	/* max_inline_data */
+	ORCA_IBV_ALLOC_UCONTEXT_RESP_MAX_INLINE_DATA = 1 << 2,
+};
+
 struct orca_ibv_alloc_ucontext_resp {
-	__u32 comp_mask;
+	__u32 comp_mask;		/* ORCA_IBV_ALLOC_UCONTEXT_RESP_* */
 	__u32 device_caps;		/* ORCA_IBV_DEVICE_CAP_* */
-	__u32 ece_vendor_id;		/* IEEE OUI; 0 when ECE is unsupported */
+	__u32 ece_vendor_id;		/* IEEE OUI */
 	__u32 ece_options;		/* ECE options the device supports */
 	__u32 data_in_order_caps;	/* bytes of ORCA_IBV_DIO_*, see shifts */
 	__u32 max_inline_data;
-	__u64 fw_version;
 };
 
+/*
+ * Attributes struct ib_uverbs_ex_query_device_resp does not carry; the
+ * bits say which fields are valid.
+ */
 enum orca_ibv_query_device_resp_mask {
-	ORCA_IBV_QUERY_DEVICE_RESP_V1		= 1 << 0,
+	/* max_tso, tso_supported_qpts */
+	ORCA_IBV_QUERY_DEVICE_RESP_TSO_CAPS	= 1 << 0,
+	/* qp_rate_limit_min/max, packet_pacing_supported_qpts */
+	ORCA_IBV_QUERY_DEVICE_RESP_PACKET_PACING_CAPS = 1 << 1,
+	/* pci_atomic_fetch_add/swap/compare_swap */
+	ORCA_IBV_QUERY_DEVICE_RESP_PCI_ATOMIC_CAPS = 1 << 2,
 };
 
 struct orca_ibv_ex_query_device_resp {
 	__u32 comp_mask;		/* ORCA_IBV_QUERY_DEVICE_RESP_* */
-	__u32 device_caps;		/* ORCA_IBV_DEVICE_CAP_* */
-	__u32 ece_vendor_id;
-	__u32 ece_options;
-	__u32 data_in_order_caps;
-	__u32 max_inline_data;
-	/* attributes ib_uverbs_ex_query_device_resp does not carry */
 	__u32 max_tso;
 	__u32 tso_supported_qpts;
 	__u32 qp_rate_limit_min;
@@ -74,32 +102,42 @@ struct orca_ibv_ex_query_device_resp {
 	__u16 pci_atomic_fetch_add;
 	__u16 pci_atomic_swap;
 	__u16 pci_atomic_compare_swap;
-	__u8 reserved_190[6];
+	__u8 reserved_d0[2];
 };
 
-enum orca_ibv_create_qp_mask {
-	ORCA_IBV_CREATE_QP_ECE			= 1 << 0,
+enum orca_ibv_create_qp_resp_mask {
+	ORCA_IBV_CREATE_QP_RESP_ECE_OPTIONS	= 1 << 0,
 };
 
 struct orca_ibv_create_qp_resp {
-	__u32 comp_mask;		/* ORCA_IBV_CREATE_QP_* */
+	__u32 comp_mask;		/* ORCA_IBV_CREATE_QP_RESP_* */
 	__u32 ece_options;		/* options the device supports for it */
-	__u32 qpn;
-	__u32 reserved_60;
 };
 
 enum orca_ibv_modify_qp_mask {
-	ORCA_IBV_MODIFY_QP_ECE			= 1 << 0,
+	ORCA_IBV_MODIFY_QP_ECE_OPTIONS		= 1 << 0,
 };
 
 struct orca_ibv_modify_qp {
 	__u32 comp_mask;		/* ORCA_IBV_MODIFY_QP_* */
-	__u32 ece_options;		/* requested, with ORCA_IBV_MODIFY_QP_ECE */
+	__u32 ece_options;		/* requested */
+};
+
+enum orca_ibv_modify_qp_resp_mask {
+	ORCA_IBV_MODIFY_QP_RESP_ECE_OPTIONS	= 1 << 0,
+	ORCA_IBV_MODIFY_QP_RESP_ECE_NEGOTIATED	= 1 << 1,
 };
 
 struct orca_ibv_modify_qp_resp {
-	__u32 comp_mask;		/* ORCA_IBV_MODIFY_QP_* */
-	__u32 ece_options;		/* accepted by the device */
+	__u32 comp_mask;		/* ORCA_IBV_MODIFY_QP_RESP_* */
+	__u32 ece_options;		/* in force after this modify */
+	/*
+	 * 1 if this modify was the transition (INIT->RTR or RTR->RTS, from
+	 * the state the device had) that negotiated the requested options:
+	 * the request is settled, whatever state userspace believed in.
+	 */
+	__u32 ece_negotiated;
+	__u8 reserved_60[4];
 };
 
 #endif /* ORCA_ABI_USER_H */

@@ -15,19 +15,22 @@
 #include <rdma/orca-abi.h>
 
 static_assert(ORCA_UVERBS_ABI_VERSION == 1, "orca uverbs ABI version");
-static_assert(sizeof(struct orca_ibv_alloc_ucontext_resp) == 32,
+static_assert(sizeof(struct orca_ibv_alloc_ucontext_cmd) == 8,
+	      "orca_ibv_alloc_ucontext_cmd");
+static_assert(sizeof(struct orca_ibv_alloc_ucontext_resp) == 24,
 	      "orca_ibv_alloc_ucontext_resp");
-static_assert(offsetof(struct orca_ibv_alloc_ucontext_resp, fw_version) == 24,
-	      "orca_ibv_alloc_ucontext_resp.fw_version");
-static_assert(sizeof(struct orca_ibv_ex_query_device_resp) == 56,
+static_assert(offsetof(struct orca_ibv_alloc_ucontext_resp,
+		       max_inline_data) == 20,
+	      "orca_ibv_alloc_ucontext_resp.max_inline_data");
+static_assert(sizeof(struct orca_ibv_ex_query_device_resp) == 32,
 	      "orca_ibv_ex_query_device_resp");
 static_assert(offsetof(struct orca_ibv_ex_query_device_resp,
-		       pci_atomic_fetch_add) == 44,
+		       pci_atomic_fetch_add) == 24,
 	      "orca_ibv_ex_query_device_resp.pci_atomic_fetch_add");
-static_assert(sizeof(struct orca_ibv_create_qp_resp) == 16,
+static_assert(sizeof(struct orca_ibv_create_qp_resp) == 8,
 	      "orca_ibv_create_qp_resp");
 static_assert(sizeof(struct orca_ibv_modify_qp) == 8, "orca_ibv_modify_qp");
-static_assert(sizeof(struct orca_ibv_modify_qp_resp) == 8,
+static_assert(sizeof(struct orca_ibv_modify_qp_resp) == 16,
 	      "orca_ibv_modify_qp_resp");
 
 #endif /* ORCA_COMPAT_KERNEL_ABI_ORCA_ABI_H */

@@ -4,9 +4,11 @@
 
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/orca-abi.h>
+#include <rdma/uverbs_ioctl.h>
 
 #include "orca_com.h"
 #include "orca_hw.h"
@@ -24,18 +26,31 @@ struct orca_dev {
 	/* caps never change after QUERY_CAPS: translated once */
 	struct ib_device_attr attr;
 	struct orca_ibv_ex_query_device_resp query_device_resp;
+	struct orca_ibv_alloc_ucontext_resp ucontext_resp;
 
 	struct orca_qp_mirror *mirror;
 	dma_addr_t mirror_dma;
 	u32 mirror_entries;
 
+	/* port 1's GID and P_Key tables, read once at probe */
+	union ib_gid *gids;
+	u16 *pkeys;
+	u32 gid_tbl_len;
+	u32 pkey_tbl_len;
+
 	struct xarray qps;		/* QPN -> orca_qp, for events */
 	struct xarray cqs;		/* CQN -> orca_cq, for events */
 	bool ib_registered;		/* under com.eq_lock */
+	bool port_active;		/* last port event, under com.eq_lock */
+	struct work_struct resync_work;	/* after the device dropped events */
+
+	struct dentry *debugfs;
+	bool query_qp_fw;		/* debugfs: query_qp by QUERY_QP */
 };
 
 struct orca_ucontext {
 	struct ib_ucontext ibucontext;
+	bool ece;		/* the provider speaks ECE and the device has it */
 };
 
 struct orca_pd {
@@ -51,7 +66,11 @@ struct orca_cq {
 struct orca_qp {
 	struct ib_qp ibqp;
 	struct mutex lock;		/* serialises modify/query */
-	enum ib_qp_state state;		/* last state the device reported */
+	/*
+	 * Last state the device reported: by a command under lock, or by an
+	 * event (READ_ONCE/WRITE_ONCE).  The mirror entry is newer still.
+	 */
+	enum ib_qp_state state;
 	struct orca_qp_ctx ctx;		/* as last applied by the device */
 };
 
@@ -77,10 +96,41 @@ static inline struct orca_qp *to_oqp(struct ib_qp *ibqp)
 
 static inline bool orca_has_ece(const struct orca_dev *dev)
 {
-	return dev->query_device_resp.device_caps & ORCA_IBV_DEVICE_CAP_ECE;
+	return dev->ucontext_resp.device_caps & ORCA_IBV_DEVICE_CAP_ECE;
+}
+
+/* ECE through udata only for contexts whose provider asked for it. */
+static inline bool orca_udata_ece(struct ib_udata *udata)
+{
+	struct orca_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct orca_ucontext,
+					  ibucontext);
+
+	return uctx && uctx->ece;
+}
+
+/* Driver limits on what the device may report (orca_caps_check). */
+#define ORCA_MAX_GID_TBL_LEN	1024
+#define ORCA_MAX_PKEY_TBL_LEN	4096
+
+/* orca_event.c */
+void orca_async_event(struct orca_com *com, const struct orca_eqe *eqe);
+void orca_events_lost(struct orca_com *com, u32 lost);
+void orca_resync_work(struct work_struct *work);
+
+static inline struct orca_dev *com_to_odev(struct orca_com *com)
+{
+	return container_of(com, struct orca_dev, com);
 }
 
 /* orca_verbs.c */
+bool orca_read_mirror(struct orca_dev *dev, u32 qpn, struct orca_qp_ctx *ctx);
+int orca_read_port_tables(struct orca_dev *dev);
+void orca_free_port_tables(struct orca_dev *dev);
+struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
+					       u32 port_num);
+int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		      u32 port, int index);
 void orca_cache_device_attr(struct orca_dev *dev);
 int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 		      struct ib_udata *udata);

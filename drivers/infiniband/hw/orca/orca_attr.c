@@ -2,6 +2,8 @@
 /* Translation between ib_core attributes and the device's wire format. */
 
 #include <linux/build_bug.h>
+#include <linux/device.h>
+#include <linux/limits.h>
 #include <rdma/orca-abi.h>
 
 #include "orca_attr.h"
@@ -104,6 +106,69 @@ void orca_caps_to_ib_attr(const struct orca_caps *caps,
 	attr->cq_caps.max_cq_moderation_period =
 		le16_to_cpu(caps->max_cq_moderation_period);
 	attr->max_dm_size = le64_to_cpu(caps->max_dm_size);
+}
+
+/*
+ * Limits on what the device may report.  Counts land in the int fields of
+ * struct ib_device_attr; max_qp also sizes the QP mirror, one coherent
+ * allocation (at most 4 MiB from the page allocator) indexed by QPN.
+ */
+
+/**
+ * orca_caps_check - refuse capabilities the driver cannot trust
+ * @caps: QUERY_CAPS output
+ * @dev: for the log line
+ *
+ * Return: 0, or -EINVAL after logging the first value out of range.
+ */
+int orca_caps_check(const struct orca_caps *caps, struct device *dev)
+{
+	const struct {
+		const char *name;
+		u32 v, min, max;
+	} lim[] = {
+		{ "max_qp", le32_to_cpu(caps->max_qp), 1, ORCA_MAX_QP },
+		{ "max_qp_wr", le32_to_cpu(caps->max_qp_wr), 1, INT_MAX },
+		{ "max_send_sge", le32_to_cpu(caps->max_send_sge), 1, INT_MAX },
+		{ "max_recv_sge", le32_to_cpu(caps->max_recv_sge), 1, INT_MAX },
+		{ "max_sge_rd", le32_to_cpu(caps->max_sge_rd), 0, INT_MAX },
+		{ "max_cq", le32_to_cpu(caps->max_cq), 1, INT_MAX },
+		{ "max_cqe", le32_to_cpu(caps->max_cqe), 1, INT_MAX },
+		{ "max_mr", le32_to_cpu(caps->max_mr), 0, INT_MAX },
+		{ "max_pd", le32_to_cpu(caps->max_pd), 1, INT_MAX },
+		{ "max_qp_rd_atom", le32_to_cpu(caps->max_qp_rd_atom), 0,
+		  INT_MAX },
+		{ "max_qp_init_rd_atom",
+		  le32_to_cpu(caps->max_qp_init_rd_atom), 0, INT_MAX },
+		{ "max_res_rd_atom", le32_to_cpu(caps->max_res_rd_atom), 0,
+		  INT_MAX },
+		{ "max_mw", le32_to_cpu(caps->max_mw), 0, INT_MAX },
+		{ "max_srq", le32_to_cpu(caps->max_srq), 0, INT_MAX },
+		{ "max_srq_wr", le32_to_cpu(caps->max_srq_wr), 0, INT_MAX },
+		{ "max_srq_sge", le32_to_cpu(caps->max_srq_sge), 0, INT_MAX },
+		{ "max_ah", le32_to_cpu(caps->max_ah), 0, INT_MAX },
+		{ "max_mcast_grp", le32_to_cpu(caps->max_mcast_grp), 0,
+		  INT_MAX },
+		{ "max_mcast_qp_attach",
+		  le32_to_cpu(caps->max_mcast_qp_attach), 0, INT_MAX },
+		{ "max_total_mcast_qp_attach",
+		  le32_to_cpu(caps->max_total_mcast_qp_attach), 0, INT_MAX },
+		{ "max_inline_data", le32_to_cpu(caps->max_inline_data), 0,
+		  INT_MAX },
+		/* the driver runs port 1 */
+		{ "phys_port_cnt", caps->phys_port_cnt, 1, 1 },
+		{ "num_comp_vectors", caps->num_comp_vectors, 1, U8_MAX },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(lim); i++) {
+		if (lim[i].v >= lim[i].min && lim[i].v <= lim[i].max)
+			continue;
+		dev_err(dev, "device reports %s = %u, outside %u..%u: refusing it\n",
+			lim[i].name, lim[i].v, lim[i].min, lim[i].max);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 u32 orca_caps_to_uapi_device_caps(const struct orca_caps *caps)
@@ -387,9 +452,9 @@ int orca_ece_to_modify_in(const struct orca_caps *caps,
 			  const struct orca_ibv_modify_qp *ucmd,
 			  struct orca_modify_qp_in *in)
 {
-	if (ucmd->comp_mask & ~ORCA_IBV_MODIFY_QP_ECE)
+	if (ucmd->comp_mask & ~ORCA_IBV_MODIFY_QP_ECE_OPTIONS)
 		return -EOPNOTSUPP;
-	if (!(ucmd->comp_mask & ORCA_IBV_MODIFY_QP_ECE))
+	if (!(ucmd->comp_mask & ORCA_IBV_MODIFY_QP_ECE_OPTIONS))
 		return 0;
 	if (!(orca_caps_to_uapi_device_caps(caps) & ORCA_IBV_DEVICE_CAP_ECE))
 		return -EOPNOTSUPP;

@@ -6,10 +6,15 @@
 #ifndef _ORCA_ATTR_H_
 #define _ORCA_ATTR_H_
 
+#include <linux/sizes.h>
 #include <rdma/ib_verbs.h>
 
 #include "orca_hw.h"
 
+/* QPNs index the QP mirror: one 4 MiB coherent allocation at most. */
+#define ORCA_MAX_QP	(SZ_4M / sizeof(struct orca_qp_mirror) - ORCA_QPN_BASE)
+
+int orca_caps_check(const struct orca_caps *caps, struct device *dev);
 void orca_caps_to_ib_attr(const struct orca_caps *caps,
 			  struct ib_device_attr *attr);
 void orca_port_to_ib_attr(const struct orca_port_attr *port,

@@ -143,6 +143,37 @@ static void caps_every_field(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.device_cap_flags, 0);
 }
 
+/* Values the driver cannot trust refuse the device; the rest pass. */
+static void caps_check_bounds(struct kunit *test)
+{
+	struct orca_caps c;
+
+	fill_caps(&c);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), 0);
+	c.max_qp = cpu_to_le32(ORCA_MAX_QP);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), 0);
+	/* max_qp + ORCA_QPN_BASE wrapped, and multi-GiB mirrors */
+	c.max_qp = cpu_to_le32(0xfffffffe);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	c.max_qp = cpu_to_le32(ORCA_MAX_QP + 1);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	c.max_qp = 0;
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	fill_caps(&c);
+	/* counts that would turn negative in struct ib_device_attr */
+	c.max_cqe = cpu_to_le32(0x80000000);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	fill_caps(&c);
+	c.max_mr = cpu_to_le32(U32_MAX);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	fill_caps(&c);
+	c.phys_port_cnt = 2;
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	fill_caps(&c);
+	c.num_comp_vectors = 0;
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+}
+
 static void caps_dev_cap_flags(struct kunit *test)
 {
 	static const struct {
@@ -696,7 +727,7 @@ static void ece_request(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orca_ece_to_modify_in(&c, &ucmd, &in), 0);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(in.flags), 0);
 
-	ucmd.comp_mask = ORCA_IBV_MODIFY_QP_ECE;
+	ucmd.comp_mask = ORCA_IBV_MODIFY_QP_ECE_OPTIONS;
 	ucmd.ece_options = ORCA_ECE_OPT_SELECTIVE_REPEAT | 0x100;
 	KUNIT_EXPECT_EQ(test, orca_ece_to_modify_in(&c, &ucmd, &in), 0);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(in.flags), ORCA_MODIFY_F_ECE);
@@ -707,7 +738,7 @@ static void ece_request(struct kunit *test)
 
 static void ece_request_refused(struct kunit *test)
 {
-	struct orca_ibv_modify_qp ucmd = { .comp_mask = ORCA_IBV_MODIFY_QP_ECE };
+	struct orca_ibv_modify_qp ucmd = { .comp_mask = ORCA_IBV_MODIFY_QP_ECE_OPTIONS };
 	struct orca_modify_qp_in in = {};
 	struct orca_caps c;
 
@@ -728,6 +759,7 @@ static void ece_request_refused(struct kunit *test)
 
 static struct kunit_case orca_attr_cases[] = {
 	KUNIT_CASE(caps_every_field),
+	KUNIT_CASE(caps_check_bounds),
 	KUNIT_CASE(caps_dev_cap_flags),
 	KUNIT_CASE(caps_atomic_cap),
 	KUNIT_CASE(caps_uapi_device_caps),

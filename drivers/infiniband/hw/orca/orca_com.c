@@ -26,6 +26,8 @@ static const char *const orca_opcode_names[] = {
 	[ORCA_CMD_TEARDOWN] = "TEARDOWN",
 	[ORCA_CMD_QUERY_CAPS] = "QUERY_CAPS",
 	[ORCA_CMD_QUERY_PORT] = "QUERY_PORT",
+	[ORCA_CMD_QUERY_GID_TABLE] = "QUERY_GID_TABLE",
+	[ORCA_CMD_QUERY_PKEY_TABLE] = "QUERY_PKEY_TABLE",
 	[ORCA_CMD_ALLOC_PD] = "ALLOC_PD",
 	[ORCA_CMD_DEALLOC_PD] = "DEALLOC_PD",
 	[ORCA_CMD_CREATE_CQ] = "CREATE_CQ",
@@ -84,7 +86,6 @@ static const char *orca_status_str(u8 status)
 bool orca_com_cmd_releases(u16 opcode)
 {
 	switch (opcode) {
-	case ORCA_CMD_TEARDOWN:
 	case ORCA_CMD_DEALLOC_PD:
 	case ORCA_CMD_DESTROY_CQ:
 	case ORCA_CMD_DESTROY_QP:
@@ -102,6 +103,16 @@ static int orca_com_dead_result(u16 opcode)
 bool orca_com_is_dead(struct orca_com *com)
 {
 	return test_bit(ORCA_COM_DEAD, &com->state);
+}
+
+static void orca_com_count(struct orca_com *com, enum orca_com_stat stat)
+{
+	atomic64_inc(&com->stats.v[stat]);
+}
+
+u64 orca_com_stat(struct orca_com *com, enum orca_com_stat stat)
+{
+	return atomic64_read(&com->stats.v[stat]);
 }
 
 void orca_com_set_dead(struct orca_com *com, const char *why)
@@ -138,7 +149,7 @@ static void orca_com_complete_cmd(struct orca_com *com,
 	u16 out_len = le16_to_cpu(done->out_len);
 
 	if (!token || ctx->token != token || ctx->completed) {
-		com->stats.stale_completions++;
+		orca_com_count(com, ORCA_STAT_STALE_COMPLETIONS);
 		dev_warn_ratelimited(com->dmadev,
 				     "stale completion, token 0x%04x\n", token);
 		return;
@@ -161,7 +172,7 @@ void orca_com_process_eq(struct orca_com *com)
 	u32 mask = com->eq_depth - 1;
 	bool fatal = false, bad_pi;
 	unsigned long flags;
-	u32 pi, consumed = 0;
+	u32 pi, consumed = 0, lost = 0, overflows;
 
 	spin_lock_irqsave(&com->eq_lock, flags);
 	pi = com->ops->read32(com, ORCA_REG(eq_pi));
@@ -177,7 +188,7 @@ void orca_com_process_eq(struct orca_com *com)
 			} else if (eqe->type == ORCA_EQE_DEVICE_FATAL) {
 				fatal = true;
 			} else {
-				com->stats.async_events++;
+				orca_com_count(com, ORCA_STAT_ASYNC_EVENTS);
 				if (com->event_fn)
 					com->event_fn(com, eqe);
 			}
@@ -186,8 +197,18 @@ void orca_com_process_eq(struct orca_com *com)
 		}
 		if (consumed)
 			com->ops->write32(com, ORCA_REG(eq_ci), com->eq_ci);
+		/* events dropped while the EQ was full: nobody saw them */
+		overflows = com->ops->read32(com, ORCA_REG(eq_overflows));
+		lost = overflows - com->eq_overflows;
+		com->eq_overflows = overflows;
 	}
 	spin_unlock_irqrestore(&com->eq_lock, flags);
+
+	if (lost) {
+		atomic64_add(lost, &com->stats.v[ORCA_STAT_LOST_EVENTS]);
+		if (com->overflow_fn)
+			com->overflow_fn(com, lost);
+	}
 
 	if (bad_pi)
 		orca_com_set_dead(com, "event queue producer index out of range");
@@ -317,7 +338,8 @@ static bool orca_com_wait(struct orca_com *com, struct orca_cmd_ctx *ctx,
 				/* no interrupt: maybe it was lost */
 				orca_com_process_eq(com);
 				if (READ_ONCE(ctx->completed)) {
-					com->stats.missed_irqs++;
+					orca_com_count(com,
+						       ORCA_STAT_MISSED_IRQS);
 					dev_warn_ratelimited(com->dmadev,
 							     "%s completed without an interrupt\n",
 							     orca_com_opcode_str(opcode));
@@ -338,7 +360,7 @@ static bool orca_com_wait(struct orca_com *com, struct orca_cmd_ctx *ctx,
 			next_check = jiffies + slice;
 		}
 		if (time_after(jiffies, deadline)) {
-			com->stats.timeouts++;
+			orca_com_count(com, ORCA_STAT_TIMEOUTS);
 			dev_err(com->dmadev, "%s timed out after %u ms\n",
 				orca_com_opcode_str(opcode), com->timeout_ms);
 			orca_com_set_dead(com, "command timeout");
@@ -354,10 +376,12 @@ static bool orca_com_wait(struct orca_com *com, struct orca_cmd_ctx *ctx,
  * @in: input payload, @in_len bytes (inline or mailbox, chosen here)
  * @in_len: input length, at most ORCA_MBOX_SIZE
  * @out: output buffer, @out_len bytes
- * @out_len: output length the command must produce, at most ORCA_MBOX_SIZE
+ * @out_len: output length offered and required, at most ORCA_MBOX_SIZE
  *
  * May sleep.  While the device is dead, commands that release resources
- * succeed without it and every other command fails with -EIO.
+ * succeed without it and every other command fails with -EIO.  The
+ * device writes at most @out_len bytes (orca_hw.h, "Payload lengths");
+ * a completion that claims more is a device error.
  *
  * Return: 0 or a negative errno mapped from the completion status.
  */
@@ -383,7 +407,7 @@ int orca_com_exec(struct orca_com *com, u16 opcode, const void *in,
 
 	ctx = orca_com_get_ctx(com);
 	orca_com_post(com, ctx, opcode, in, in_len, out_len);
-	com->stats.cmds++;
+	orca_com_count(com, ORCA_STAT_CMDS);
 
 	if (!orca_com_wait(com, ctx, opcode)) {
 		err = orca_com_dead_result(opcode);
@@ -392,7 +416,7 @@ int orca_com_exec(struct orca_com *com, u16 opcode, const void *in,
 
 	err = orca_com_status_to_errno(ctx->status);
 	if (err) {
-		com->stats.cmd_errors++;
+		orca_com_count(com, ORCA_STAT_CMD_ERRORS);
 		dev_warn_ratelimited(com->dmadev,
 				     "%s failed: status %s (0x%x) syndrome 0x%x\n",
 				     orca_com_opcode_str(opcode),
@@ -400,7 +424,8 @@ int orca_com_exec(struct orca_com *com, u16 opcode, const void *in,
 				     ctx->syndrome);
 		goto out;
 	}
-	if (ctx->out_len < out_len) {
+	if (ctx->out_len != out_len) {
+		orca_com_count(com, ORCA_STAT_CMD_ERRORS);
 		dev_err_ratelimited(com->dmadev,
 				    "%s: device wrote %u bytes, %zu expected\n",
 				    orca_com_opcode_str(opcode), ctx->out_len,
@@ -424,7 +449,44 @@ void orca_com_set_event_mode(struct orca_com *com, bool on)
 	orca_com_process_eq(com);
 }
 
-/* Tell the device where the queues are; indices continue from its own. */
+/**
+ * orca_com_dev_reset - function reset through the register block
+ * @com: transport
+ *
+ * Works whether or not the command queue does.  Once this returns 0 the
+ * device performs no DMA until orca_com_program_queues() enables it
+ * again, so the queue memory may be freed.
+ *
+ * Return: 0, or -ETIMEDOUT if the device did not acknowledge (it may still
+ * write to every address it was given).
+ */
+int orca_com_dev_reset(struct orca_com *com)
+{
+	const struct orca_com_ops *ops = com->ops;
+	unsigned long deadline = jiffies + msecs_to_jiffies(ORCA_RESET_TIMEOUT_MS);
+
+	ops->write32(com, ORCA_REG(dev_ctl), ORCA_DEV_CTL_RESET);
+	ops->ring(com, ORCA_FW_VEC_CMDQ);
+	for (;;) {
+		if (ops->read32(com, ORCA_REG(dev_sts)) &
+		    ORCA_DEV_STS_RESET_DONE)
+			break;
+		if (time_after(jiffies, deadline)) {
+			dev_err(com->dmadev,
+				"device did not acknowledge the reset within %u ms\n",
+				ORCA_RESET_TIMEOUT_MS);
+			return -ETIMEDOUT;
+		}
+		usleep_range(1000, 2000);
+	}
+	ops->write32(com, ORCA_REG(dev_ctl), 0);
+	return 0;
+}
+
+/*
+ * Tell the device where the queues are and enable them; indices continue
+ * from the device's own.  The device latches the addresses.
+ */
 void orca_com_program_queues(struct orca_com *com)
 {
 	const struct orca_com_ops *ops = com->ops;
@@ -438,6 +500,8 @@ void orca_com_program_queues(struct orca_com *com)
 	ops->write64(com, ORCA_REG(eq_base), com->eq_dma);
 	ops->write32(com, ORCA_REG(eq_log_depth), ilog2(com->eq_depth));
 	ops->write32(com, ORCA_REG(eq_ci), com->eq_ci);
+	com->eq_overflows = ops->read32(com, ORCA_REG(eq_overflows));
+	ops->write32(com, ORCA_REG(dev_ctl), ORCA_DEV_CTL_ENABLE);
 
 	com->hb_value = ops->read64(com, ORCA_REG(heartbeat));
 	com->hb_stamp = jiffies;
@@ -542,7 +606,7 @@ err_free:
 	return err;
 }
 
-/* The device must be quiesced (TEARDOWN, or dead) and the IRQ freed. */
+/* The device acknowledged a reset (orca_com_dev_reset) and the IRQ is freed. */
 void orca_com_destroy(struct orca_com *com)
 {
 	orca_com_free_mboxes(com);
@@ -550,6 +614,19 @@ void orca_com_destroy(struct orca_com *com)
 			  com->eq, com->eq_dma);
 	dma_free_coherent(com->dmadev, com->cmdq_depth * sizeof(*com->cmdq),
 			  com->cmdq, com->cmdq_dma);
+	bitmap_free(com->ctx_used);
+	kfree(com->ctxs);
+}
+
+/*
+ * The device did not acknowledge a reset: it may still write to the
+ * rings and mailboxes, so they are never given back.  Only host-side
+ * bookkeeping is freed.
+ */
+void orca_com_leak_dma(struct orca_com *com)
+{
+	dev_warn(com->dmadev,
+		 "leaking the command queue, event queue and mailboxes: the device may still write to them\n");
 	bitmap_free(com->ctx_used);
 	kfree(com->ctxs);
 }

@@ -6,6 +6,7 @@
 #ifndef _ORCA_COM_H_
 #define _ORCA_COM_H_
 
+#include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/semaphore.h>
@@ -31,6 +32,11 @@ struct orca_com_ops {
 /* Called for every asynchronous EQE, with the EQ lock held (atomic). */
 typedef void (*orca_com_event_fn)(struct orca_com *com,
 				  const struct orca_eqe *eqe);
+/*
+ * Called (atomic, EQ lock not held) when the device reports that it
+ * dropped @lost asynchronous events because the EQ was full.
+ */
+typedef void (*orca_com_overflow_fn)(struct orca_com *com, u32 lost);
 
 /* One outstanding command; owns its input and output mailbox pages. */
 struct orca_cmd_ctx {
@@ -47,19 +53,27 @@ struct orca_cmd_ctx {
 	dma_addr_t out_mbox_dma;
 };
 
+/* Transport counters; read by the hw_counters and debugfs files. */
+enum orca_com_stat {
+	ORCA_STAT_CMDS,
+	ORCA_STAT_CMD_ERRORS,
+	ORCA_STAT_TIMEOUTS,
+	ORCA_STAT_MISSED_IRQS,
+	ORCA_STAT_STALE_COMPLETIONS,
+	ORCA_STAT_ASYNC_EVENTS,
+	ORCA_STAT_LOST_EVENTS,
+	ORCA_STAT_NUM
+};
+
 struct orca_com_stats {
-	u64 cmds;
-	u64 cmd_errors;
-	u64 timeouts;
-	u64 missed_irqs;
-	u64 stale_completions;
-	u64 async_events;
+	atomic64_t v[ORCA_STAT_NUM];
 };
 
 struct orca_com {
 	struct device *dmadev;
 	const struct orca_com_ops *ops;
 	orca_com_event_fn event_fn;
+	orca_com_overflow_fn overflow_fn;
 
 	/* command queue; cmdq_lock orders entry writes and cmdq_pi */
 	struct orca_cmdq_entry *cmdq;
@@ -89,6 +103,7 @@ struct orca_com {
 	/* heartbeat sampling, under eq_lock */
 	u64 hb_value;
 	unsigned long hb_stamp;
+	u32 eq_overflows;	/* device count already reported, eq_lock */
 
 	struct orca_com_stats stats;
 };
@@ -99,11 +114,15 @@ struct orca_com {
 #define ORCA_HB_DEAD_MS		(30 * ORCA_HEARTBEAT_PERIOD_MS)
 /* How often a waiter re-polls the EQ and checks health. */
 #define ORCA_CMD_POLL_SLICE_MS	250
+/* The device samples dev_ctl at least every heartbeat period. */
+#define ORCA_RESET_TIMEOUT_MS	(10 * ORCA_HEARTBEAT_PERIOD_MS)
 
 int orca_com_init(struct orca_com *com, struct device *dmadev,
 		  const struct orca_com_ops *ops, orca_com_event_fn event_fn,
 		  unsigned int timeout_ms);
 void orca_com_destroy(struct orca_com *com);
+void orca_com_leak_dma(struct orca_com *com);
+int orca_com_dev_reset(struct orca_com *com);
 void orca_com_program_queues(struct orca_com *com);
 void orca_com_set_event_mode(struct orca_com *com, bool on);
 void orca_com_process_eq(struct orca_com *com);
@@ -111,6 +130,7 @@ int orca_com_exec(struct orca_com *com, u16 opcode, const void *in,
 		  size_t in_len, void *out, size_t out_len);
 void orca_com_set_dead(struct orca_com *com, const char *why);
 bool orca_com_is_dead(struct orca_com *com);
+u64 orca_com_stat(struct orca_com *com, enum orca_com_stat stat);
 int orca_com_status_to_errno(u8 status);
 bool orca_com_cmd_releases(u16 opcode);
 const char *orca_com_opcode_str(u16 opcode);

@@ -3,21 +3,11 @@
 
 #include "orca_com_cmd.h"
 
-int orca_cmd_reset(struct orca_com *com)
-{
-	return orca_com_exec(com, ORCA_CMD_RESET, NULL, 0, NULL, 0);
-}
-
 int orca_cmd_init(struct orca_com *com, u32 flags)
 {
 	struct orca_init_in in = { .flags = cpu_to_le32(flags) };
 
 	return orca_com_exec(com, ORCA_CMD_INIT, &in, sizeof(in), NULL, 0);
-}
-
-int orca_cmd_teardown(struct orca_com *com)
-{
-	return orca_com_exec(com, ORCA_CMD_TEARDOWN, NULL, 0, NULL, 0);
 }
 
 int orca_cmd_query_caps(struct orca_com *com, struct orca_caps *caps)
@@ -33,6 +23,39 @@ int orca_cmd_query_port(struct orca_com *com, u8 port,
 
 	return orca_com_exec(com, ORCA_CMD_QUERY_PORT, &in, sizeof(in), attr,
 			     sizeof(*attr));
+}
+
+/*
+ * Entries start .. start + n - 1 of the port's GID table, ORCA_GID_LEN
+ * bytes each in network order.
+ */
+int orca_cmd_query_gid_table(struct orca_com *com, u8 port, u32 start,
+			     unsigned int n, u8 *gids)
+{
+	struct orca_query_table_in in = {
+		.port = port,
+		.start = cpu_to_le32(start),
+	};
+
+	if (WARN_ON(!n || n > ORCA_GIDS_PER_CMD))
+		return -EINVAL;
+	return orca_com_exec(com, ORCA_CMD_QUERY_GID_TABLE, &in, sizeof(in),
+			     gids, n * ORCA_GID_LEN);
+}
+
+/* Entries start .. start + n - 1 of the port's P_Key table. */
+int orca_cmd_query_pkey_table(struct orca_com *com, u8 port, u32 start,
+			      unsigned int n, __le16 *pkeys)
+{
+	struct orca_query_table_in in = {
+		.port = port,
+		.start = cpu_to_le32(start),
+	};
+
+	if (WARN_ON(!n || n > ORCA_PKEYS_PER_CMD))
+		return -EINVAL;
+	return orca_com_exec(com, ORCA_CMD_QUERY_PKEY_TABLE, &in, sizeof(in),
+			     pkeys, n * sizeof(*pkeys));
 }
 
 int orca_cmd_alloc_pd(struct orca_com *com, u32 *pdn)

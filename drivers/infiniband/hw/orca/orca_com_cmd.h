@@ -5,12 +5,14 @@
 
 #include "orca_com.h"
 
-int orca_cmd_reset(struct orca_com *com);
 int orca_cmd_init(struct orca_com *com, u32 flags);
-int orca_cmd_teardown(struct orca_com *com);
 int orca_cmd_query_caps(struct orca_com *com, struct orca_caps *caps);
 int orca_cmd_query_port(struct orca_com *com, u8 port,
 			struct orca_port_attr *attr);
+int orca_cmd_query_gid_table(struct orca_com *com, u8 port, u32 start,
+			     unsigned int n, u8 *gids);
+int orca_cmd_query_pkey_table(struct orca_com *com, u8 port, u32 start,
+			      unsigned int n, __le16 *pkeys);
 int orca_cmd_alloc_pd(struct orca_com *com, u32 *pdn);
 int orca_cmd_dealloc_pd(struct orca_com *com, u32 pdn);
 int orca_cmd_create_cq(struct orca_com *com, u32 cqe, u32 comp_vector,

@@ -31,8 +31,11 @@ struct fake_fw {
 	bool drop;			/* consume, never complete */
 	bool no_irq;			/* post completions, raise no "IRQ" */
 	bool hb_runs;			/* heartbeat moves on every read */
+	bool no_reset_ack;		/* ignore dev_ctl resets */
 	u8 status;
-	u16 out_shortfall;
+	s16 out_shortfall;		/* < 0: claims more than offered */
+	unsigned int lost_calls;
+	u32 lost;
 	unsigned int consumed;
 	unsigned int eq_rings;
 	unsigned int nheld;
@@ -63,7 +66,13 @@ static u64 fake_read64(struct orca_com *com, u32 off)
 
 static void fake_write32(struct orca_com *com, u32 off, u32 val)
 {
-	*(__le32 *)((u8 *)&com_to_fw(com)->regs + off) = cpu_to_le32(val);
+	struct fake_fw *fw = com_to_fw(com);
+
+	*(__le32 *)((u8 *)&fw->regs + off) = cpu_to_le32(val);
+	/* a function reset is acknowledged at once, unless told otherwise */
+	if (off == offsetof(struct orca_regs, dev_ctl) &&
+	    (val & ORCA_DEV_CTL_RESET) && !fw->no_reset_ack)
+		fw->regs.dev_sts = cpu_to_le32(ORCA_DEV_STS_RESET_DONE);
 }
 
 static void fake_write64(struct orca_com *com, u32 off, u64 val)
@@ -89,6 +98,14 @@ static const struct orca_com_ops fake_ops = {
 	.write64 = fake_write64,
 	.ring = fake_ring,
 };
+
+static void fake_lost(struct orca_com *com, u32 lost)
+{
+	struct fake_fw *fw = com_to_fw(com);
+
+	fw->lost_calls++;
+	fw->lost += lost;
+}
 
 static void fake_event(struct orca_com *com, const struct orca_eqe *eqe)
 {
@@ -224,6 +241,7 @@ static int fake_init(struct kunit *test)
 
 	err = orca_com_init(&fw->com, fw->dev, &fake_ops, fake_event, 2000);
 	KUNIT_ASSERT_EQ(test, err, 0);
+	fw->com.overflow_fn = fake_lost;
 	orca_com_program_queues(&fw->com);
 	test->priv = fw;
 	return 0;
@@ -347,16 +365,19 @@ static void status_errno_table(struct kunit *test)
 
 static void releasing_opcodes(struct kunit *test)
 {
-	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_TEARDOWN));
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DEALLOC_PD));
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DESTROY_CQ));
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DESTROY_QP));
 	KUNIT_EXPECT_FALSE(test, orca_com_cmd_releases(ORCA_CMD_RESET));
+	KUNIT_EXPECT_FALSE(test, orca_com_cmd_releases(ORCA_CMD_TEARDOWN));
 	KUNIT_EXPECT_FALSE(test, orca_com_cmd_releases(ORCA_CMD_CREATE_QP));
 	KUNIT_EXPECT_FALSE(test, orca_com_cmd_releases(ORCA_CMD_MODIFY_QP));
 	KUNIT_EXPECT_FALSE(test, orca_com_cmd_releases(ORCA_CMD_QUERY_QP));
 	KUNIT_EXPECT_STREQ(test, orca_com_opcode_str(ORCA_CMD_MODIFY_QP),
 			   "MODIFY_QP");
+	KUNIT_EXPECT_STREQ(test,
+			   orca_com_opcode_str(ORCA_CMD_QUERY_PKEY_TABLE),
+			   "QUERY_PKEY_TABLE");
 	KUNIT_EXPECT_STREQ(test, orca_com_opcode_str(0x7777), "UNKNOWN");
 }
 
@@ -365,7 +386,7 @@ static void exec_inline_polled(struct kunit *test)
 	struct fake_fw *fw = test->priv;
 
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_PORT, 8, 1), 0);
-	KUNIT_EXPECT_EQ(test, fw->com.stats.cmds, 1);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_CMDS), 1);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(fw->regs.cmdq_ci), fw->com.cmdq_pi);
 	KUNIT_EXPECT_EQ(test, fw->held[0].in_mbox, 0);
 	KUNIT_EXPECT_EQ(test, fw->held[0].out_mbox, 0);
@@ -393,7 +414,7 @@ static void exec_event_mode(struct kunit *test)
 	for (i = 0; i < 10; i++)
 		KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_QP, 16, i),
 				0);
-	KUNIT_EXPECT_EQ(test, fw->com.stats.missed_irqs, 0);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_MISSED_IRQS), 0);
 }
 
 static void out_of_order_completion(struct kunit *test)
@@ -408,7 +429,7 @@ static void out_of_order_completion(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, wait_for_consumed(fw, 16));
 	fake_release(fw);
 	check_jobs(test, jobs, 16);
-	KUNIT_EXPECT_EQ(test, fw->com.stats.stale_completions, 0);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_STALE_COMPLETIONS), 0);
 }
 
 static void ring_and_eq_wrap(struct kunit *test)
@@ -454,7 +475,7 @@ static void stale_completion_ignored(struct kunit *test)
 	bogus.cmd.token = cpu_to_le16(0xffc0 | 3);
 	fake_post_eqe(fw, &bogus);
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_QP, 16, 3), 0);
-	KUNIT_EXPECT_EQ(test, fw->com.stats.stale_completions, 1);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_STALE_COMPLETIONS), 1);
 }
 
 static void timeout_makes_dead(struct kunit *test)
@@ -465,7 +486,7 @@ static void timeout_makes_dead(struct kunit *test)
 	fw->drop = true;
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_CREATE_QP, 16, 0), -EIO);
 	KUNIT_EXPECT_TRUE(test, orca_com_is_dead(&fw->com));
-	KUNIT_EXPECT_EQ(test, fw->com.stats.timeouts, 1);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_TIMEOUTS), 1);
 	KUNIT_EXPECT_EQ(test, fw->nevents, 1);
 	KUNIT_EXPECT_EQ(test, fw->events[0].type, ORCA_EQE_DEVICE_FATAL);
 }
@@ -477,7 +498,7 @@ static void missed_interrupt_repolled(struct kunit *test)
 	orca_com_set_event_mode(&fw->com, true);
 	fw->no_irq = true;
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_QP, 16, 5), 0);
-	KUNIT_EXPECT_EQ(test, fw->com.stats.missed_irqs, 1);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_MISSED_IRQS), 1);
 	KUNIT_EXPECT_FALSE(test, orca_com_is_dead(&fw->com));
 }
 
@@ -491,7 +512,7 @@ static void heartbeat_stall_makes_dead(struct kunit *test)
 	fw->hb_runs = false;
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_CAPS, 16, 0), -EIO);
 	KUNIT_EXPECT_TRUE(test, orca_com_is_dead(&fw->com));
-	KUNIT_EXPECT_EQ(test, fw->com.stats.timeouts, 0);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_TIMEOUTS), 0);
 	/* well before the command timeout */
 	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - start),
 			2 * ORCA_HB_DEAD_MS);
@@ -520,8 +541,6 @@ static void dead_destroy_succeeds(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_in_only(fw, ORCA_CMD_DESTROY_QP), 0);
 	KUNIT_EXPECT_EQ(test, exec_in_only(fw, ORCA_CMD_DESTROY_CQ), 0);
 	KUNIT_EXPECT_EQ(test, exec_in_only(fw, ORCA_CMD_DEALLOC_PD), 0);
-	KUNIT_EXPECT_EQ(test, orca_com_exec(&fw->com, ORCA_CMD_TEARDOWN, NULL,
-					    0, NULL, 0), 0);
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_CREATE_QP, 8, 0), -EIO);
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_MODIFY_QP, 8, 0), -EIO);
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_QP, 8, 0), -EIO);
@@ -548,7 +567,7 @@ static void device_status_to_errno(struct kunit *test)
 			-EINVAL);
 	fw->status = ORCA_STATUS_BAD_RES_STATE;
 	KUNIT_EXPECT_EQ(test, exec_in_only(fw, ORCA_CMD_DEALLOC_PD), -EBUSY);
-	KUNIT_EXPECT_EQ(test, fw->com.stats.cmd_errors, 3);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_CMD_ERRORS), 3);
 	KUNIT_EXPECT_FALSE(test, orca_com_is_dead(&fw->com));
 }
 
@@ -559,6 +578,72 @@ static void short_output_is_error(struct kunit *test)
 	fw->out_shortfall = 4;
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_PORT, 16, 0), -EIO);
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_QP, 256, 0), -EIO);
+}
+
+/* The device may write at most what was offered (orca_hw.h). */
+static void long_output_is_error(struct kunit *test)
+{
+	struct fake_fw *fw = test->priv;
+
+	fw->out_shortfall = -4;
+	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_PORT, 16, 0), -EIO);
+	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_QP, 256, 0), -EIO);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_CMD_ERRORS), 2);
+	fw->out_shortfall = 0;
+	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_QP, 256, 0), 0);
+}
+
+static void dev_reset_acknowledged(struct kunit *test)
+{
+	struct fake_fw *fw = test->priv;
+
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(fw->regs.dev_ctl),
+			ORCA_DEV_CTL_ENABLE);
+	KUNIT_EXPECT_EQ(test, orca_com_dev_reset(&fw->com), 0);
+	/* the request is withdrawn once acknowledged */
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(fw->regs.dev_ctl), 0);
+	orca_com_program_queues(&fw->com);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(fw->regs.dev_ctl),
+			ORCA_DEV_CTL_ENABLE);
+	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_QP, 16, 1), 0);
+}
+
+static void dev_reset_unacknowledged(struct kunit *test)
+{
+	struct fake_fw *fw = test->priv;
+	unsigned long start = jiffies;
+
+	fw->no_reset_ack = true;
+	KUNIT_EXPECT_EQ(test, orca_com_dev_reset(&fw->com), -ETIMEDOUT);
+	KUNIT_EXPECT_GE(test, jiffies_to_msecs(jiffies - start),
+			ORCA_RESET_TIMEOUT_MS);
+	KUNIT_EXPECT_LT(test, jiffies_to_msecs(jiffies - start),
+			ORCA_RESET_TIMEOUT_MS + 1000);
+	/* still requested: a device that wakes up later still resets */
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(fw->regs.dev_ctl),
+			ORCA_DEV_CTL_RESET);
+}
+
+/* Events the device dropped (EQ full) are reported once each. */
+static void lost_events_reported(struct kunit *test)
+{
+	struct fake_fw *fw = test->priv;
+	struct orca_eqe ev = { .type = ORCA_EQE_QP_EVENT };
+
+	fake_post_eqe(fw, &ev);
+	fw->regs.eq_overflows = cpu_to_le32(3);
+	orca_com_process_eq(&fw->com);
+	KUNIT_EXPECT_EQ(test, fw->nevents, 1);
+	KUNIT_EXPECT_EQ(test, fw->lost_calls, 1);
+	KUNIT_EXPECT_EQ(test, fw->lost, 3);
+	orca_com_process_eq(&fw->com);
+	KUNIT_EXPECT_EQ(test, fw->lost_calls, 1);
+	fw->regs.eq_overflows = cpu_to_le32(5);
+	orca_com_process_eq(&fw->com);
+	KUNIT_EXPECT_EQ(test, fw->lost_calls, 2);
+	KUNIT_EXPECT_EQ(test, fw->lost, 5);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_LOST_EVENTS),
+			5);
 }
 
 static void async_events_drained(struct kunit *test)
@@ -581,7 +666,7 @@ static void async_events_drained(struct kunit *test)
 				100 + i);
 	KUNIT_EXPECT_EQ(test, fw->events[5].type, ORCA_EQE_PORT_EVENT);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(fw->regs.eq_ci), fw->com.eq_ci);
-	KUNIT_EXPECT_EQ(test, fw->com.stats.async_events, 6);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_ASYNC_EVENTS), 6);
 	/* a spurious interrupt finds nothing */
 	orca_com_process_eq(&fw->com);
 	KUNIT_EXPECT_EQ(test, fw->nevents, 6);
@@ -619,7 +704,7 @@ static void fatal_eqe_makes_dead(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, orca_com_is_dead(&fw->com));
 	KUNIT_ASSERT_EQ(test, fw->nevents, 1);
 	KUNIT_EXPECT_EQ(test, fw->events[0].type, ORCA_EQE_DEVICE_FATAL);
-	KUNIT_EXPECT_EQ(test, fw->com.stats.async_events, 0);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_ASYNC_EVENTS), 0);
 }
 
 static void death_wakes_waiters(struct kunit *test)
@@ -645,7 +730,7 @@ static void death_wakes_waiters(struct kunit *test)
 	fake_release(fw);
 	flush_work(&fw->work);
 	orca_com_process_eq(&fw->com);
-	KUNIT_EXPECT_EQ(test, fw->com.stats.stale_completions, 4);
+	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_STALE_COMPLETIONS), 4);
 }
 
 static void queues_adopt_device_indices(struct kunit *test)
@@ -690,6 +775,10 @@ static struct kunit_case orca_com_cases[] = {
 	KUNIT_CASE(dead_destroy_succeeds),
 	KUNIT_CASE(device_status_to_errno),
 	KUNIT_CASE(short_output_is_error),
+	KUNIT_CASE(long_output_is_error),
+	KUNIT_CASE(dev_reset_acknowledged),
+	KUNIT_CASE(dev_reset_unacknowledged),
+	KUNIT_CASE(lost_events_reported),
 	KUNIT_CASE(async_events_drained),
 	KUNIT_CASE(eq_space_returned),
 	KUNIT_CASE(bad_eq_index_makes_dead),

@@ -79,9 +79,36 @@ struct orca_regs {
 	__le32 eq_overflows;		/* 0x064 fw: async events dropped, EQ full */
 	__le64 ram_size;		/* 0x068 fw: bytes of host memory reachable by DMA */
 	__u8 fw_name[32];		/* 0x070 fw: NUL-terminated */
-	__u8 reserved[0x1000 - 0x90];
+	__le32 dev_ctl;			/* 0x090 drv: ORCA_DEV_CTL_* */
+	__le32 dev_sts;			/* 0x094 fw: ORCA_DEV_STS_* */
+	__u8 reserved[0x1000 - 0x98];
 };
 
+/*
+ * Function reset and queue enable, through the register block so that
+ * they work when the command queue does not.  The device samples dev_ctl
+ * before anything else on every doorbell and every heartbeat period.
+ *
+ * Reset: the driver writes dev_ctl = ORCA_DEV_CTL_RESET and rings
+ * ORCA_FW_VEC_CMDQ.  The device destroys every object, drops every
+ * command and completion it still holds, forgets the queue and mirror
+ * addresses it latched, and only then sets ORCA_DEV_STS_RESET_DONE.
+ * From then on it performs no DMA until the queues are enabled again,
+ * so the driver may free the queue memory once it sees RESET_DONE (and
+ * must not before).
+ *
+ * Enable: with the cmdq_* and eq_* registers programmed, the driver
+ * writes dev_ctl = ORCA_DEV_CTL_ENABLE.  The device latches those
+ * registers once (later writes to them are ignored until the next reset)
+ * and sets ORCA_DEV_STS_ENABLED instead of RESET_DONE.
+ */
+#define ORCA_DEV_CTL_RESET		BIT(0)
+#define ORCA_DEV_CTL_ENABLE		BIT(1)
+
+#define ORCA_DEV_STS_RESET_DONE		BIT(0)
+#define ORCA_DEV_STS_ENABLED		BIT(1)
+
+/* 16 bits each, as libibverbs decodes the core fw_ver */
 #define ORCA_FW_VERSION(maj, min, sub) \
 	(((__u64)(maj) << 32) | ((__u64)(min) << 16) | (__u64)(sub))
 #define ORCA_FW_VERSION_MAJOR(v)	((__u32)((v) >> 32))
@@ -99,6 +126,15 @@ struct orca_regs {
 #define ORCA_MBOX_SIZE			4096
 
 /*
+ * Payload lengths (forward compatibility).  Every payload struct may grow
+ * at its end in a later interface revision.  The device accepts any
+ * in_len at least the size it knows, if the bytes beyond that size are
+ * zero (a non-zero tail asks for something it does not understand:
+ * BAD_PARAM / RESERVED_NZ).  It writes min(out_len, size it knows) bytes
+ * of output and reports that count in the completion; a driver accepts
+ * any count at least the size of the first revision of the struct and
+ * treats the bytes it did not receive as zero.
+ *
  * Command queue entry, in host memory.  The driver fills entry
  * (pi % depth), then publishes pi in cmdq_pi and rings ORCA_FW_VEC_CMDQ.
  * The device copies the entry when it consumes it and advances cmdq_ci,
@@ -128,6 +164,8 @@ enum orca_cmd_opcode {
 	ORCA_CMD_TEARDOWN		= 0x03,
 	ORCA_CMD_QUERY_CAPS		= 0x04,
 	ORCA_CMD_QUERY_PORT		= 0x05,
+	ORCA_CMD_QUERY_GID_TABLE	= 0x06,
+	ORCA_CMD_QUERY_PKEY_TABLE	= 0x07,
 	ORCA_CMD_ALLOC_PD		= 0x10,
 	ORCA_CMD_DEALLOC_PD		= 0x11,
 	ORCA_CMD_CREATE_CQ		= 0x20,
@@ -467,6 +505,23 @@ struct orca_port_attr {
 	__u8 max_vl_num;		/* 0x33 IBTA encoding: 1 = VL0 only */
 	__u8 reserved[4];		/* 0x34 */
 };
+
+/*
+ * QUERY_GID_TABLE / QUERY_PKEY_TABLE input.  The output is the entries
+ * start .. start + n - 1 of the port's table, n = out_len / entry size
+ * (16-byte GIDs in network byte order, __le16 P_Keys), written to the
+ * output mailbox; start + n must not pass the table length QUERY_PORT
+ * reports.  One command returns at most one mailbox of entries.
+ */
+struct orca_query_table_in {
+	__u8 port;			/* 1-based */
+	__u8 reserved[3];
+	__le32 start;
+};
+
+#define ORCA_GID_LEN			16
+#define ORCA_GIDS_PER_CMD		(ORCA_MBOX_SIZE / ORCA_GID_LEN)
+#define ORCA_PKEYS_PER_CMD		(ORCA_MBOX_SIZE / sizeof(__le16))
 
 /* ALLOC_PD output / DEALLOC_PD input. */
 struct orca_pd_handle {

@@ -4,6 +4,7 @@
  * queue and registers the ib_device.
  */
 
+#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/module.h>
@@ -19,10 +20,39 @@ MODULE_AUTHOR("orca developers");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_DESCRIPTION("orca RDMA host channel adapter driver");
 
+#define ORCA_CMD_TIMEOUT_MIN_MS	100
+#define ORCA_CMD_TIMEOUT_MAX_MS	600000
+
 static unsigned int cmd_timeout_ms = 30000;
-module_param(cmd_timeout_ms, uint, 0444);
+
+/* 0 would declare the device dead before it could answer anything. */
+static int orca_set_cmd_timeout(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int err;
+
+	err = kstrtouint(val, 0, &ms);
+	if (err)
+		return err;
+	if (ms < ORCA_CMD_TIMEOUT_MIN_MS || ms > ORCA_CMD_TIMEOUT_MAX_MS) {
+		pr_err("orca: cmd_timeout_ms=%u is outside %u..%u\n", ms,
+		       ORCA_CMD_TIMEOUT_MIN_MS, ORCA_CMD_TIMEOUT_MAX_MS);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = ms;
+	return 0;
+}
+
+static const struct kernel_param_ops orca_cmd_timeout_ops = {
+	.set = orca_set_cmd_timeout,
+	.get = param_get_uint,
+};
+
+module_param_cb(cmd_timeout_ms, &orca_cmd_timeout_ops, &cmd_timeout_ms, 0444);
 MODULE_PARM_DESC(cmd_timeout_ms,
-		 "Firmware command timeout in ms (default 30000)");
+		 "Firmware command timeout in ms, 100..600000 (default 30000)");
+
+static struct dentry *orca_debugfs_root;
 
 #define ORCA_REGS_OFF(field)	offsetof(struct orca_regs, field)
 
@@ -31,11 +61,6 @@ static const struct pci_device_id orca_pci_tbl[] = {
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, orca_pci_tbl);
-
-static struct orca_dev *com_to_odev(struct orca_com *com)
-{
-	return container_of(com, struct orca_dev, com);
-}
 
 static u32 orca_pci_read32(struct orca_com *com, u32 off)
 {
@@ -73,113 +98,6 @@ static const struct orca_com_ops orca_pci_com_ops = {
 	.ring = orca_pci_ring,
 };
 
-static enum ib_event_type orca_qp_event_to_ib(u8 event)
-{
-	switch (event) {
-	case ORCA_QP_EV_SQ_DRAINED:
-		return IB_EVENT_SQ_DRAINED;
-	case ORCA_QP_EV_SQ_ERROR:
-		return IB_EVENT_QP_FATAL;
-	case ORCA_QP_EV_REQ_ERR:
-		return IB_EVENT_QP_REQ_ERR;
-	case ORCA_QP_EV_ACCESS_ERR:
-		return IB_EVENT_QP_ACCESS_ERR;
-	case ORCA_QP_EV_COMM_EST:
-		return IB_EVENT_COMM_EST;
-	case ORCA_QP_EV_LAST_WQE_REACHED:
-		return IB_EVENT_QP_LAST_WQE_REACHED;
-	default:
-		return IB_EVENT_QP_FATAL;
-	}
-}
-
-static void orca_qp_event(struct orca_dev *dev,
-			  const struct orca_eqe_qp_event *ev)
-{
-	u32 qpn = le32_to_cpu(ev->qpn);
-	struct ib_event ibev = {};
-	struct orca_qp *qp;
-
-	qp = xa_load(&dev->qps, qpn);
-	if (!qp) {
-		ibdev_warn_ratelimited(&dev->ibdev,
-				       "event %u for unknown QP %u\n",
-				       ev->event, qpn);
-		return;
-	}
-	if (!qp->ibqp.event_handler)
-		return;
-	ibev.device = &dev->ibdev;
-	ibev.element.qp = &qp->ibqp;
-	ibev.event = orca_qp_event_to_ib(ev->event);
-	qp->ibqp.event_handler(&ibev, qp->ibqp.qp_context);
-}
-
-static void orca_cq_event(struct orca_dev *dev,
-			  const struct orca_eqe_cq_error *ev)
-{
-	u32 cqn = le32_to_cpu(ev->cqn);
-	struct ib_event ibev = {};
-	struct orca_cq *cq;
-
-	cq = xa_load(&dev->cqs, cqn);
-	if (!cq) {
-		ibdev_warn_ratelimited(&dev->ibdev,
-				       "error event for unknown CQ %u\n", cqn);
-		return;
-	}
-	ibdev_err_ratelimited(&dev->ibdev, "CQ %u error, syndrome 0x%x\n",
-			      cqn, le32_to_cpu(ev->syndrome));
-	if (!cq->ibcq.event_handler)
-		return;
-	ibev.device = &dev->ibdev;
-	ibev.element.cq = &cq->ibcq;
-	ibev.event = IB_EVENT_CQ_ERR;
-	cq->ibcq.event_handler(&ibev, cq->ibcq.cq_context);
-}
-
-static void orca_device_event(struct orca_dev *dev, enum ib_event_type type,
-			      u32 port)
-{
-	struct ib_event ibev = {
-		.device = &dev->ibdev,
-		.event = type,
-		.element.port_num = port,
-	};
-
-	if (dev->ib_registered)
-		ib_dispatch_event(&ibev);
-}
-
-/* EQ lock held, atomic context. */
-static void orca_async_event(struct orca_com *com, const struct orca_eqe *eqe)
-{
-	struct orca_dev *dev = com_to_odev(com);
-
-	switch (eqe->type) {
-	case ORCA_EQE_QP_EVENT:
-		orca_qp_event(dev, &eqe->qp);
-		break;
-	case ORCA_EQE_CQ_ERROR:
-		orca_cq_event(dev, &eqe->cq);
-		break;
-	case ORCA_EQE_PORT_EVENT:
-		ibdev_info(&dev->ibdev, "port %u %s\n", eqe->port.port,
-			   eqe->port.event == ORCA_PORT_EV_ACTIVE ?
-			   "active" : "down");
-		orca_device_event(dev, eqe->port.event == ORCA_PORT_EV_ACTIVE ?
-				  IB_EVENT_PORT_ACTIVE : IB_EVENT_PORT_ERR,
-				  eqe->port.port);
-		break;
-	case ORCA_EQE_DEVICE_FATAL:
-		orca_device_event(dev, IB_EVENT_DEVICE_FATAL, 0);
-		break;
-	default:
-		dev_warn_ratelimited(&dev->pdev->dev,
-				     "unknown event type 0x%x\n", eqe->type);
-	}
-}
-
 static irqreturn_t orca_eq_irq(int irq, void *data)
 {
 	orca_com_process_eq(&((struct orca_dev *)data)->com);
@@ -200,6 +118,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = ORCA_UVERBS_ABI_VERSION,
 
+	.alloc_hw_port_stats = orca_alloc_hw_port_stats,
 	.alloc_pd = orca_alloc_pd,
 	.alloc_ucontext = orca_alloc_ucontext,
 	.create_cq = orca_create_cq,
@@ -209,6 +128,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.destroy_cq = orca_destroy_cq,
 	.destroy_qp = orca_destroy_qp,
 	.get_dev_fw_str = orca_get_dev_fw_str,
+	.get_hw_stats = orca_get_hw_stats,
 	.get_port_immutable = orca_get_port_immutable,
 	.modify_qp = orca_modify_qp,
 	.query_device = orca_query_device,
@@ -265,6 +185,7 @@ static int orca_check_device(struct orca_dev *dev)
 
 static int orca_alloc_mirror(struct orca_dev *dev)
 {
+	/* orca_caps_check() bounded max_qp: this fits one allocation */
 	dev->mirror_entries = le32_to_cpu(dev->caps.max_qp) + ORCA_QPN_BASE;
 	dev->mirror = dma_alloc_coherent(&dev->pdev->dev,
 					 dev->mirror_entries *
@@ -279,24 +200,10 @@ static int orca_alloc_mirror(struct orca_dev *dev)
 	return 0;
 }
 
-static void orca_free_mirror(struct orca_dev *dev)
-{
-	dma_free_coherent(&dev->pdev->dev,
-			  dev->mirror_entries * sizeof(*dev->mirror),
-			  dev->mirror, dev->mirror_dma);
-}
-
-/* No DMA from the device after this returns. */
-static void orca_quiesce(struct orca_dev *dev)
-{
-	orca_com_set_event_mode(&dev->com, false);
-	if (orca_cmd_teardown(&dev->com))
-		dev_warn(&dev->pdev->dev, "TEARDOWN failed\n");
-}
-
 /*
- * RESET, QUERY_CAPS and INIT run polled; then interrupts take over.  On
- * failure the device is quiesced again, so the caller may free the queues.
+ * Enable the queues, then QUERY_CAPS and INIT (polled), then interrupts.
+ * The device has been reset; on failure the caller must reset it again
+ * (orca_stop) before the queues are freed.
  */
 static int orca_bring_up(struct orca_dev *dev)
 {
@@ -305,31 +212,27 @@ static int orca_bring_up(struct orca_dev *dev)
 	int err;
 
 	orca_com_program_queues(&dev->com);
-	err = orca_cmd_reset(&dev->com);
-	if (err) {
-		dev_err(d, "RESET failed: %d\n", err);
-		goto err_quiesce;
-	}
 	err = orca_cmd_query_caps(&dev->com, &dev->caps);
 	if (err) {
 		dev_err(d, "QUERY_CAPS failed: %d\n", err);
-		goto err_quiesce;
+		return err;
 	}
-	if (!dev->caps.phys_port_cnt || !le32_to_cpu(dev->caps.max_qp)) {
-		dev_err(d, "device reports no ports or no QPs\n");
-		err = -EIO;
-		goto err_quiesce;
-	}
+	err = orca_caps_check(&dev->caps, d);
+	if (err)
+		return err;
 	orca_cache_device_attr(dev);
 	err = orca_alloc_mirror(dev);
 	if (err)
-		goto err_quiesce;
+		return err;
 	err = orca_cmd_init(&dev->com, ORCA_INIT_F_EQ_IRQ);
 	if (err) {
 		dev_err(d, "INIT failed: %d\n", err);
-		goto err_free_mirror;
+		return err;
 	}
 	orca_com_set_event_mode(&dev->com, true);
+	err = orca_read_port_tables(dev);
+	if (err)
+		return err;
 
 	fw = le64_to_cpu(dev->caps.fw_version);
 	dev_info(d, "firmware %u.%u.%u, %u QPs, node GUID %016llx\n",
@@ -337,14 +240,38 @@ static int orca_bring_up(struct orca_dev *dev)
 		 ORCA_FW_VERSION_SUB(fw), le32_to_cpu(dev->caps.max_qp),
 		 le64_to_cpu(dev->caps.node_guid));
 	return 0;
+}
 
-err_free_mirror:
-	orca_quiesce(dev);
-	orca_free_mirror(dev);
-	return err;
-err_quiesce:
-	orca_quiesce(dev);
-	return err;
+/*
+ * Stop a device whose queues were enabled, and give back what it used.
+ * No DMA memory is freed unless the device acknowledged the reset: a
+ * device that is slow rather than dead still has those addresses, and
+ * clearing bus mastering alone is not enough to stop it.
+ */
+static void orca_stop(struct orca_dev *dev)
+{
+	struct pci_dev *pdev = dev->pdev;
+	bool quiesced;
+
+	free_irq(pci_irq_vector(pdev, ORCA_MSIX_EQ), dev);
+	orca_com_set_event_mode(&dev->com, false);
+	/* only the EQ (IRQ, or a waiter, and there is none) schedules it */
+	cancel_work_sync(&dev->resync_work);
+	quiesced = !orca_com_dev_reset(&dev->com);
+	pci_free_irq_vectors(pdev);
+	pci_clear_master(pdev);
+	orca_free_port_tables(dev);
+	if (!quiesced) {
+		if (dev->mirror)
+			dev_warn(&pdev->dev, "leaking the QP mirror too\n");
+		orca_com_leak_dma(&dev->com);
+		return;
+	}
+	if (dev->mirror)
+		dma_free_coherent(&pdev->dev,
+				  dev->mirror_entries * sizeof(*dev->mirror),
+				  dev->mirror, dev->mirror_dma);
+	orca_com_destroy(&dev->com);
 }
 
 static int orca_register(struct orca_dev *dev)
@@ -391,6 +318,15 @@ static void orca_unmap_bars(struct orca_dev *dev)
 	pci_iounmap(dev->pdev, dev->doorbell);
 }
 
+static void orca_debugfs_add(struct orca_dev *dev)
+{
+	dev->debugfs = debugfs_create_dir(pci_name(dev->pdev),
+					  orca_debugfs_root);
+	/* test and debug only: query_qp from QUERY_QP, not the mirror */
+	debugfs_create_bool("query_qp_fw", 0600, dev->debugfs,
+			    &dev->query_qp_fw);
+}
+
 static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct orca_dev *dev;
@@ -402,6 +338,7 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	dev->pdev = pdev;
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
+	INIT_WORK(&dev->resync_work, orca_resync_work);
 	pci_set_drvdata(pdev, dev);
 
 	err = pci_enable_device_mem(pdev);
@@ -428,6 +365,7 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			    orca_async_event, cmd_timeout_ms);
 	if (err)
 		goto err_clear_master;
+	dev->com.overflow_fn = orca_events_lost;
 
 	err = pci_alloc_irq_vectors(pdev, ORCA_NUM_MSIX, ORCA_NUM_MSIX,
 				    PCI_IRQ_MSIX);
@@ -438,22 +376,30 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_vectors;
 
-	err = orca_bring_up(dev);
+	/* whatever a previous driver left running stops here */
+	err = orca_com_dev_reset(&dev->com);
 	if (err)
 		goto err_irq;
+	err = orca_bring_up(dev);
+	if (err)
+		goto err_stop;
+	orca_debugfs_add(dev);
 	err = orca_register(dev);
 	if (err)
-		goto err_quiesce;
+		goto err_debugfs;
 	return 0;
 
-err_quiesce:
-	orca_quiesce(dev);
-	orca_free_mirror(dev);
+err_debugfs:
+	debugfs_remove_recursive(dev->debugfs);
+err_stop:
+	orca_stop(dev);
+	goto err_unmap;
 err_irq:
 	free_irq(pci_irq_vector(pdev, ORCA_MSIX_EQ), dev);
 err_vectors:
 	pci_free_irq_vectors(pdev);
 err_com:
+	/* the device was never given these addresses */
 	orca_com_destroy(&dev->com);
 err_clear_master:
 	pci_clear_master(pdev);
@@ -475,12 +421,8 @@ static void orca_remove(struct pci_dev *pdev)
 
 	orca_set_registered(dev, false);
 	ib_unregister_device(&dev->ibdev);
-	orca_quiesce(dev);
-	free_irq(pci_irq_vector(pdev, ORCA_MSIX_EQ), dev);
-	pci_free_irq_vectors(pdev);
-	orca_free_mirror(dev);
-	orca_com_destroy(&dev->com);
-	pci_clear_master(pdev);
+	debugfs_remove_recursive(dev->debugfs);
+	orca_stop(dev);
 	orca_unmap_bars(dev);
 	pci_release_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
 				     BIT(ORCA_BAR_REGS));
@@ -496,4 +438,22 @@ static struct pci_driver orca_pci_driver = {
 	.remove = orca_remove,
 };
 
-module_pci_driver(orca_pci_driver);
+static int __init orca_init(void)
+{
+	int err;
+
+	orca_debugfs_root = debugfs_create_dir(DRV_MODULE_NAME, NULL);
+	err = pci_register_driver(&orca_pci_driver);
+	if (err)
+		debugfs_remove_recursive(orca_debugfs_root);
+	return err;
+}
+
+static void __exit orca_exit(void)
+{
+	pci_unregister_driver(&orca_pci_driver);
+	debugfs_remove_recursive(orca_debugfs_root);
+}
+
+module_init(orca_init);
+module_exit(orca_exit);

@@ -35,17 +35,27 @@ static int orca_respond(struct ib_udata *udata, void *resp, size_t len)
 void orca_cache_device_attr(struct orca_dev *dev)
 {
 	struct orca_ibv_ex_query_device_resp *resp = &dev->query_device_resp;
+	struct orca_ibv_alloc_ucontext_resp *uc = &dev->ucontext_resp;
 	const struct orca_caps *caps = &dev->caps;
 
 	orca_caps_to_ib_attr(caps, &dev->attr);
 
+	memset(uc, 0, sizeof(*uc));
+	uc->comp_mask = ORCA_IBV_ALLOC_UCONTEXT_RESP_DATA_IN_ORDER |
+			ORCA_IBV_ALLOC_UCONTEXT_RESP_MAX_INLINE_DATA;
+	uc->device_caps = orca_caps_to_uapi_device_caps(caps);
+	if (uc->device_caps & ORCA_IBV_DEVICE_CAP_ECE) {
+		uc->comp_mask |= ORCA_IBV_ALLOC_UCONTEXT_RESP_ECE;
+		uc->ece_vendor_id = le32_to_cpu(caps->ece_vendor_id);
+		uc->ece_options = le32_to_cpu(caps->ece_options);
+	}
+	uc->data_in_order_caps = orca_caps_to_uapi_dio(caps);
+	uc->max_inline_data = le32_to_cpu(caps->max_inline_data);
+
 	memset(resp, 0, sizeof(*resp));
-	resp->comp_mask = ORCA_IBV_QUERY_DEVICE_RESP_V1;
-	resp->device_caps = orca_caps_to_uapi_device_caps(caps);
-	resp->ece_vendor_id = le32_to_cpu(caps->ece_vendor_id);
-	resp->ece_options = le32_to_cpu(caps->ece_options);
-	resp->data_in_order_caps = orca_caps_to_uapi_dio(caps);
-	resp->max_inline_data = le32_to_cpu(caps->max_inline_data);
+	resp->comp_mask = ORCA_IBV_QUERY_DEVICE_RESP_TSO_CAPS |
+			  ORCA_IBV_QUERY_DEVICE_RESP_PACKET_PACING_CAPS |
+			  ORCA_IBV_QUERY_DEVICE_RESP_PCI_ATOMIC_CAPS;
 	resp->max_tso = le32_to_cpu(caps->max_tso);
 	resp->tso_supported_qpts = le32_to_cpu(caps->tso_qpts);
 	resp->qp_rate_limit_min = le32_to_cpu(caps->qp_rate_limit_min);
@@ -85,50 +95,97 @@ int orca_query_port(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
+/*
+ * ib_core asks for every entry when it fills its cache: read the tables
+ * once, a mailbox of entries per command, instead of one command each.
+ */
+int orca_read_port_tables(struct orca_dev *dev)
+{
+	struct device *d = &dev->pdev->dev;
+	struct orca_port_attr pa;
+	unsigned int n, i;
+	__le16 *pkeys;
+	u32 start;
+	int err;
+
+	err = orca_cmd_query_port(&dev->com, 1, &pa);
+	if (err)
+		return err;
+	dev->gid_tbl_len = le16_to_cpu(pa.gid_tbl_len);
+	dev->pkey_tbl_len = le16_to_cpu(pa.pkey_tbl_len);
+	if (!dev->gid_tbl_len || dev->gid_tbl_len > ORCA_MAX_GID_TBL_LEN ||
+	    !dev->pkey_tbl_len || dev->pkey_tbl_len > ORCA_MAX_PKEY_TBL_LEN) {
+		dev_err(d, "device reports %u GIDs and %u P_Keys, outside 1..%u and 1..%u: refusing it\n",
+			dev->gid_tbl_len, dev->pkey_tbl_len,
+			ORCA_MAX_GID_TBL_LEN, ORCA_MAX_PKEY_TBL_LEN);
+		return -EINVAL;
+	}
+	dev->gids = kcalloc(dev->gid_tbl_len, sizeof(*dev->gids), GFP_KERNEL);
+	dev->pkeys = kcalloc(dev->pkey_tbl_len, sizeof(*dev->pkeys),
+			     GFP_KERNEL);
+	pkeys = kcalloc(ORCA_PKEYS_PER_CMD, sizeof(*pkeys), GFP_KERNEL);
+	if (!dev->gids || !dev->pkeys || !pkeys) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (start = 0; start < dev->gid_tbl_len; start += n) {
+		n = min_t(u32, dev->gid_tbl_len - start, ORCA_GIDS_PER_CMD);
+		err = orca_cmd_query_gid_table(&dev->com, 1, start, n,
+					       dev->gids[start].raw);
+		if (err)
+			goto out;
+	}
+	for (start = 0; start < dev->pkey_tbl_len; start += n) {
+		n = min_t(u32, dev->pkey_tbl_len - start, ORCA_PKEYS_PER_CMD);
+		err = orca_cmd_query_pkey_table(&dev->com, 1, start, n, pkeys);
+		if (err)
+			goto out;
+		for (i = 0; i < n; i++)
+			dev->pkeys[start + i] = le16_to_cpu(pkeys[i]);
+	}
+out:
+	kfree(pkeys);
+	if (err)
+		orca_free_port_tables(dev);
+	return err;
+}
+
+void orca_free_port_tables(struct orca_dev *dev)
+{
+	kfree(dev->gids);
+	kfree(dev->pkeys);
+	dev->gids = NULL;
+	dev->pkeys = NULL;
+}
+
 int orca_query_gid(struct ib_device *ibdev, u32 port, int index,
 		   union ib_gid *gid)
 {
 	struct orca_dev *dev = to_odev(ibdev);
-	struct orca_port_attr pa;
-	int err;
 
-	err = orca_cmd_query_port(&dev->com, port, &pa);
-	if (err)
-		return err;
-	if (index < 0 || index >= le16_to_cpu(pa.gid_tbl_len))
+	if (index < 0 || index >= dev->gid_tbl_len)
 		return -EINVAL;
-	/* the GID table holds the port's default GID only */
-	gid->global.subnet_prefix = cpu_to_be64(le64_to_cpu(pa.subnet_prefix));
-	gid->global.interface_id = cpu_to_be64(le64_to_cpu(pa.port_guid));
+	*gid = dev->gids[index];
 	return 0;
 }
 
 int orca_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 {
 	struct orca_dev *dev = to_odev(ibdev);
-	struct orca_port_attr pa;
-	int err;
 
-	err = orca_cmd_query_port(&dev->com, port, &pa);
-	if (err)
-		return err;
-	if (index >= le16_to_cpu(pa.pkey_tbl_len))
+	if (index >= dev->pkey_tbl_len)
 		return -EINVAL;
-	*pkey = le16_to_cpu(pa.pkey);
+	*pkey = dev->pkeys[index];
 	return 0;
 }
 
 int orca_get_port_immutable(struct ib_device *ibdev, u32 port,
 			    struct ib_port_immutable *immutable)
 {
-	struct ib_port_attr attr;
-	int err;
+	struct orca_dev *dev = to_odev(ibdev);
 
-	err = ib_query_port(ibdev, port, &attr);
-	if (err)
-		return err;
-	immutable->pkey_tbl_len = attr.pkey_tbl_len;
-	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->pkey_tbl_len = dev->pkey_tbl_len;
+	immutable->gid_tbl_len = dev->gid_tbl_len;
 	/* no MAD agent: the port needs neither SMI nor GSI QPs */
 	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_IB;
 	return 0;
@@ -147,25 +204,40 @@ int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 			struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibucontext->device);
-	const struct orca_ibv_ex_query_device_resp *qd =
-		&dev->query_device_resp;
-	struct orca_ibv_alloc_ucontext_resp resp = {};
+	struct orca_ucontext *uctx = container_of(ibucontext,
+						  struct orca_ucontext,
+						  ibucontext);
+	struct orca_ibv_alloc_ucontext_resp resp = dev->ucontext_resp;
+	struct orca_ibv_alloc_ucontext_cmd cmd = {};
 	int err;
 
-	err = orca_check_udata_in(dev, udata, 0);
+	if (udata->inlen) {
+		err = ib_copy_from_udata(&cmd, udata,
+					 min(sizeof(cmd), udata->inlen));
+		if (err)
+			return err;
+	}
+	err = orca_check_udata_in(dev, udata, sizeof(cmd));
 	if (err)
 		return err;
+	if (cmd.comp_mask & ~ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE ||
+	    memchr_inv(cmd.reserved_20, 0, sizeof(cmd.reserved_20))) {
+		ibdev_dbg(&dev->ibdev, "unknown alloc_ucontext request 0x%x\n",
+			  cmd.comp_mask);
+		return -EOPNOTSUPP;
+	}
 	if (orca_com_is_dead(&dev->com))
 		return -EIO;
 
-	resp.device_caps = qd->device_caps;
-	if (resp.device_caps & ORCA_IBV_DEVICE_CAP_ECE) {
-		resp.ece_vendor_id = qd->ece_vendor_id;
-		resp.ece_options = qd->ece_options;
+	/* a provider that does not speak ECE never sees it */
+	uctx->ece = orca_has_ece(dev) &&
+		    (cmd.comp_mask & ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE);
+	if (!uctx->ece) {
+		resp.comp_mask &= ~ORCA_IBV_ALLOC_UCONTEXT_RESP_ECE;
+		resp.device_caps &= ~ORCA_IBV_DEVICE_CAP_ECE;
+		resp.ece_vendor_id = 0;
+		resp.ece_options = 0;
 	}
-	resp.data_in_order_caps = qd->data_in_order_caps;
-	resp.max_inline_data = qd->max_inline_data;
-	resp.fw_version = dev->attr.fw_ver;
 	return orca_respond(udata, &resp, sizeof(resp));
 }
 
@@ -230,17 +302,21 @@ static void orca_forget(struct orca_dev *dev, struct xarray *xa, u32 index)
 	spin_unlock_irqrestore(&dev->com.eq_lock, flags);
 }
 
+/*
+ * The number leaves the table before the device may reuse it: a create
+ * that gets it back right after DESTROY must find it free.
+ */
 int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibcq->device);
 	struct orca_cq *cq = to_ocq(ibcq);
 	int err;
 
-	err = orca_cmd_destroy_cq(&dev->com, cq->cqn);
-	if (err)
-		return err;
 	orca_forget(dev, &dev->cqs, cq->cqn);
-	return 0;
+	err = orca_cmd_destroy_cq(&dev->com, cq->cqn);
+	if (err)	/* still the device's: nobody else can have it */
+		WARN_ON(xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL));
+	return err;
 }
 
 int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -300,11 +376,10 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		goto err_destroy;
 	}
 
-	if (orca_has_ece(dev)) {
-		resp.comp_mask |= ORCA_IBV_CREATE_QP_ECE;
+	if (orca_udata_ece(udata)) {
+		resp.comp_mask |= ORCA_IBV_CREATE_QP_RESP_ECE_OPTIONS;
 		resp.ece_options = le32_to_cpu(ctx.ece_options);
 	}
-	resp.qpn = qpn;
 	err = orca_respond(udata, &resp, sizeof(resp));
 	if (err)
 		goto err_forget;
@@ -316,6 +391,20 @@ err_destroy:
 	orca_cmd_destroy_qp(&dev->com, qpn);
 	mutex_destroy(&qp->lock);
 	return err;
+}
+
+/*
+ * Where the QP is now: the device may have moved it (ERR, SQE) since the
+ * last command; the mirror has that before any event reports it.
+ */
+static enum ib_qp_state orca_qp_state(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_qp_ctx ctx;
+
+	if (orca_read_mirror(dev, qp->ibqp.qp_num, &ctx) &&
+	    ctx.state <= ORCA_QPS_ERR)
+		WRITE_ONCE(qp->state, orca_qps_to_ib(ctx.state));
+	return READ_ONCE(qp->state);
 }
 
 static int orca_modify_qp_udata(struct orca_dev *dev, struct ib_udata *udata,
@@ -332,6 +421,9 @@ static int orca_modify_qp_udata(struct orca_dev *dev, struct ib_udata *udata,
 	err = orca_check_udata_in(dev, udata, sizeof(ucmd));
 	if (err)
 		return err;
+	if ((ucmd.comp_mask & ORCA_IBV_MODIFY_QP_ECE_OPTIONS) &&
+	    !orca_udata_ece(udata))
+		return -EOPNOTSUPP;
 	return orca_ece_to_modify_in(&dev->caps, &ucmd, in);
 }
 
@@ -357,7 +449,7 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	in.qpn = cpu_to_le32(ibqp->qp_num);
 
 	mutex_lock(&qp->lock);
-	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
+	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : orca_qp_state(dev, qp);
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
 		ibdev_dbg(&dev->ibdev,
@@ -371,11 +463,16 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto out;
 	qp->ctx = ctx;
-	qp->state = orca_qps_to_ib(ctx.state);
+	WRITE_ONCE(qp->state, orca_qps_to_ib(ctx.state));
 
-	if (orca_has_ece(dev)) {
-		resp.comp_mask = ORCA_IBV_MODIFY_QP_ECE;
+	if (orca_udata_ece(udata)) {
+		resp.comp_mask = ORCA_IBV_MODIFY_QP_RESP_ECE_OPTIONS |
+				 ORCA_IBV_MODIFY_QP_RESP_ECE_NEGOTIATED;
 		resp.ece_options = le32_to_cpu(ctx.ece_options);
+		/* the device checked cur: the transition really happened */
+		resp.ece_negotiated = (in.flags & cpu_to_le32(ORCA_MODIFY_F_ECE)) &&
+				      ((cur == IB_QPS_INIT && next == IB_QPS_RTR) ||
+				       (cur == IB_QPS_RTR && next == IB_QPS_RTS));
 	}
 	/* the state changed on the device: a copy failure cannot undo it */
 	err = orca_respond(udata, &resp, sizeof(resp));
@@ -384,19 +481,13 @@ out:
 	return err;
 }
 
-static bool query_qp_fw;
-module_param(query_qp_fw, bool, 0644);
-MODULE_PARM_DESC(query_qp_fw,
-		 "Answer query_qp with a QUERY_QP command instead of the QP state mirror (default false)");
-
 /*
  * The device writes every state change of a QP into its mirror entry
  * before it reports the change, so the mirror and the context the last
  * MODIFY_QP returned describe the QP without a command.  Returns false
  * if the entry is not (or not yet) usable.
  */
-static bool orca_read_mirror(struct orca_dev *dev, u32 qpn,
-			     struct orca_qp_ctx *ctx)
+bool orca_read_mirror(struct orca_dev *dev, u32 qpn, struct orca_qp_ctx *ctx)
 {
 	const struct orca_qp_mirror *m;
 	struct orca_qp_mirror snap;
@@ -437,7 +528,7 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	mutex_lock(&qp->lock);
 	ctx = qp->ctx;
-	if (READ_ONCE(query_qp_fw) ||
+	if (READ_ONCE(dev->query_qp_fw) ||
 	    !orca_read_mirror(dev, ibqp->qp_num, &ctx)) {
 		err = orca_cmd_query_qp(&dev->com, ibqp->qp_num, &ctx);
 		if (!err)
@@ -446,7 +537,7 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = -EIO;
 	}
 	if (!err)
-		qp->state = orca_qps_to_ib(ctx.state);
+		WRITE_ONCE(qp->state, orca_qps_to_ib(ctx.state));
 	mutex_unlock(&qp->lock);
 	if (err)
 		return err;
@@ -459,16 +550,51 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
+/* As orca_destroy_cq(): forget the number first. */
 int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
 	int err;
 
-	err = orca_cmd_destroy_qp(&dev->com, ibqp->qp_num);
-	if (err)
-		return err;
 	orca_forget(dev, &dev->qps, ibqp->qp_num);
+	err = orca_cmd_destroy_qp(&dev->com, ibqp->qp_num);
+	if (err) {
+		WARN_ON(xa_insert_irq(&dev->qps, ibqp->qp_num, qp, GFP_KERNEL));
+		return err;
+	}
 	mutex_destroy(&qp->lock);
 	return 0;
+}
+
+/* Transport counters, as port 1's hw_counters (rdma statistic). */
+static const struct rdma_stat_desc orca_port_stat_descs[] = {
+	[ORCA_STAT_CMDS].name = "fw_cmds",
+	[ORCA_STAT_CMD_ERRORS].name = "fw_cmd_errors",
+	[ORCA_STAT_TIMEOUTS].name = "fw_cmd_timeouts",
+	[ORCA_STAT_MISSED_IRQS].name = "fw_missed_irqs",
+	[ORCA_STAT_STALE_COMPLETIONS].name = "fw_stale_completions",
+	[ORCA_STAT_ASYNC_EVENTS].name = "async_events",
+	[ORCA_STAT_LOST_EVENTS].name = "async_events_lost",
+};
+
+static_assert(ARRAY_SIZE(orca_port_stat_descs) == ORCA_STAT_NUM);
+
+struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
+					       u32 port_num)
+{
+	return rdma_alloc_hw_stats_struct(orca_port_stat_descs,
+					  ARRAY_SIZE(orca_port_stat_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		      u32 port, int index)
+{
+	struct orca_dev *dev = to_odev(ibdev);
+	int i;
+
+	for (i = 0; i < ORCA_STAT_NUM; i++)
+		stats->value[i] = orca_com_stat(&dev->com, i);
+	return ORCA_STAT_NUM;
 }

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * orca asynchronous events: QP, CQ, port and device events from the event
+ * queue, and recovery when the device had to drop some.
+ */
+
+#include "orca.h"
+#include "orca_attr.h"
+#include "orca_com_cmd.h"
+
+/*
+ * IBTA has no affiliated event for a UD/UC send queue entering SQE: the
+ * error completion tells the consumer.  Returns false for such events.
+ */
+static bool orca_qp_event_to_ib(u8 event, enum ib_event_type *type)
+{
+	switch (event) {
+	case ORCA_QP_EV_FATAL:
+		*type = IB_EVENT_QP_FATAL;
+		return true;
+	case ORCA_QP_EV_SQ_DRAINED:
+		*type = IB_EVENT_SQ_DRAINED;
+		return true;
+	case ORCA_QP_EV_SQ_ERROR:
+		return false;
+	case ORCA_QP_EV_REQ_ERR:
+		*type = IB_EVENT_QP_REQ_ERR;
+		return true;
+	case ORCA_QP_EV_ACCESS_ERR:
+		*type = IB_EVENT_QP_ACCESS_ERR;
+		return true;
+	case ORCA_QP_EV_COMM_EST:
+		*type = IB_EVENT_COMM_EST;
+		return true;
+	case ORCA_QP_EV_LAST_WQE_REACHED:
+		*type = IB_EVENT_QP_LAST_WQE_REACHED;
+		return true;
+	default:
+		*type = IB_EVENT_QP_FATAL;
+		return true;
+	}
+}
+
+static void orca_dispatch_qp_event(struct orca_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ibev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ibev, qp->ibqp.qp_context);
+}
+
+static void orca_qp_event(struct orca_dev *dev,
+			  const struct orca_eqe_qp_event *ev)
+{
+	u32 qpn = le32_to_cpu(ev->qpn);
+	enum ib_event_type type;
+	struct orca_qp *qp;
+
+	qp = xa_load(&dev->qps, qpn);
+	if (!qp) {
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "event %u for unknown QP %u\n",
+				       ev->event, qpn);
+		return;
+	}
+	/* the device moved the QP: later modify/query must start there */
+	if (ev->state <= ORCA_QPS_ERR)
+		WRITE_ONCE(qp->state, orca_qps_to_ib(ev->state));
+	if (!orca_qp_event_to_ib(ev->event, &type)) {
+		ibdev_dbg(&dev->ibdev, "QP %u: send queue error, now SQE\n",
+			  qpn);
+		return;
+	}
+	orca_dispatch_qp_event(qp, type);
+}
+
+static void orca_cq_event(struct orca_dev *dev,
+			  const struct orca_eqe_cq_error *ev)
+{
+	u32 cqn = le32_to_cpu(ev->cqn);
+	struct ib_event ibev = {};
+	struct orca_cq *cq;
+
+	cq = xa_load(&dev->cqs, cqn);
+	if (!cq) {
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "error event for unknown CQ %u\n", cqn);
+		return;
+	}
+	ibdev_err_ratelimited(&dev->ibdev, "CQ %u error, syndrome 0x%x\n",
+			      cqn, le32_to_cpu(ev->syndrome));
+	if (!cq->ibcq.event_handler)
+		return;
+	ibev.device = &dev->ibdev;
+	ibev.element.cq = &cq->ibcq;
+	ibev.event = IB_EVENT_CQ_ERR;
+	cq->ibcq.event_handler(&ibev, cq->ibcq.cq_context);
+}
+
+/* EQ lock held (it orders ib_registered against remove). */
+static void orca_device_event(struct orca_dev *dev, enum ib_event_type type,
+			      u32 port)
+{
+	struct ib_event ibev = {
+		.device = &dev->ibdev,
+		.event = type,
+		.element.port_num = port,
+	};
+
+	if (dev->ib_registered)
+		ib_dispatch_event(&ibev);
+}
+
+static void orca_port_event(struct orca_dev *dev, bool active)
+{
+	dev->port_active = active;
+	ibdev_info_ratelimited(&dev->ibdev, "port 1 %s\n",
+			       active ? "active" : "down");
+	orca_device_event(dev, active ? IB_EVENT_PORT_ACTIVE :
+			  IB_EVENT_PORT_ERR, 1);
+}
+
+/**
+ * orca_async_event - dispatch one asynchronous EQE
+ * @com: transport
+ * @eqe: the entry
+ *
+ * Called with the EQ lock held, in atomic context.
+ */
+void orca_async_event(struct orca_com *com, const struct orca_eqe *eqe)
+{
+	struct orca_dev *dev = com_to_odev(com);
+
+	switch (eqe->type) {
+	case ORCA_EQE_QP_EVENT:
+		orca_qp_event(dev, &eqe->qp);
+		break;
+	case ORCA_EQE_CQ_ERROR:
+		orca_cq_event(dev, &eqe->cq);
+		break;
+	case ORCA_EQE_PORT_EVENT:
+		orca_port_event(dev, eqe->port.event == ORCA_PORT_EV_ACTIVE);
+		break;
+	case ORCA_EQE_DEVICE_FATAL:
+		orca_device_event(dev, IB_EVENT_DEVICE_FATAL, 0);
+		break;
+	default:
+		dev_warn_ratelimited(&dev->pdev->dev,
+				     "unknown event type 0x%x\n", eqe->type);
+	}
+}
+
+/* The device dropped events (EQ full): atomic context, defer the work. */
+void orca_events_lost(struct orca_com *com, u32 lost)
+{
+	struct orca_dev *dev = com_to_odev(com);
+
+	dev_warn_ratelimited(&dev->pdev->dev,
+			     "device dropped %u asynchronous events (event queue full); resynchronising\n",
+			     lost);
+	schedule_work(&dev->resync_work);
+}
+
+/*
+ * Recover what dropped events would have said.  QP state changes are in
+ * the mirror: a QP the device moved to ERR gets the QP_FATAL it missed.
+ * Port events leave no trace, so the port's current state is announced
+ * again as a device event; consumers re-read what they need.
+ */
+void orca_resync_work(struct work_struct *work)
+{
+	struct orca_dev *dev = container_of(work, struct orca_dev,
+					    resync_work);
+	struct orca_port_attr pa;
+	unsigned int fatal = 0;
+	struct orca_qp_ctx ctx;
+	unsigned long flags, index;
+	struct orca_qp *qp;
+	bool active;
+
+	if (orca_cmd_query_port(&dev->com, 1, &pa))
+		return;
+	active = pa.state == ORCA_PORT_ACTIVE;
+
+	spin_lock_irqsave(&dev->com.eq_lock, flags);
+	/* orca_forget() takes the EQ lock after xa_erase: no QP vanishes */
+	xa_for_each(&dev->qps, index, qp) {
+		if (!orca_read_mirror(dev, index, &ctx))
+			continue;
+		if (ctx.state == ORCA_QPS_ERR &&
+		    READ_ONCE(qp->state) != IB_QPS_ERR) {
+			WRITE_ONCE(qp->state, IB_QPS_ERR);
+			orca_dispatch_qp_event(qp, IB_EVENT_QP_FATAL);
+			fatal++;
+		} else if (ctx.state == ORCA_QPS_SQE) {
+			WRITE_ONCE(qp->state, IB_QPS_SQE);
+		}
+	}
+	orca_port_event(dev, active);
+	spin_unlock_irqrestore(&dev->com.eq_lock, flags);
+
+	ibdev_warn(&dev->ibdev,
+		   "resynchronised after lost events: %u QPs found in ERR, port %s\n",
+		   fatal, active ? "active" : "down");
+}
