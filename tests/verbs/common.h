@@ -426,6 +426,16 @@ static inline unsigned long long stats_value(const char *stats,
 	return 0;
 }
 
+/* One counter of "hostctl stats"; ~0 if the emulator did not answer */
+static inline unsigned long long emu_stat(const char *key)
+{
+	char reply[4096];
+
+	if (hostctl("stats", reply, sizeof(reply)))
+		return ~0ULL;
+	return stats_value(reply, key);
+}
+
 /* ------------------------------------------------------------------ */
 /* System-call probe: run this program under strace and count the    */
 /* system calls it makes between two markers                          */

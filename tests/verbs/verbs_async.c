@@ -21,15 +21,6 @@
 static struct ibv_context *ctx;
 static struct ibv_port_attr port;
 
-static unsigned long long emu_stat(const char *key)
-{
-	char reply[4096];
-
-	if (hostctl("stats", reply, sizeof(reply)))
-		return ~0ULL;
-	return stats_value(reply, key);
-}
-
 static struct ibv_qp *rts_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 			     enum ibv_qp_type type)
 {

@@ -16,15 +16,6 @@
  */
 #include "common.h"
 
-static unsigned long long emu_stat(const char *key)
-{
-	char reply[4096];
-
-	if (hostctl("stats", reply, sizeof(reply)))
-		return ~0ULL;
-	return stats_value(reply, key);
-}
-
 static unsigned long long port_cmds(void)
 {
 	return emu_stat("op_QUERY_PORT") + emu_stat("op_QUERY_GID_TABLE") +
