@@ -177,6 +177,9 @@ static int parse_u64(const char *s, int base, uint64_t *out)
 
 	if (!*s || *s == '-' || isspace((unsigned char)*s))
 		return -1;
+	/* "decimal or 0x hex" (orca.rst): 010 is ten, not octal eight */
+	if (!base)
+		base = (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10;
 	errno = 0;
 	*out = strtoull(s, &end, base);
 	if (errno || *end)

@@ -2691,6 +2691,8 @@ static void config_good(void)
 	CHECK_EQ(try_set(&c, "node_guid = 1122:3344:5566:7799"), 0);
 	CHECK_EQ(c.node_guid, 0x1122334455667799ULL);
 	CHECK_EQ(try_set(&c, "max_qp=10"), 0);
+	CHECK_EQ(try_set(&c, "max_qp=010"), 0);	/* decimal, not octal */
+	CHECK_EQ(c.max_qp, 10);
 	CHECK_EQ(try_set(&c, "max_cqe=0x1000"), 0);
 	CHECK_EQ(c.max_cqe, 0x1000);
 	CHECK_EQ(try_set(&c, "fw_name=my fw"), 0);

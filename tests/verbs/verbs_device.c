@@ -17,19 +17,19 @@
 #include "common.h"
 #include "expect.h"
 
-static uint64_t expected_cap_flags(const struct orca_cfg *c)
+static uint64_t expected_cap_flags(const struct expect *c)
 {
 	static const struct {
 		uint64_t orca, ibv;
 	} map[] = {
-		{ ORCA_DEV_CAP_BAD_PKEY_CNTR, IBV_DEVICE_BAD_PKEY_CNTR },
-		{ ORCA_DEV_CAP_BAD_QKEY_CNTR, IBV_DEVICE_BAD_QKEY_CNTR },
-		{ ORCA_DEV_CAP_SYS_IMAGE_GUID, IBV_DEVICE_SYS_IMAGE_GUID },
-		{ ORCA_DEV_CAP_RC_RNR_NAK_GEN, IBV_DEVICE_RC_RNR_NAK_GEN },
-		{ ORCA_DEV_CAP_PORT_ACTIVE_EVENT, IBV_DEVICE_PORT_ACTIVE_EVENT },
-		{ ORCA_DEV_CAP_CHANGE_PHY_PORT, IBV_DEVICE_CHANGE_PHY_PORT },
-		{ ORCA_DEV_CAP_UD_AV_PORT_ENFORCE, IBV_DEVICE_UD_AV_PORT_ENFORCE },
-		{ ORCA_DEV_CAP_PCI_WRITE_END_PADDING,
+		{ EXPECT_DEV_CAP_BAD_PKEY_CNTR, IBV_DEVICE_BAD_PKEY_CNTR },
+		{ EXPECT_DEV_CAP_BAD_QKEY_CNTR, IBV_DEVICE_BAD_QKEY_CNTR },
+		{ EXPECT_DEV_CAP_SYS_IMAGE_GUID, IBV_DEVICE_SYS_IMAGE_GUID },
+		{ EXPECT_DEV_CAP_RC_RNR_NAK_GEN, IBV_DEVICE_RC_RNR_NAK_GEN },
+		{ EXPECT_DEV_CAP_PORT_ACTIVE_EVENT, IBV_DEVICE_PORT_ACTIVE_EVENT },
+		{ EXPECT_DEV_CAP_CHANGE_PHY_PORT, IBV_DEVICE_CHANGE_PHY_PORT },
+		{ EXPECT_DEV_CAP_UD_AV_PORT_ENFORCE, IBV_DEVICE_UD_AV_PORT_ENFORCE },
+		{ EXPECT_DEV_CAP_PCI_WRITE_END_PADDING,
 		  IBV_DEVICE_PCI_WRITE_END_PADDING },
 	};
 	uint64_t f = 0;
@@ -52,14 +52,12 @@ static void eq_check(unsigned long long got, unsigned long long want,
 #define EQ(got, want, name)                                                   \
 	eq_check((unsigned long long)(got), (unsigned long long)(want), name)
 
-static void check_orig(const struct ibv_device_attr *a, const struct orca_cfg *c)
+static void check_orig(const struct ibv_device_attr *a, const struct expect *c)
 {
 	char fw[64];
 
 	snprintf(fw, sizeof(fw), "%u.%u.%u",
-		 ORCA_FW_VERSION_MAJOR(c->fw_version),
-		 ORCA_FW_VERSION_MINOR(c->fw_version),
-		 ORCA_FW_VERSION_SUB(c->fw_version));
+		 c->fw_version[0], c->fw_version[1], c->fw_version[2]);
 	ok(!strcmp(a->fw_ver, fw), "fw_ver = \"%s\" (got \"%s\")", fw,
 	   a->fw_ver);
 	EQ(be64toh(a->node_guid), c->node_guid, "node_guid");
@@ -109,7 +107,7 @@ static void check_orig(const struct ibv_device_attr *a, const struct orca_cfg *c
 	EQ(a->phys_port_cnt, c->phys_port_cnt, "phys_port_cnt");
 }
 
-static void check_ex(const struct ibv_device_attr_ex *a, const struct orca_cfg *c)
+static void check_ex(const struct ibv_device_attr_ex *a, const struct expect *c)
 {
 	/* libibverbs 44 defines no ibv_device_attr_ex comp_mask bit */
 	EQ(a->comp_mask, 0, "comp_mask");
@@ -159,7 +157,7 @@ static void check_ex(const struct ibv_device_attr_ex *a, const struct orca_cfg *
 	EQ(a->phys_port_cnt_ex, c->phys_port_cnt, "phys_port_cnt_ex");
 }
 
-static void check_port(struct ibv_context *ctx, const struct orca_cfg *c)
+static void check_port(struct ibv_context *ctx, const struct expect *c)
 {
 	struct ibv_port_attr p;
 	union ibv_gid gid;
@@ -224,7 +222,7 @@ static struct ibv_qp *create_ex(struct ibv_context *ctx, struct ibv_pd *pd,
 
 static void pci_padding(struct ibv_context *ctx, struct ibv_pd *pd,
 			struct ibv_cq *cq, const struct ibv_device_attr_ex *attr,
-			const struct ibv_port_attr *port, const struct orca_cfg *c)
+			const struct ibv_port_attr *port, const struct expect *c)
 {
 	static const enum ibv_qp_type types[] = { IBV_QPT_RC, IBV_QPT_UC,
 						  IBV_QPT_UD };
@@ -560,23 +558,23 @@ int main(int argc, char **argv)
 		   bad_masks[i], err_str(ret));
 	}
 
-	check_orig(&attr.orig_attr, &ex.cfg);
-	check_ex(&attr, &ex.cfg);
+	check_orig(&attr.orig_attr, &ex);
+	check_ex(&attr, &ex);
 
 	memset(&legacy, 0x5a, sizeof(legacy));
 	ret = ibv_query_device(ctx, &legacy);
 	ok(!ret && !memcmp(&legacy, &attr.orig_attr, sizeof(legacy)),
 	   "ibv_query_device returns exactly orig_attr: %s", err_str(ret));
-	EQ(ctx->num_comp_vectors, ex.cfg.num_comp_vectors,
+	EQ(ctx->num_comp_vectors, ex.num_comp_vectors,
 	   "ibv_context num_comp_vectors");
-	check_port(ctx, &ex.cfg);
+	check_port(ctx, &ex);
 
 	ret = ibv_query_port(ctx, 1, &port);
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
 	if (!ok(!ret && pd && cq, "alloc_pd + create_cq"))
 		goto out;
-	pci_padding(ctx, pd, cq, &attr, &port, &ex.cfg);
+	pci_padding(ctx, pd, cq, &attr, &port, &ex);
 	unsupported(ctx, pd, cq, &attr, &port);
 
 out:

@@ -176,7 +176,7 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	for (int i = 0; i < 3; i++)
-		expect_buf[i] = expect_dio(&ex.cfg, i);
+		expect_buf[i] = expect_dio(&ex, i);
 	src = ex.source;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--expect") && i + 1 < argc) {

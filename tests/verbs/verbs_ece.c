@@ -163,7 +163,7 @@ static void invalid_requests(struct env *e, struct ibv_qp *qp)
 		   unknown[i], err_str(ret));
 	}
 	/* a documented option the device does not support is not claimed */
-	outside = ORCA_ECE_OPT_ALL & ~e->supported;
+	outside = EXPECT_ECE_OPT_ALL & ~e->supported;
 	if (outside) {
 		outside &= -outside;
 		ece = (struct ibv_ece){ .vendor_id = e->vendor,
@@ -308,9 +308,9 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	diag("expected configuration from %s", ex.source);
-	e.has_ece = orca_cfg_has_ece(&ex.cfg);
-	e.vendor = ex.cfg.ece_vendor_id;
-	e.supported = ex.cfg.ece_options;
+	e.has_ece = expect_has_ece(&ex);
+	e.vendor = ex.ece_vendor_id;
+	e.supported = ex.ece_options;
 
 	e.ctx = open_device_by_name(dev);
 	if (!ok(e.ctx != NULL, "open %s", dev))
@@ -328,9 +328,9 @@ int main(int argc, char **argv)
 	}
 	ok(e.vendor != 0 && e.vendor <= 0xffffff,
 	   "configured ECE vendor id %#x is a 24-bit IEEE OUI", e.vendor);
-	ok(e.supported && (e.supported & ~ORCA_ECE_OPT_ALL) == 0,
+	ok(e.supported && (e.supported & ~EXPECT_ECE_OPT_ALL) == 0,
 	   "configured options %#x are documented bits (ORCA_ECE_OPT_ALL %#x)",
-	   e.supported, ORCA_ECE_OPT_ALL);
+	   e.supported, EXPECT_ECE_OPT_ALL);
 
 	/* After create, in every state up to the negotiation: the offer */
 	for (size_t i = 0; i < 3; i++) {

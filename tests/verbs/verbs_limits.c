@@ -127,7 +127,7 @@ static int try_qp(struct ibv_pd *pd, struct ibv_cq *cq, struct ibv_qp_cap cap)
 	return 0;
 }
 
-static void object_limits(struct ibv_context *ctx, const struct orca_cfg *c,
+static void object_limits(struct ibv_context *ctx, const struct expect *c,
 			  const struct ibv_device_attr *attr)
 {
 	const struct ibv_qp_cap base = { .max_send_wr = 1, .max_recv_wr = 1,
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 	     max[RES_QP], max[RES_PD], max[RES_CQ], attr.max_qp, attr.max_pd,
 	     attr.max_cq);
 
-	object_limits(ctx, &ex.cfg, &attr);
+	object_limits(ctx, &ex, &attr);
 
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);

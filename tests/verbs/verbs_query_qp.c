@@ -1145,9 +1145,9 @@ static void init_attr_variants(struct env *e)
 	init.qp_type = IBV_QPT_RC;
 	init.cap.max_send_wr = e->dev.max_qp_wr;
 	init.cap.max_recv_wr = e->dev.max_qp_wr;
-	init.cap.max_send_sge = e->ex.cfg.max_send_sge;
-	init.cap.max_recv_sge = e->ex.cfg.max_recv_sge;
-	init.cap.max_inline_data = e->ex.cfg.max_inline_data;
+	init.cap.max_send_sge = e->ex.max_send_sge;
+	init.cap.max_recv_sge = e->ex.max_recv_sge;
+	init.cap.max_inline_data = e->ex.max_inline_data;
 	qp = ibv_create_qp(e->pd, &init);
 	if (!ok(qp != NULL, "RC: create_qp with every cap at the device limit: %s",
 		qp ? "success" : strerror(errno)))
@@ -1155,9 +1155,9 @@ static void init_attr_variants(struct env *e)
 	ret = ibv_query_qp(qp, &a, IBV_QP_CAP, &ia);
 	ok(!ret && a.cap.max_send_wr == (uint32_t)e->dev.max_qp_wr &&
 		   a.cap.max_recv_wr == (uint32_t)e->dev.max_qp_wr &&
-		   a.cap.max_send_sge == e->ex.cfg.max_send_sge &&
-		   a.cap.max_recv_sge == e->ex.cfg.max_recv_sge &&
-		   a.cap.max_inline_data == e->ex.cfg.max_inline_data &&
+		   a.cap.max_send_sge == e->ex.max_send_sge &&
+		   a.cap.max_recv_sge == e->ex.max_recv_sge &&
+		   a.cap.max_inline_data == e->ex.max_inline_data &&
 		   !memcmp(&a.cap, &ia.cap, sizeof(a.cap)),
 	   "RC: query_qp reports the limits as the actual caps (%u/%u/%u/%u/%u)",
 	   a.cap.max_send_wr, a.cap.max_recv_wr, a.cap.max_send_sge,
@@ -1200,7 +1200,7 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	diag("expected configuration from %s", e.ex.source);
-	e.sqd_notify = e.ex.cfg.dev_caps & ORCA_DEV_CAP_SQD_ASYNC_NOTIFY;
+	e.sqd_notify = e.ex.dev_caps & EXPECT_DEV_CAP_SQD_ASYNC_NOTIFY;
 
 	e.ctx = open_device_by_name(dev);
 	if (!ok(e.ctx != NULL, "open %s", dev))
