@@ -158,6 +158,10 @@ int orca_caps_check(const struct orca_caps *caps, struct device *dev)
 		/* the driver runs port 1 */
 		{ "phys_port_cnt", caps->phys_port_cnt, 1, 1 },
 		{ "num_comp_vectors", caps->num_comp_vectors, 1, U8_MAX },
+		/* IBTA: a 5-bit exponent */
+		{ "local_ca_ack_delay", caps->local_ca_ack_delay, 0, 31 },
+		{ "atomic_cap", caps->atomic_cap, ORCA_ATOMIC_NONE,
+		  ORCA_ATOMIC_GLOB },
 	};
 	unsigned int i;
 

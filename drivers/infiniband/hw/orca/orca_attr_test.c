@@ -172,6 +172,12 @@ static void caps_check_bounds(struct kunit *test)
 	fill_caps(&c);
 	c.num_comp_vectors = 0;
 	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	fill_caps(&c);
+	c.local_ca_ack_delay = 32;
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	fill_caps(&c);
+	c.atomic_cap = ORCA_ATOMIC_GLOB + 1;
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
 }
 
 static void caps_dev_cap_flags(struct kunit *test)
