@@ -52,7 +52,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
-	vm-default vm-config vm-emu-kill vm-faults run check bench kunit clean help \
+	vm-default vm-config vm-emu-kill vm-faults vm-bigmem run check bench kunit clean help \
 	kmod-tree vm-features-off
 
 all: build
@@ -139,7 +139,7 @@ unit:
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
-	@$(MAKE) vm-default vm-config vm-features-off vm-faults vm-emu-kill PART=$(TAPDIR)
+	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-faults vm-emu-kill PART=$(TAPDIR)
 	@$(finish)
 
 # (a) default emulator configuration: device info, every verbs test, the demo
@@ -176,6 +176,14 @@ vm-features-off:
 vm-faults:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/faults.sh || true
+
+# (b3) a guest with RAM above 4 GiB: the emulator translates addresses
+# through QEMU's memory map (4.5 GiB = 3 GiB low + 1.5 GiB at 4 GiB)
+vm-bigmem:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --mem 4608M -- \
+	    $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_basic -d orca0' \
+	    '$(BUILD)/tests/verbs_query_qp -d orca0' '$(BUILD)/tests/verbs_async -d orca0' \
+	    $(T)/vm/bigmem.sh $(T)/vm/rmmod.sh || true
 
 # (c) firmware death: verbs fail within a bound, rmmod still works
 vm-emu-kill:

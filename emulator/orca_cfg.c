@@ -18,6 +18,7 @@ enum cfg_kind {
 	CFG_VERSION,	/* maj.min.sub */
 	CFG_STRING,	/* fw_name */
 	CFG_PKEYS,	/* comma-separated 16-bit P_Keys */
+	CFG_MACHINE,	/* pc or q35 */
 };
 
 struct cfg_key {
@@ -101,6 +102,9 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(active_mtu, 1, 5),
 	NUM(active_width, 0, U8),
 	NUM(active_speed, 0, U8),
+	{ "guest_machine", CFG_MACHINE, offsetof(struct orca_cfg, guest_machine),
+	  0, 1, 0 },
+	NUM(ram_below_4g, 0, 4ULL << 30),
 };
 
 static int cfg_err(char *err, size_t errlen, const char *fmt, ...)
@@ -268,6 +272,12 @@ int orca_cfg_set(struct orca_cfg *cfg, const char *key, const char *val,
 	switch (k->kind) {
 	case CFG_PKEYS:
 		return parse_pkeys(cfg, key, val, err, errlen);
+	case CFG_MACHINE:
+		if (strcmp(val, "pc") && strcmp(val, "q35"))
+			return cfg_err(err, errlen,
+				       "%s: '%s' is not pc or q35", key, val);
+		v = !strcmp(val, "q35");
+		break;
 	case CFG_STRING:
 		if (strlen(val) >= sizeof(cfg->fw_name))
 			return cfg_err(err, errlen,

@@ -84,6 +84,9 @@ struct orca_cfg {
 	uint64_t active_mtu;
 	uint64_t active_width;
 	uint64_t active_speed;
+	/* the guest's memory map (orca_dma.h) */
+	uint64_t guest_machine;		/* ORCA_MACHINE_* */
+	uint64_t ram_below_4g;		/* 0: QEMU's split for the machine */
 	/* which derived keys the user set explicitly (ORCA_CFG_SET_*) */
 	unsigned int explicit_set;
 };

@@ -93,42 +93,56 @@ const char *orca_qps_name(unsigned int state)
 #define REG_WR64(dev, f, v) \
 	__atomic_store_n(&(dev)->regs->f, htole64(v), __ATOMIC_RELEASE)
 
-/* Is [addr, addr + len) inside host memory?  Overflow-safe. */
+/*
+ * Is [addr, addr + len) guest RAM, all in one region of the guest's
+ * memory map?  Overflow-safe.
+ */
 static bool dma_ok(const struct orca_dev *dev, uint64_t addr, uint64_t len)
 {
-	return dev->ram && addr <= dev->ram_size &&
-	       len <= dev->ram_size - addr;
+	uint64_t off;
+
+	return dev->ram && orca_memmap_translate(&dev->map, addr, len, &off);
+}
+
+/* Where [addr, addr + len) is in the RAM file; NULL (counted) if not RAM. */
+static uint8_t *dma_xlate(struct orca_dev *dev, uint64_t addr, uint64_t len)
+{
+	uint64_t off;
+
+	if (!dev->ram || !orca_memmap_translate(&dev->map, addr, len, &off)) {
+		dev->stats.bad_addr++;
+		return NULL;
+	}
+	if (len && addr + len > dev->stats.dma_high)
+		dev->stats.dma_high = addr + len;
+	return dev->ram + off;
 }
 
 static int dma_read(struct orca_dev *dev, uint64_t addr, void *buf,
 		    size_t len)
 {
-	if (!dma_ok(dev, addr, len)) {
-		dev->stats.bad_addr++;
+	uint8_t *p = dma_xlate(dev, addr, len);
+
+	if (!p)
 		return -EFAULT;
-	}
-	memcpy(buf, dev->ram + addr, len);
+	memcpy(buf, p, len);
 	return 0;
 }
 
 static int dma_write(struct orca_dev *dev, uint64_t addr, const void *buf,
 		     size_t len)
 {
-	if (!dma_ok(dev, addr, len)) {
-		dev->stats.bad_addr++;
+	uint8_t *p = dma_xlate(dev, addr, len);
+
+	if (!p)
 		return -EFAULT;
-	}
-	memcpy(dev->ram + addr, buf, len);
+	memcpy(p, buf, len);
 	return 0;
 }
 
 static void *dma_ptr(struct orca_dev *dev, uint64_t addr, size_t len)
 {
-	if (!dma_ok(dev, addr, len)) {
-		dev->stats.bad_addr++;
-		return NULL;
-	}
-	return dev->ram + addr;
+	return dma_xlate(dev, addr, len);
 }
 
 /* A ring of 2^log_depth 64-byte entries at base: aligned and in memory. */
@@ -1666,6 +1680,8 @@ void orca_dev_set_ram(struct orca_dev *dev, uint8_t *ram, uint64_t size)
 {
 	dev->ram = ram;
 	dev->ram_size = ram ? size : 0;
+	orca_memmap_init(&dev->map, dev->cfg.guest_machine, dev->ram_size,
+			 dev->cfg.ram_below_4g);
 	REG_WR64(dev, ram_size, dev->ram_size);
 }
 
@@ -1891,7 +1907,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu func_resets=%llu pending=%u qps=%u cqs=%u pds=%u health=%u hung=%d",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u health=%u hung=%d",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -1902,6 +1918,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->mirror_writes,
 		       (unsigned long long)s->irqs,
 		       (unsigned long long)s->dma_writes,
+		       (unsigned long long)s->dma_high,
 		       (unsigned long long)s->func_resets, dev->n_pending,
 		       dev->n_qps,
 		       dev->n_cqs, dev->n_pds, dev->fatal ? 1 : 0,

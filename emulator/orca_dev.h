@@ -18,6 +18,7 @@
 
 #include "orca_hw.h"
 #include "orca_cfg.h"
+#include "orca_dma.h"
 
 /* Largest EQ the device accepts (the header fixes only the default). */
 #define ORCA_EMU_EQ_MAX_LOG_DEPTH	12
@@ -66,6 +67,7 @@ struct orca_stats {
 	uint64_t mirror_writes;
 	uint64_t irqs;
 	uint64_t dma_writes;		/* EQEs, mirror entries, out mailboxes */
+	uint64_t dma_high;		/* highest guest address touched + 1 */
 	uint64_t func_resets;		/* dev_ctl resets acknowledged */
 };
 
@@ -83,9 +85,10 @@ struct orca_dev {
 	struct orca_cfg cfg;
 	struct orca_regs *regs;		/* BAR2 offset 0 */
 
-	/* host memory as the device sees it: GPA == offset */
+	/* guest RAM (the file), reached through the guest's memory map */
 	uint8_t *ram;
 	uint64_t ram_size;
+	struct orca_memmap map;
 
 	void (*raise_irq)(void *priv, unsigned int vec);
 	void *irq_priv;

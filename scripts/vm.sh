@@ -49,6 +49,9 @@ several words are quoted and run as one simple command.
   --no-orca             do not insmod orca.ko (ib_core/ib_uverbs still load)
   --emu PATH            emulator binary (default \$BUILD/orca-emu, or \$ORCA_EMU)
   --smp N               guest CPUs (default $SMP)
+  --mem SIZE            guest RAM, QEMU syntax (default $MEM); above 3.5G the
+                        guest has RAM above 4 GiB (the emulator is told the
+                        machine, guest_machine=pc, to translate addresses)
 Environment: BUILD (default <repo>/build), KVER (default: newest 6.1.0-*-amd64
 in /lib/modules), ORCA_EMU.
 In the guest: tests/lib is on PATH (hostctl), ORCA_JOB/ORCA_REPO/ORCA_BUILD are set.
@@ -74,6 +77,7 @@ while (($#)); do
     --no-orca) NO_ORCA=1; shift ;;
     --emu) [[ $# -ge 2 ]] || die "--emu needs PATH"; EMU=$2; shift 2 ;;
     --smp) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--smp needs N"; SMP=$2; shift 2 ;;
+    --mem) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*[MG]$ ]] || die "--mem needs SIZE (e.g. 4608M)"; MEM=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; break ;;
     -*) usage >&2; die "unknown option $1" ;;
@@ -235,11 +239,11 @@ fi
 # ---------------------------------------------------------------- emulator
 # Wrapped in timeout as a backstop in case this script is SIGKILLed.
 timeout --foreground -k 5 $((TIMEOUT + 60)) \
-    "$EMU" --socket "$SOCK" --ram "$RAM" --ctl "$CTL" --log "$JOB/emu.log" --once "${EMU_ARGS[@]}" \
+    "$EMU" --socket "$SOCK" --ram "$RAM" --ctl "$CTL" --log "$JOB/emu.log" --once "${EMU_ARGS[@]}" --set guest_machine=pc \
     > "$JOB/emu.out" 2>&1 < /dev/null &
 EMU_PID=$!
 disown "$EMU_PID"   # no "Killed" job notice when a test kills the emulator
-printf '%q ' "$EMU" --socket "$SOCK" --ram "$RAM" --ctl "$CTL" --log "$JOB/emu.log" --once "${EMU_ARGS[@]}" > "$JOB/emu-cmdline.txt"
+printf '%q ' "$EMU" --socket "$SOCK" --ram "$RAM" --ctl "$CTL" --log "$JOB/emu.log" --once "${EMU_ARGS[@]}" --set guest_machine=pc > "$JOB/emu-cmdline.txt"
 for ((i = 0; i < 200; i++)); do
     [[ -S $SOCK ]] && break
     alive "$EMU_PID" || break
