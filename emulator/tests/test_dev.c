@@ -229,7 +229,8 @@ static int fx_cmd(struct fx *f, uint16_t op, const void *in, uint16_t in_len,
 		CHECK_EQ((f)->synd, (sy));				\
 	} while (0)
 
-static void fx_bringup_flags(struct fx *f, uint32_t init_flags)
+static void fx_bringup_eq(struct fx *f, uint32_t init_flags,
+			  unsigned int eq_log_depth)
 {
 	struct orca_init_in init = { .flags = htole32(init_flags) };
 	struct orca_caps caps;
@@ -237,7 +238,7 @@ static void fx_bringup_flags(struct fx *f, uint32_t init_flags)
 	struct orca_create_cq_in cqi = { .cqe = htole32(64) };
 	struct orca_create_cq_out cqo;
 
-	fx_program_queues(f, ORCA_EQ_LOG_DEPTH);
+	fx_program_queues(f, eq_log_depth);
 	CHECK_EQ(fx_cmd(f, ORCA_CMD_RESET, NULL, 0, NULL, 0), 0);
 	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_CAPS, NULL, 0, &caps, sizeof(caps)), 0);
 	CHECK_EQ(fx_cmd(f, ORCA_CMD_INIT, &init, sizeof(init), NULL, 0), 0);
@@ -246,6 +247,11 @@ static void fx_bringup_flags(struct fx *f, uint32_t init_flags)
 	CHECK_EQ(fx_cmd(f, ORCA_CMD_CREATE_CQ, &cqi, sizeof(cqi), &cqo,
 			sizeof(cqo)), 0);
 	f->cqn = le32toh(cqo.cqn);
+}
+
+static void fx_bringup_flags(struct fx *f, uint32_t init_flags)
+{
+	fx_bringup_eq(f, init_flags, ORCA_EQ_LOG_DEPTH);
 }
 
 static struct fx *fx_up_cfg(const char *const *sets)
@@ -1818,20 +1824,10 @@ static void handle_reuse(void)
 static void eq_flood_drops(void)
 {
 	struct fx *f = fx_new_cfg(NULL);
-	struct orca_init_in init = { .flags = htole32(ORCA_INIT_F_EQ_IRQ) };
-	struct orca_pd_handle pd;
-	struct orca_create_cq_in cqi = { .cqe = htole32(8) };
-	struct orca_create_cq_out cqo;
 	uint32_t qpn, free_slots;
 	char err[64];
 
-	fx_program_queues(f, 4);	/* 16 entries */
-	CHECK_EQ(fx_cmd(f, ORCA_CMD_INIT, &init, sizeof(init), NULL, 0), 0);
-	CHECK_EQ(fx_cmd(f, ORCA_CMD_ALLOC_PD, NULL, 0, &pd, sizeof(pd)), 0);
-	f->pdn = le32toh(pd.pdn);
-	CHECK_EQ(fx_cmd(f, ORCA_CMD_CREATE_CQ, &cqi, sizeof(cqi), &cqo,
-			sizeof(cqo)), 0);
-	f->cqn = le32toh(cqo.cqn);
+	fx_bringup_eq(f, ORCA_INIT_F_EQ_IRQ, 4);	/* 16 entries */
 	qpn = qp_in_state(f, ORCA_QPT_RC, ORCA_QPS_RTS);
 	CHECK(qpn);
 	free_slots = 16 - (le32toh(f->regs->eq_pi) - f->eq_ci);
