@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca device model: test hooks (the control socket's device-side
+ * requests): device-initiated QP changes, port changes, fatal errors,
+ * hangs and stalls, a slow device, EQ floods, lies about capabilities.
+ */
+#include "orca_dev_int.h"
+
+/* ------------------------------------------------------------------ */
+/* Test hooks                                                         */
+/* ------------------------------------------------------------------ */
+
+static int hook_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int hook_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A device-initiated state change: mirror first, then the event. */
+static void qp_async_state(struct orca_dev *dev, uint32_t qpn,
+			   struct orca_qp *qp, uint8_t state, uint8_t event)
+{
+	uint32_t seq;
+
+	if (qp->ctx.sq_draining)
+		dev->n_draining--;
+	qp->ctx.sq_draining = 0;
+	qp->ctx.state = state;
+	seq = mirror_write(dev, qpn, &qp->ctx);
+	post_qp_event(dev, qpn, event, state, seq);
+	flush_irq(dev);
+}
+
+int orca_dev_hook_qp_fatal(struct orca_dev *dev, uint32_t qpn, char *err,
+			   size_t errlen)
+{
+	struct orca_qp *qp = qp_get(dev, qpn);
+
+	if (!qp)
+		return hook_err(err, errlen, "no QP %u", qpn);
+	if (qp->ctx.state == ORCA_QPS_RESET)
+		return hook_err(err, errlen, "QP %u is in RESET", qpn);
+	qp_async_state(dev, qpn, qp, ORCA_QPS_ERR, ORCA_QP_EV_FATAL);
+	orca_log("hook: QP %u -> ERR (fatal)", qpn);
+	return 0;
+}
+
+int orca_dev_hook_sq_error(struct orca_dev *dev, uint32_t qpn, char *err,
+			   size_t errlen)
+{
+	struct orca_qp *qp = qp_get(dev, qpn);
+
+	if (!qp)
+		return hook_err(err, errlen, "no QP %u", qpn);
+	/* IBTA: an RC send error moves the whole QP to ERR, never to SQE */
+	if (qp->ctx.qp_type == ORCA_QPT_RC)
+		return hook_err(err, errlen,
+				"QP %u is RC: RC QPs go to ERR (use qp-fatal)",
+				qpn);
+	if (qp->ctx.state != ORCA_QPS_RTS && qp->ctx.state != ORCA_QPS_SQD)
+		return hook_err(err, errlen, "QP %u is %s, SQE needs RTS or SQD",
+				qpn, orca_qps_name(qp->ctx.state));
+	qp_async_state(dev, qpn, qp, ORCA_QPS_SQE, ORCA_QP_EV_SQ_ERROR);
+	orca_log("hook: QP %u -> SQE", qpn);
+	return 0;
+}
+
+int orca_dev_hook_port(struct orca_dev *dev, bool up, char *err,
+		       size_t errlen)
+{
+	uint8_t state = up ? ORCA_PORT_ACTIVE : ORCA_PORT_DOWN;
+	struct orca_eqe eqe;
+
+	(void)err;
+	(void)errlen;
+	if (dev->port_state == state)
+		return 0;	/* no transition, no event */
+	dev->port_state = state;
+	orca_log("hook: port 1 %s", up ? "ACTIVE" : "DOWN");
+	memset(&eqe, 0, sizeof(eqe));
+	eqe.type = ORCA_EQE_PORT_EVENT;
+	eqe.port.port = 1;
+	eqe.port.event = up ? ORCA_PORT_EV_ACTIVE : ORCA_PORT_EV_DOWN;
+	post_async(dev, &eqe);
+	flush_irq(dev);
+	return 0;
+}
+
+void orca_dev_hook_fatal(struct orca_dev *dev, uint32_t syndrome)
+{
+	go_fatal(dev, syndrome, "injected by test hook");
+	flush_irq(dev);
+}
+
+void orca_dev_hook_hang(struct orca_dev *dev)
+{
+	dev->hung = true;
+	dev->stall_ticks = 0;
+	orca_log("hook: hang (no doorbells, no heartbeat)");
+}
+
+void orca_dev_hook_stall(struct orca_dev *dev, uint32_t ms)
+{
+	dev->hung = true;
+	dev->stall_ticks = (ms + ORCA_HEARTBEAT_PERIOD_MS - 1) /
+			   ORCA_HEARTBEAT_PERIOD_MS + 1;
+	orca_log("hook: stall for %u ms (no doorbells, no heartbeat), then resume",
+		 ms);
+}
+
+void orca_dev_hook_cmd_delay(struct orca_dev *dev, uint32_t ms)
+{
+	dev->cmd_delay_ticks = (ms + ORCA_HEARTBEAT_PERIOD_MS - 1) /
+			       ORCA_HEARTBEAT_PERIOD_MS;
+	orca_log("hook: command completions held for %u ms", ms);
+}
+
+int orca_dev_hook_eq_flood(struct orca_dev *dev, uint32_t n, uint32_t qpn,
+			   char *err, size_t errlen)
+{
+	struct orca_qp *qp = qp_get(dev, qpn);
+	uint32_t i, lost = dev->eq_overflows;
+
+	if (!qp)
+		return hook_err(err, errlen, "no QP %u", qpn);
+	if (qp->ctx.state == ORCA_QPS_RESET)
+		return hook_err(err, errlen, "QP %u is in RESET", qpn);
+	/* no interrupt until the end: the driver cannot drain meanwhile */
+	for (i = 0; i < n; i++)
+		post_qp_event(dev, qpn, ORCA_QP_EV_COMM_EST, qp->ctx.state,
+			      dev->mirror_seq[qpn]);
+	qp_async_state(dev, qpn, qp, ORCA_QPS_ERR, ORCA_QP_EV_FATAL);
+	orca_log("hook: %u events then QP %u -> ERR; %u events dropped", n,
+		 qpn, dev->eq_overflows - lost);
+	return 0;
+}
+
+int orca_dev_hook_caps_override(struct orca_dev *dev, const char *field,
+				uint64_t val, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+#define F(f) { #f, offsetof(struct orca_caps_override, f) }
+		F(max_qp), F(max_cq), F(max_pd), F(max_cqe), F(max_qp_wr),
+		F(num_comp_vectors), F(phys_port_cnt), F(gid_tbl_len),
+		F(pkey_tbl_len),
+#undef F
+	};
+	size_t i;
+
+	if (!strcmp(field, "clear")) {
+		memset(&dev->lie, 0, sizeof(dev->lie));
+		orca_log("hook: capabilities reported as configured again");
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		if (strcmp(field, fields[i].name))
+			continue;
+		memcpy((char *)&dev->lie + fields[i].off, &val, sizeof(val));
+		orca_log("hook: report %s = %llu (0 = as configured)", field,
+			 (unsigned long long)val);
+		return 0;
+	}
+	return hook_err(err, errlen, "no overridable capability '%s'", field);
+}
