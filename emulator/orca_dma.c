@@ -8,7 +8,8 @@
  * hw/i386/pc_q35.c keeps up to 2.75 GiB (0xb0000000), or 2 GiB once the
  * guest has that much.  The rest of RAM is mapped at 4 GiB and follows
  * the low part in the file (memory_region_init_alias at offset
- * below_4g_mem_size).
+ * below_4g_mem_size).  The installed QEMU 7.2 agrees ("info mtree":
+ * the ram-below-4g and ram-above-4g aliases of pc.ram).
  */
 #include "orca_dma.h"
 

@@ -35,8 +35,9 @@ struct orca_memmap {
 
 /*
  * The map QEMU 7.2 builds for @machine with @ram_size bytes of RAM, or
- * with the split at @below_4g when it is not 0 (the max-ram-below-4g
- * machine property; also lets tests use a small RAM file).
+ * with the split at @below_4g when it is not 0 (taken as is: QEMU's
+ * max-ram-below-4g only lowers its own split, so pass what QEMU ends up
+ * with; also lets tests use a small RAM file).
  */
 void orca_memmap_init(struct orca_memmap *m, unsigned int machine,
 		      uint64_t ram_size, uint64_t below_4g);
