@@ -41,7 +41,6 @@ struct orca_dev {
 	struct xarray qps;		/* QPN -> orca_qp, for events */
 	struct xarray cqs;		/* CQN -> orca_cq, for events */
 	bool ib_registered;		/* under com.eq_lock */
-	bool port_active;		/* last port event, under com.eq_lock */
 	struct work_struct resync_work;	/* after the device dropped events */
 
 	struct dentry *debugfs;

@@ -117,7 +117,6 @@ static void orca_device_event(struct orca_dev *dev, enum ib_event_type type,
 
 static void orca_port_event(struct orca_dev *dev, bool active)
 {
-	dev->port_active = active;
 	ibdev_info_ratelimited(&dev->ibdev, "port 1 %s\n",
 			       active ? "active" : "down");
 	orca_device_event(dev, active ? IB_EVENT_PORT_ACTIVE :

@@ -329,10 +329,10 @@ struct orca_qp_mirror {
 /*
  * RESET: no input, no output.  Destroys every object and disarms
  * interrupts, asynchronous events and the QP mirror; the queues keep
- * running from the addresses in the register block.
+ * running from the addresses latched at ORCA_DEV_CTL_ENABLE.
  */
 
-/* INIT input: latch eq_* and qp_mirror_* from the register block. */
+/* INIT input: latch qp_mirror_* from the register block, arm events. */
 #define ORCA_INIT_F_EQ_IRQ		BIT(0)	/* raise MSI-X on EQ writes */
 
 struct orca_init_in {
