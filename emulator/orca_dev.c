@@ -321,20 +321,29 @@ struct orca_qp *qp_get(struct orca_dev *dev, uint32_t qpn)
 /* ------------------------------------------------------------------ */
 
 /*
- * Function reset (dev_ctl): stop everything, forget every address the
- * driver gave us, and only then say so.  Also clears a fatal state.
+ * Objects, held completions, armed events and every latched address
+ * go: what a function reset, a new host and a lost host have in common.
  */
-static void func_reset(struct orca_dev *dev)
+static void forget_all(struct orca_dev *dev)
 {
 	destroy_all(dev);
 	disarm(dev);
 	dev->n_pending = 0;
 	dev->teardown_cpl_pending = false;
 	dev->state = ORCA_DEV_S_RESET;
-	dev->port_state = ORCA_PORT_ACTIVE;
 	dev->latched = false;
 	dev->cmdq_base = dev->eq_base = 0;
 	dev->cmdq_log_depth = dev->eq_log_depth = 0;
+}
+
+/*
+ * Function reset (dev_ctl): stop everything, forget every address the
+ * driver gave us, and only then say so.  Also clears a fatal state.
+ */
+static void func_reset(struct orca_dev *dev)
+{
+	forget_all(dev);
+	dev->port_state = ORCA_PORT_ACTIVE;
 	dev->fatal = false;
 	dev->irq_pending = false;
 	REG_WR32(dev, fatal_syndrome, 0);
@@ -452,22 +461,14 @@ static void reset_regs(struct orca_dev *dev)
 
 void orca_dev_connect(struct orca_dev *dev)
 {
-	destroy_all(dev);
-	disarm(dev);
+	forget_all(dev);
 	reset_regs(dev);
-	dev->state = ORCA_DEV_S_RESET;
 	dev->fatal = dev->hung = dev->irq_pending = false;
 	dev->stall_ticks = dev->ticks = dev->cmd_delay_ticks = 0;
 	dev->reuse_handles = false;
 	memset(&dev->lie, 0, sizeof(dev->lie));
-	dev->latched = false;
-	dev->cmdq_base = dev->eq_base = 0;
-	dev->cmdq_log_depth = dev->eq_log_depth = 0;
-	dev->teardown_cpl_pending = false;
 	dev->cmdq_ci = dev->eq_pi = dev->eq_overflows = 0;
 	dev->bad_pi_logged = 0;
-	dev->n_pending = 0;
-	dev->n_draining = 0;
 	dev->port_state = ORCA_PORT_ACTIVE;
 	dev->next_pdn = dev->next_cqn = dev->next_qpn = 0;
 	memset(dev->mirror_seq, 0,
@@ -478,12 +479,7 @@ void orca_dev_connect(struct orca_dev *dev)
 
 void orca_dev_disconnect(struct orca_dev *dev)
 {
-	destroy_all(dev);
-	disarm(dev);
-	dev->n_pending = 0;
-	dev->n_draining = 0;
-	dev->state = ORCA_DEV_S_RESET;
-	dev->latched = false;
+	forget_all(dev);
 	orca_dev_set_ram(dev, NULL, 0);
 }
 
