@@ -107,7 +107,7 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 	struct pollfd pfd[4 + ORCA_FW_NUM_VECS + CTL_MAX_CLIENTS];
 	int n = 0, i, ret, ctl_first, timeout;
 	int fw_first = -1, client_idx = -1;
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), wake, deadline;
 
 	pfd[n++] = (struct pollfd){ .fd = e->ivs.listen_fd, .events = POLLIN };
 	if (e->ivs.client_fd >= 0) {
@@ -126,8 +126,14 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 	ctl_first = n;
 	n += ctl_pollfds(&e->ctl, pfd + n);
 
-	timeout = *next_tick > now ?
-		  (int)((*next_tick - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
+	wake = *next_tick;
+	deadline = orca_dev_next_deadline(&e->dev);
+	if (deadline && deadline < wake)
+		wake = deadline;
+	timeout = wake > now ?
+		  (int)((wake - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
+	if (orca_dev_busy(&e->dev))
+		timeout = 0;
 	ret = poll(pfd, n, timeout);
 	if (ret < 0 && errno != EINTR) {
 		orca_log("poll: %s", strerror(errno));
@@ -145,6 +151,9 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 			*next_tick = now + ORCA_HEARTBEAT_PERIOD_MS *
 					   NSEC_PER_MSEC;
 	}
+	/* transport timers, and a transfer that stopped on its budget */
+	if (orca_dev_busy(&e->dev) || (deadline && now >= deadline))
+		orca_dev_work(&e->dev);
 	if (ret <= 0)
 		return true;
 

@@ -54,7 +54,7 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(max_sge_rd, 0, 255),
 	NUM(max_cq, 1, ORCA_EMU_MAX_OBJS),
 	NUM(max_cqe, 1, (1U << 24) - 1),
-	NUM(max_mr, 0, U32),
+	NUM(max_mr, 0, ORCA_EMU_MAX_OBJS),
 	NUM(max_pd, 1, ORCA_EMU_MAX_OBJS),
 	NUM(max_qp_rd_atom, 0, 255),
 	NUM(max_qp_init_rd_atom, 0, 255),

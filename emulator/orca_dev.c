@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "orca_dev_int.h"
+#include "orca_dp.h"
 
 /* ------------------------------------------------------------------ */
 /* Names for logs                                                     */
@@ -37,6 +37,8 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_MODIFY_QP:	return "MODIFY_QP";
 	case ORCA_CMD_QUERY_QP:		return "QUERY_QP";
 	case ORCA_CMD_DESTROY_QP:	return "DESTROY_QP";
+	case ORCA_CMD_REG_MR:		return "REG_MR";
+	case ORCA_CMD_DEREG_MR:		return "DEREG_MR";
 	}
 	return "UNKNOWN";
 }
@@ -58,7 +60,7 @@ const char *orca_synd_name(unsigned int synd)
 		"NONE", "IN_LEN", "OUT_LEN", "IN_ADDR", "OUT_ADDR",
 		"QUEUE_ADDR", "LIMIT", "HANDLE", "IN_USE", "QP_TYPE",
 		"TRANSITION", "MISSING_ATTR", "INVALID_ATTR", "ATTR_RANGE",
-		"FLAGS", "ECE", "RESERVED_NZ", "NOT_INIT",
+		"FLAGS", "ECE", "RESERVED_NZ", "NOT_INIT", "PAGE_LIST", "RING",
 	};
 
 	return synd < ARRAY_SIZE(names) ? names[synd] : "?";
@@ -292,10 +294,17 @@ void destroy_all(struct orca_dev *dev)
 {
 	uint32_t i;
 
+	wire_flush(dev);
 	for (i = 0; i < dev->cfg.max_qp + ORCA_QPN_BASE; i++) {
+		if (dev->qps[i])
+			qp_queues_destroy(dev->qps[i]);
 		free(dev->qps[i]);
 		dev->qps[i] = NULL;
 	}
+	for (i = 0; i <= dev->cfg.max_cq; i++)
+		cq_ring_destroy(&dev->cqs[i]);
+	mr_destroy_all(dev);
+	dev->dp_pending = false;
 	memset(dev->pds, 0, (dev->cfg.max_pd + 1) * sizeof(*dev->pds));
 	memset(dev->cqs, 0, (dev->cfg.max_cq + 1) * sizeof(*dev->cqs));
 	dev->n_pds = dev->n_cqs = dev->n_qps = dev->n_draining = 0;
@@ -393,6 +402,10 @@ void orca_dev_doorbell(struct orca_dev *dev, unsigned int vec)
 	flush_pending(dev);
 	if (vec == ORCA_FW_VEC_CMDQ)
 		process_cmdq(dev);
+	else if (vec == ORCA_FW_VEC_DB)
+		dev->stats.db_kicks++;
+	/* a command may have made a QP ready to send: run the engine */
+	dp_run(dev);
 	flush_irq(dev);
 }
 
@@ -405,7 +418,8 @@ static void sqd_drain(struct orca_dev *dev)
 		struct orca_qp *qp = dev->qps[qpn];
 		uint32_t seq;
 
-		if (!qp || !qp->ctx.sq_draining)
+		/* drained once the WQE in flight has completed */
+		if (!qp || !qp->ctx.sq_draining || qp->req.busy)
 			continue;
 		qp->ctx.sq_draining = 0;
 		dev->n_draining--;
@@ -435,6 +449,9 @@ void orca_dev_tick(struct orca_dev *dev)
 	flush_pending(dev);
 	if (dev->n_draining)
 		sqd_drain(dev);
+	/* doorbell records are re-read each period: kicks are only hints */
+	dp_timers(dev);
+	dp_run(dev);
 	flush_irq(dev);
 }
 
@@ -508,7 +525,9 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 	dev->cqs = calloc(cfg->max_cq + 1, sizeof(*dev->cqs));
 	dev->qps = calloc(nqp, sizeof(*dev->qps));
 	dev->mirror_seq = calloc(nqp, sizeof(*dev->mirror_seq));
-	if (!dev->pds || !dev->cqs || !dev->qps || !dev->mirror_seq) {
+	dev->mrs = calloc(cfg->max_mr + 1, sizeof(*dev->mrs));
+	if (!dev->pds || !dev->cqs || !dev->qps || !dev->mirror_seq ||
+	    !dev->mrs) {
 		orca_dev_destroy(dev);
 		return -ENOMEM;
 	}
@@ -528,8 +547,11 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 
 void orca_dev_destroy(struct orca_dev *dev)
 {
-	if (dev->qps)
+	if (dev->qps && dev->cqs && dev->pds)
 		destroy_all(dev);
+	pkt_cache_free(dev);
+	free(dev->mrs);
+	dev->mrs = NULL;
 	free(dev->pds);
 	free(dev->cqs);
 	free(dev->qps);
@@ -551,7 +573,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u health=%u hung=%d",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -565,8 +587,18 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->dma_high,
 		       (unsigned long long)s->func_resets, dev->n_pending,
 		       dev->n_qps,
-		       dev->n_cqs, dev->n_pds, dev->fatal ? 1 : 0,
-		       dev->hung ? 1 : 0);
+		       dev->n_cqs, dev->n_pds, dev->n_mrs, dev->fatal ? 1 : 0,
+		       dev->hung ? 1 : 0, (unsigned long long)s->db_kicks,
+		       (unsigned long long)s->wqes,
+		       (unsigned long long)s->pkts,
+		       (unsigned long long)s->pkt_bytes,
+		       (unsigned long long)s->pkts_dropped,
+		       (unsigned long long)s->cqes,
+		       (unsigned long long)s->cqe_errors,
+		       (unsigned long long)s->naks,
+		       (unsigned long long)s->rnr_naks,
+		       (unsigned long long)s->retries,
+		       (unsigned long long)s->cq_overruns);
 	for (op = 0; op < 256 && off < len; op++) {
 		if (!s->per_opcode[op])
 			continue;

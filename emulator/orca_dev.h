@@ -41,6 +41,24 @@ struct orca_cpl {
 struct orca_pd {
 	bool used;
 	uint32_t qp_refs;
+	uint32_t mr_refs;
+};
+
+/* A page list the driver gave, copied and checked at command time. */
+struct orca_pages {
+	uint64_t *addr;			/* guest physical, 2^shift aligned */
+	uint32_t n;
+	uint8_t shift;
+};
+
+struct orca_mr {
+	bool used;
+	uint8_t key;			/* key byte of the live registration */
+	uint32_t pdn;
+	uint32_t access;		/* ORCA_ACCESS_* */
+	uint64_t iova, length;
+	uint32_t first_off;
+	struct orca_pages pages;
 };
 
 struct orca_cq {
@@ -48,11 +66,82 @@ struct orca_cq {
 	uint32_t cqe;
 	uint32_t comp_vector;
 	uint32_t qp_refs;
+	/* ring (none when ring.n == 0) */
+	struct orca_pages ring;
+	uint32_t log_depth;
+	uint32_t dbrec_off;
+	uint32_t pi;			/* CQEs written */
+	uint32_t ci;			/* last consumer index read */
+	bool overrun;			/* in error: no more CQEs */
+};
+
+/* Largest SGE count and inline size a WQE can carry (max strides). */
+#define ORCA_EMU_MAX_SGE		255
+#define ORCA_EMU_MAX_INLINE		((1U << ORCA_SQ_MAX_LOG_STRIDE) - 64)
+
+/* A work queue in the QP's buffer; log_depth 0 with !present: none. */
+struct orca_wq {
+	bool present;
+	uint32_t log_depth, log_stride;
+	uint64_t off;
+	uint32_t ci;			/* next entry the device takes */
+};
+
+/* Requester: the send WQE in flight (one at a time per QP). */
+struct orca_req {
+	bool busy;			/* taken, not yet completed */
+	bool sent_all;			/* every request packet sent */
+	bool rnr_wait;			/* RNR NAK: wait for deadline */
+	uint32_t idx;			/* SQ index */
+	struct orca_send_wqe wqe;
+	struct orca_sge sge[ORCA_EMU_MAX_SGE];
+	uint8_t inl[ORCA_EMU_MAX_INLINE];
+	uint64_t len;			/* message length */
+	uint64_t off;			/* bytes sent */
+	uint64_t rd_off;		/* READ: bytes received */
+	uint32_t first_psn, psn, last_psn;
+	uint8_t retry_left, rnr_left;
+	uint64_t deadline;		/* ns: retransmit or RNR retry */
+	uint32_t next_psn;		/* PSN of the next new WQE */
+};
+
+/* Responder. */
+struct orca_resp {
+	uint32_t epsn;			/* expected PSN */
+	uint32_t msn;
+	bool nak_sent;			/* sequence NAK sent for epsn */
+	bool drop_msg;			/* UC: drop to the next FIRST/ONLY */
+	uint8_t in_op;			/* 0, or the FIRST opcode in progress */
+	/* SEND: the receive WQE being filled */
+	bool have_rwqe;
+	uint32_t rwqe_idx, rnum_sge;
+	struct orca_sge rsge[ORCA_EMU_MAX_SGE];
+	uint64_t roff;
+	/* WRITE in progress */
+	uint64_t wlen;			/* its RETH DMA length */
+	uint64_t wva;
+	uint32_t wrkey;
+	uint64_t wleft;
+	/* READ responses still to send */
+	bool reading;
+	uint64_t rd_va, rd_len, rd_off;
+	uint32_t rd_rkey, rd_psn;
+	/* last atomic, replayed for a duplicate */
+	bool atomic_valid;
+	uint32_t atomic_psn;
+	uint64_t atomic_orig;
 };
 
 struct orca_qp {
 	struct orca_qp_ctx ctx;		/* current context, wire format */
 	struct orca_qp_ctx dflt;	/* context at create: RESET restores it */
+	/* queues (ring.n == 0: none) */
+	struct orca_pages ring;
+	uint32_t dbrec_off;
+	struct orca_wq sq, rq;
+	uint32_t sq_una;		/* oldest SQ WQE without a completion */
+	struct orca_req req;
+	struct orca_resp resp;
 };
 
 struct orca_stats {
@@ -69,6 +158,18 @@ struct orca_stats {
 	uint64_t dma_writes;		/* EQEs, mirror entries, out mailboxes */
 	uint64_t dma_high;		/* highest guest address touched + 1 */
 	uint64_t func_resets;		/* dev_ctl resets acknowledged */
+	/* data path */
+	uint64_t db_kicks;		/* ORCA_FW_VEC_DB doorbells */
+	uint64_t wqes;			/* send WQEs taken */
+	uint64_t pkts;			/* packets sent by the port */
+	uint64_t pkt_bytes;		/* payload bytes in them */
+	uint64_t pkts_dropped;		/* no route, QP, state or key */
+	uint64_t cqes;
+	uint64_t cqe_errors;		/* CQEs with an error status */
+	uint64_t naks;
+	uint64_t rnr_naks;
+	uint64_t retries;		/* retransmissions (timeout, RNR, seq) */
+	uint64_t cq_overruns;
 };
 
 /*
@@ -80,6 +181,8 @@ struct orca_caps_override {
 	uint64_t max_qp, max_cq, max_pd, max_cqe, max_qp_wr;
 	uint64_t num_comp_vectors, phys_port_cnt, gid_tbl_len, pkey_tbl_len;
 };
+
+struct orca_pkt;
 
 struct orca_dev {
 	struct orca_cfg cfg;
@@ -131,6 +234,15 @@ struct orca_dev {
 	struct orca_pd *pds;		/* [max_pd + 1], index 0 unused */
 	struct orca_cq *cqs;		/* [max_cq + 1], index 0 unused */
 	struct orca_qp **qps;		/* [max_qp + ORCA_QPN_BASE] */
+	struct orca_mr *mrs;		/* [max_mr + 1], index 0 unused */
+	uint32_t n_mrs, next_mr;
+	uint8_t mr_key;			/* rolling key byte */
+	/* the link: packets in flight, in order */
+	struct orca_pkt *link_head, *link_tail;
+	struct orca_pkt *pkt_cache;	/* free packets */
+	unsigned int n_pkt_cache;
+	bool dp_running;
+	bool dp_pending;		/* dp_run() stopped on its budget */
 	uint32_t *mirror_seq;		/* [max_qp + ORCA_QPN_BASE] */
 	uint32_t n_pds, n_cqs, n_qps;
 	uint32_t n_draining;		/* QPs in SQD with sq_draining set */
@@ -173,6 +285,15 @@ void orca_dev_doorbell(struct orca_dev *dev, unsigned int vec);
 
 /* Heartbeat period elapsed (ORCA_HEARTBEAT_PERIOD_MS). */
 void orca_dev_tick(struct orca_dev *dev);
+
+/*
+ * The data path: while orca_dev_busy(), call orca_dev_work() again
+ * without waiting; otherwise call it by orca_dev_next_deadline()
+ * (CLOCK_MONOTONIC ns, 0 = no timer).
+ */
+bool orca_dev_busy(const struct orca_dev *dev);
+uint64_t orca_dev_next_deadline(const struct orca_dev *dev);
+void orca_dev_work(struct orca_dev *dev);
 
 /* Test hooks: return 0 or -1 with a reason in err. */
 int orca_dev_hook_qp_fatal(struct orca_dev *dev, uint32_t qpn, char *err,

@@ -62,6 +62,26 @@ struct cmd_desc {
 /* orca_cmd.c: every command the device knows, by opcode */
 extern const struct cmd_desc orca_cmd_table[256];
 
+/* orca_cmd.c: handles, port 1's GID i */
+struct orca_pd *pd_get(struct orca_dev *dev, uint32_t pdn);
+struct orca_cq *cq_get(struct orca_dev *dev, uint32_t cqn);
+bool qp_busy(struct orca_dev *dev, uint32_t h);
+uint32_t rr_next(uint32_t *cursor, uint32_t lo, uint32_t hi,
+		 bool (*busy)(struct orca_dev *, uint32_t),
+		 struct orca_dev *dev);
+uint32_t roundup_pow2(uint32_t v);
+void orca_gid_entry(const struct orca_cfg *g, uint32_t i, uint8_t *gid);
+
+/* orca_cmd_qp.c: QP commands */
+int cmd_create_qp(struct orca_dev *dev, struct cmd *c);
+int cmd_modify_qp(struct orca_dev *dev, struct cmd *c);
+int cmd_query_qp(struct orca_dev *dev, struct cmd *c);
+int cmd_destroy_qp(struct orca_dev *dev, struct cmd *c);
+
+/* orca_mem.c: memory region commands */
+int cmd_reg_mr(struct orca_dev *dev, struct cmd *c);
+int cmd_dereg_mr(struct orca_dev *dev, struct cmd *c);
+
 /* orca_cmdq.c: the command queue */
 void flush_pending(struct orca_dev *dev);
 void process_cmdq(struct orca_dev *dev);

@@ -335,7 +335,7 @@ QEMU=(qemu-system-x86_64
     -nodefaults -no-user-config -display none -no-reboot
     -kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND"
     -chardev "file,id=con0,path=$FIFO" -serial chardev:con0
-    -chardev "socket,path=$SOCK,id=orca" -device ivshmem-doorbell,chardev=orca,vectors=2
+    -chardev "socket,path=$SOCK,id=orca" -device ivshmem-doorbell,chardev=orca,vectors=3
     -fsdev "local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap"
     -device virtio-9p-pci,fsdev=fsroot,mount_tag=hostroot
     -fsdev "local,id=fsjob,path=$JOB,security_model=none,multidevs=remap"

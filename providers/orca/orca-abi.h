@@ -10,8 +10,10 @@ DECLARE_DRV_CMD(orca_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
 		orca_ibv_alloc_ucontext_cmd, orca_ibv_alloc_ucontext_resp);
 DECLARE_DRV_CMD(orca_query_device_ex, IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
 		empty, orca_ibv_ex_query_device_resp);
+DECLARE_DRV_CMD(orca_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
+		orca_ibv_create_cq, orca_ibv_create_cq_resp);
 DECLARE_DRV_CMD(orca_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,
-		empty, orca_ibv_create_qp_resp);
+		orca_ibv_create_qp, orca_ibv_create_qp_resp);
 DECLARE_DRV_CMD(orca_modify_qp_ex, IB_USER_VERBS_EX_CMD_MODIFY_QP,
 		orca_ibv_modify_qp, orca_ibv_modify_qp_resp);
 

@@ -15,7 +15,11 @@ static const struct verbs_context_ops orca_ctx_ops;
 static void orca_free_context(struct ibv_context *ibctx)
 {
 	struct orca_context *ctx = to_octx(ibctx);
+	unsigned int i;
 
+	for (i = 0; i < ORCA_QP_TABLE_L1; i++)
+		free(ctx->qp_table[i]);
+	pthread_mutex_destroy(&ctx->qp_table_lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
 }
@@ -62,6 +66,7 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	    ORCA_IBV_ALLOC_UCONTEXT_RESP_MAX_INLINE_DATA)
 		ctx->max_inline_data = resp.drv_payload.max_inline_data;
 
+	pthread_mutex_init(&ctx->qp_table_lock, NULL);
 	verbs_set_ops(&ctx->ibv_ctx, &orca_ctx_ops);
 	orca_cache_device_extras(ctx);
 	return &ctx->ibv_ctx;
@@ -159,15 +164,20 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.create_qp = orca_create_qp,
 	.create_qp_ex = orca_create_qp_ex,
 	.dealloc_pd = orca_dealloc_pd,
+	.dereg_mr = orca_dereg_mr,
 	.destroy_cq = orca_destroy_cq,
 	.destroy_qp = orca_destroy_qp,
 	.free_context = orca_free_context,
 	.modify_qp = orca_modify_qp,
+	.poll_cq = orca_poll_cq,
+	.post_recv = orca_post_recv,
+	.post_send = orca_post_send,
 	.query_device_ex = orca_query_device_ex,
 	.query_ece = orca_query_ece,
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
 	.query_qp_data_in_order = orca_query_qp_data_in_order,
+	.reg_mr = orca_reg_mr,
 	.set_ece = orca_set_ece,
 };
 

@@ -2,12 +2,17 @@
 /*
  * orca libibverbs provider.
  *
- * Control path only: every verb is a uverbs command (ibv_cmd_*) carried to
- * the orca kernel driver; the driver-specific payloads are declared in
- * <rdma/orca-abi.h>.  ECE and data-in-order are answered from state the
- * kernel reported at alloc_ucontext / create_qp / modify_qp time, without a
- * system call.  The data path (post_send/post_recv/poll_cq/req_notify_cq) is
- * not implemented yet; libibverbs' defaults return an error.
+ * Control verbs are uverbs commands (ibv_cmd_*) carried to the orca kernel
+ * driver; the driver-specific payloads are declared in <rdma/orca-abi.h>.
+ * ECE and data-in-order are answered from state the kernel reported at
+ * alloc_ucontext / create_qp / modify_qp time, without a system call.
+ *
+ * Data path: the provider owns each CQ's and QP's rings (one page-aligned
+ * buffer per object, pinned by the kernel, formats in orca_hw_io.h).
+ * post_send / post_recv write WQEs and publish producer indices in the
+ * QP's doorbell record; poll_cq reads CQEs by their owner byte and
+ * publishes the consumer index.  The only system call is the kick after
+ * posting (an empty post_send), which tells the device to look.
  *
  * Device-specific extras (ORCA_IBV_DEVICE_CAP_*, ECE vendor and
  * options, data-in-order caps, max_inline_data) are reported by the kernel in
@@ -22,9 +27,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
 #include <infiniband/driver.h>
 
 #include "orca-abi.h"
+#include "orca_hw_io.h"
 
 #ifndef offsetofend
 #define offsetofend(_type, _member)                                            \
@@ -44,6 +52,10 @@
 #ifndef IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES
 #define IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES (1 << 1)
 #endif
+
+/* QPN -> QP, for completions: two levels, lookups without a lock. */
+#define ORCA_QP_TABLE_SHIFT	10
+#define ORCA_QP_TABLE_L1	(1U << (24 - ORCA_QP_TABLE_SHIFT))
 
 struct orca_device {
 	struct verbs_device ibv_dev;
@@ -65,10 +77,46 @@ struct orca_context {
 	struct ibv_tso_caps tso_caps;
 	struct ibv_packet_pacing_caps packet_pacing_caps;
 	struct ibv_pci_atomic_caps pci_atomic_caps;
+
+	pthread_mutex_t qp_table_lock;	/* inserts and removals */
+	struct orca_qp **qp_table[ORCA_QP_TABLE_L1];
+};
+
+struct orca_buf {
+	void *va;
+	size_t len;
+};
+
+struct orca_cq {
+	struct ibv_cq ibv_cq;
+	pthread_spinlock_t lock;	/* poll */
+	struct orca_buf buf;
+	unsigned int log_depth;
+	uint32_t ci;
+	struct orca_cq_dbrec *dbrec;
+	uint32_t cqn;
+};
+
+/* One work queue of a QP, in the QP's buffer. */
+struct orca_wq {
+	pthread_spinlock_t lock;	/* post */
+	uint8_t *base;
+	uint32_t depth;			/* entries, a power of two; 0 = none */
+	unsigned int log_stride;
+	uint32_t head;			/* next entry to post */
+	uint32_t tail;			/* oldest not completed (poll side) */
+	uint32_t max_wr;		/* what the QP was created with */
+	uint32_t max_sge;
+	uint64_t *wrid;
 };
 
 struct orca_qp {
 	struct verbs_qp vqp;
+	struct orca_buf buf;
+	struct orca_wq sq, rq;
+	struct orca_qp_dbrec *dbrec;
+	uint32_t max_inline;
+	bool sq_sig_all;
 	uint32_t ece_supported;		/* options the device offers this QP */
 	uint32_t ece_current;		/* options in force (query_ece) */
 	uint32_t ece_pending;		/* requested by set_ece */
@@ -92,6 +140,11 @@ static inline struct orca_context *to_octx(struct ibv_context *ibctx)
 static inline struct orca_qp *to_oqp(struct ibv_qp *ibqp)
 {
 	return container_of(ibqp, struct orca_qp, vqp.qp);
+}
+
+static inline struct orca_cq *to_ocq(struct ibv_cq *ibcq)
+{
+	return container_of(ibcq, struct orca_cq, ibv_cq);
 }
 
 void orca_cache_device_extras(struct orca_context *ctx);
@@ -118,6 +171,34 @@ int orca_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 int orca_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 		  struct ibv_qp_init_attr *init_attr);
 int orca_destroy_qp(struct ibv_qp *qp);
+
+/* buf.c */
+int orca_buf_alloc(struct orca_buf *buf, size_t len);
+void orca_buf_free(struct orca_buf *buf);
+
+/* cq.c */
+int orca_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
+
+/* qp.c */
+int orca_qp_rings_init(struct orca_context *ctx, struct orca_qp *qp,
+		       struct ibv_qp_init_attr_ex *attr,
+		       struct orca_ibv_create_qp *cmd);
+void orca_qp_rings_setup(struct orca_qp *qp,
+			 const struct ibv_qp_init_attr_ex *attr);
+void orca_qp_rings_free(struct orca_qp *qp);
+void orca_qp_reset_rings(struct orca_qp *qp);
+int orca_qp_table_insert(struct orca_context *ctx, struct orca_qp *qp);
+void orca_qp_table_remove(struct orca_context *ctx, struct orca_qp *qp);
+struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn);
+int orca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int orca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+
+/* mr */
+struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access);
+int orca_dereg_mr(struct verbs_mr *vmr);
 
 int orca_set_ece(struct ibv_qp *qp, struct ibv_ece *ece);
 int orca_query_ece(struct ibv_qp *qp, struct ibv_ece *ece);

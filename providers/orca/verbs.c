@@ -9,10 +9,6 @@
 
 #include "orca.h"
 
-struct orca_cq {
-	struct ibv_cq ibv_cq;
-};
-
 static_assert(ORCA_IBV_DIO_WHOLE_MSG == IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG,
 	      "ORCA_IBV_DIO_WHOLE_MSG");
 static_assert(ORCA_IBV_DIO_ALIGNED_128_BYTES ==
@@ -128,42 +124,6 @@ int orca_dealloc_pd(struct ibv_pd *pd)
 	return 0;
 }
 
-struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
-			      struct ibv_comp_channel *channel,
-			      int comp_vector)
-{
-	struct ib_uverbs_create_cq_resp resp;
-	struct ibv_create_cq cmd;
-	struct orca_cq *cq;
-	int ret;
-
-	cq = calloc(1, sizeof(*cq));
-	if (!cq)
-		return NULL;
-
-	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
-				&cq->ibv_cq, &cmd, sizeof(cmd), &resp,
-				sizeof(resp));
-	if (ret) {
-		free(cq);
-		errno = ret;
-		return NULL;
-	}
-	return &cq->ibv_cq;
-}
-
-int orca_destroy_cq(struct ibv_cq *ibcq)
-{
-	int ret;
-
-	ret = ibv_cmd_destroy_cq(ibcq);
-	if (ret)
-		return ret;
-
-	free(container_of(ibcq, struct orca_cq, ibv_cq));
-	return 0;
-}
-
 static int orca_check_qp_init_attr(struct orca_context *ctx,
 				   const struct ibv_qp_init_attr_ex *attr)
 {
@@ -214,14 +174,18 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return NULL;
+	ret = orca_qp_rings_init(ctx, qp, attr, &cmd.drv_payload);
+	if (ret)
+		goto err_free;
 
 	ret = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
 				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
-	if (ret) {
-		free(qp);
-		errno = ret;
-		return NULL;
-	}
+	if (ret)
+		goto err_rings;
+	orca_qp_rings_setup(qp, attr);
+	ret = orca_qp_table_insert(ctx, qp);
+	if (ret)
+		goto err_destroy;
 
 	if ((ctx->device_caps & ORCA_IBV_DEVICE_CAP_ECE) &&
 	    (resp.drv_payload.comp_mask & ORCA_IBV_CREATE_QP_RESP_ECE_OPTIONS))
@@ -229,6 +193,15 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 	qp->ece_current = qp->ece_supported;
 
 	return &qp->vqp.qp;
+
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_rings:
+	orca_qp_rings_free(qp);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
 }
 
 struct ibv_qp *orca_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
@@ -293,8 +266,11 @@ int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		     attr->qp_state == IBV_QPS_RTS))) {
 		qp->ece_pending_valid = false;
 	}
-	if (attr_mask & IBV_QP_STATE)
+	if (attr_mask & IBV_QP_STATE) {
 		ibqp->state = attr->qp_state;
+		if (attr->qp_state == IBV_QPS_RESET)
+			orca_qp_reset_rings(qp);
+	}
 	return 0;
 }
 
@@ -309,13 +285,52 @@ int orca_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr, int attr_mask,
 
 int orca_destroy_qp(struct ibv_qp *ibqp)
 {
+	struct orca_qp *qp = to_oqp(ibqp);
 	int ret;
 
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	orca_qp_table_remove(to_octx(ibqp->context), qp);
+	orca_qp_rings_free(qp);
+	free(qp);
+	return 0;
+}
 
-	free(to_oqp(ibqp));
+struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+			   uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int ret;
+
+	/* no on-demand paging (odp_caps are 0): say so, as the man page asks */
+	if (access & IBV_ACCESS_ON_DEMAND) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+int orca_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret;
+
+	ret = ibv_cmd_dereg_mr(vmr);
+	if (ret)
+		return ret;
+	free(vmr);
 	return 0;
 }
 

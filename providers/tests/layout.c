@@ -136,6 +136,9 @@ int main(int argc, char **argv)
 	SIZE(orca_ibv_alloc_ucontext_cmd, 8);
 	SIZE(orca_ibv_alloc_ucontext_resp, 24);
 	SIZE(orca_ibv_ex_query_device_resp, 32);
+	SIZE(orca_ibv_create_cq, 24);
+	SIZE(orca_ibv_create_cq_resp, 8);
+	SIZE(orca_ibv_create_qp, 24);
 	SIZE(orca_ibv_create_qp_resp, 8);
 	SIZE(orca_ibv_modify_qp, 8);
 	SIZE(orca_ibv_modify_qp_resp, 16);
@@ -144,7 +147,12 @@ int main(int argc, char **argv)
 	SIZE(orca_alloc_ucontext_resp, 32);
 	OFF(orca_query_device_ex_resp, drv_payload, 304);
 	SIZE(orca_query_device_ex_resp, 336);
-	SIZE(orca_create_qp_ex, 88);
+	SIZE(orca_create_cq, 64);
+	OFF(orca_create_cq, drv_payload, 40);
+	OFF(orca_create_cq_resp, drv_payload, 8);
+	SIZE(orca_create_cq_resp, 16);
+	SIZE(orca_create_qp_ex, 112);
+	OFF(orca_create_qp_ex, drv_payload, 88);
 	OFF(orca_create_qp_ex_resp, drv_payload, 40);
 	SIZE(orca_create_qp_ex_resp, 48);
 	OFF(orca_modify_qp_ex, drv_payload, 144);

@@ -68,13 +68,18 @@ ibv_cmd_alloc_pd
 ibv_cmd_create_cq
 ibv_cmd_create_qp_ex2
 ibv_cmd_dealloc_pd
+ibv_cmd_dereg_mr
 ibv_cmd_destroy_cq
 ibv_cmd_destroy_qp
 ibv_cmd_get_context
 ibv_cmd_modify_qp_ex
+ibv_cmd_post_send
 ibv_cmd_query_device_any
 ibv_cmd_query_port
 ibv_cmd_query_qp
+ibv_cmd_reg_mr
+ibv_dofork_range
+ibv_dontfork_range
 ibv_read_ibdev_sysfs_file
 verbs_register_driver_34
 verbs_set_ops
@@ -93,8 +98,9 @@ awk 'NF >= 6 && !/\*UND\*/ { print }' "$T/dynsym.txt" | \
 ok $? "provider exports no dynamic symbols" "$T/exports.txt"
 readelf -V "$SO" | awk '/File: libibverbs/ { f = 1; next } /File:/ { f = 0 }
 	f && /Name:/ { print $3 }' > "$T/verneed.txt"
-[ "$(cat "$T/verneed.txt")" = IBVERBS_PRIVATE_34 ]
-ok $? "version needed from libibverbs.so.1 is IBVERBS_PRIVATE_34" "$T/verneed.txt"
+# the private ABI, and the public 1.1 of ibv_dontfork_range()
+[ "$(sort "$T/verneed.txt" | tr '\n' ' ')" = "IBVERBS_1.1 IBVERBS_PRIVATE_34 " ]
+ok $? "versions needed from libibverbs.so.1 are IBVERBS_PRIVATE_34 and IBVERBS_1.1" "$T/verneed.txt"
 readelf -d "$SO" | grep -q 'BIND_NOW\|FLAGS_1.*NOW'
 ok $? "linked with -z now"
 

@@ -105,6 +105,36 @@ struct orca_ibv_ex_query_device_resp {
 	__u8 reserved_d0[2];
 };
 
+/*
+ * Queues live in one page-aligned buffer the provider allocates per CQ
+ * and per QP; the kernel pins it and the device reaches it through its
+ * page list.  Geometry and entry formats: orca_hw_io.h (I/O formats
+ * shared by the provider and the device).
+ */
+struct orca_ibv_create_cq {
+	__aligned_u64 buf_va;
+	__u32 buf_len;
+	__u32 dbrec_off;		/* struct orca_cq_dbrec */
+	__u32 log_depth;		/* ring of 2^log_depth CQEs */
+	__u32 reserved;
+};
+
+struct orca_ibv_create_cq_resp {
+	__u32 cqn;
+	__u32 reserved;
+};
+
+struct orca_ibv_create_qp {
+	__aligned_u64 buf_va;
+	__u32 buf_len;
+	__u32 rq_off;			/* receive queue in the buffer */
+	__u32 dbrec_off;		/* struct orca_qp_dbrec */
+	__u8 sq_log_depth;
+	__u8 sq_log_stride;
+	__u8 rq_log_depth;
+	__u8 rq_log_stride;
+};
+
 enum orca_ibv_create_qp_resp_mask {
 	ORCA_IBV_CREATE_QP_RESP_ECE_OPTIONS	= 1 << 0,
 };

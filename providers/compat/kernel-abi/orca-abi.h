@@ -27,6 +27,10 @@ static_assert(sizeof(struct orca_ibv_ex_query_device_resp) == 32,
 static_assert(offsetof(struct orca_ibv_ex_query_device_resp,
 		       pci_atomic_fetch_add) == 24,
 	      "orca_ibv_ex_query_device_resp.pci_atomic_fetch_add");
+static_assert(sizeof(struct orca_ibv_create_cq) == 24, "orca_ibv_create_cq");
+static_assert(sizeof(struct orca_ibv_create_cq_resp) == 8,
+	      "orca_ibv_create_cq_resp");
+static_assert(sizeof(struct orca_ibv_create_qp) == 24, "orca_ibv_create_qp");
 static_assert(sizeof(struct orca_ibv_create_qp_resp) == 8,
 	      "orca_ibv_create_qp_resp");
 static_assert(sizeof(struct orca_ibv_modify_qp) == 8, "orca_ibv_modify_qp");

@@ -60,6 +60,19 @@ struct orca_pd {
 struct orca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
+	struct ib_umem *umem;		/* ring + doorbell record */
+};
+
+struct orca_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+};
+
+/* A page list for one command (orca_pbl_build). */
+struct orca_pbl_buf {
+	__le64 *va;
+	dma_addr_t dma;
+	size_t size;
 };
 
 struct orca_qp {
@@ -71,6 +84,7 @@ struct orca_qp {
 	 */
 	enum ib_qp_state state;
 	struct orca_qp_ctx ctx;		/* as last applied by the device */
+	struct ib_umem *umem;		/* SQ + RQ + doorbell record */
 };
 
 static inline struct orca_dev *to_odev(struct ib_device *ibdev)
@@ -91,6 +105,11 @@ static inline struct orca_cq *to_ocq(struct ib_cq *ibcq)
 static inline struct orca_qp *to_oqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct orca_qp, ibqp);
+}
+
+static inline struct orca_mr *to_omr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct orca_mr, ibmr);
 }
 
 static inline bool orca_has_ece(const struct orca_dev *dev)
@@ -122,7 +141,30 @@ static inline struct orca_dev *com_to_odev(struct orca_com *com)
 	return container_of(com, struct orca_dev, com);
 }
 
+/* orca_mr.c */
+int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
+		   unsigned long pgsz_bitmap, u64 iova, struct orca_pbl *pbl,
+		   struct orca_pbl_buf *buf, u32 *first_off);
+void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf);
+struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
+			       int access, struct orca_pbl *pbl,
+			       struct orca_pbl_buf *buf);
+struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access_flags,
+			       struct ib_udata *udata);
+int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* orca_qp.c */
+int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+
 /* orca_verbs.c */
+int orca_check_udata_in(struct orca_dev *dev, struct ib_udata *udata,
+			size_t known);
+int orca_respond(struct ib_udata *udata, void *resp, size_t len);
+void orca_forget(struct orca_dev *dev, struct xarray *xa, u32 index);
 bool orca_read_mirror(struct orca_dev *dev, u32 qpn, struct orca_qp_ctx *ctx);
 int orca_read_port_tables(struct orca_dev *dev);
 void orca_free_port_tables(struct orca_dev *dev);

@@ -36,6 +36,8 @@ static const char *const orca_opcode_names[] = {
 	[ORCA_CMD_MODIFY_QP] = "MODIFY_QP",
 	[ORCA_CMD_QUERY_QP] = "QUERY_QP",
 	[ORCA_CMD_DESTROY_QP] = "DESTROY_QP",
+	[ORCA_CMD_REG_MR] = "REG_MR",
+	[ORCA_CMD_DEREG_MR] = "DEREG_MR",
 };
 
 const char *orca_com_opcode_str(u16 opcode)
@@ -89,6 +91,7 @@ bool orca_com_cmd_releases(u16 opcode)
 	case ORCA_CMD_DEALLOC_PD:
 	case ORCA_CMD_DESTROY_CQ:
 	case ORCA_CMD_DESTROY_QP:
+	case ORCA_CMD_DEREG_MR:
 		return true;
 	default:
 		return false;

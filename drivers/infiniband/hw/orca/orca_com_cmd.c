@@ -76,17 +76,14 @@ int orca_cmd_dealloc_pd(struct orca_com *com, u32 pdn)
 	return orca_com_exec(com, ORCA_CMD_DEALLOC_PD, &in, sizeof(in), NULL, 0);
 }
 
-int orca_cmd_create_cq(struct orca_com *com, u32 cqe, u32 comp_vector,
-		       u32 *cqn, u32 *actual_cqe)
+int orca_cmd_create_cq(struct orca_com *com,
+		       const struct orca_create_cq_in *in, u32 *cqn,
+		       u32 *actual_cqe)
 {
-	struct orca_create_cq_in in = {
-		.cqe = cpu_to_le32(cqe),
-		.comp_vector = cpu_to_le32(comp_vector),
-	};
 	struct orca_create_cq_out out;
 	int err;
 
-	err = orca_com_exec(com, ORCA_CMD_CREATE_CQ, &in, sizeof(in), &out,
+	err = orca_com_exec(com, ORCA_CMD_CREATE_CQ, in, sizeof(*in), &out,
 			    sizeof(out));
 	if (!err) {
 		*cqn = le32_to_cpu(out.cqn);
@@ -131,4 +128,26 @@ int orca_cmd_destroy_qp(struct orca_com *com, u32 qpn)
 	struct orca_qp_handle in = { .qpn = cpu_to_le32(qpn) };
 
 	return orca_com_exec(com, ORCA_CMD_DESTROY_QP, &in, sizeof(in), NULL, 0);
+}
+
+int orca_cmd_reg_mr(struct orca_com *com, const struct orca_reg_mr_in *in,
+		    u32 *lkey, u32 *rkey)
+{
+	struct orca_reg_mr_out out;
+	int err;
+
+	err = orca_com_exec(com, ORCA_CMD_REG_MR, in, sizeof(*in), &out,
+			    sizeof(out));
+	if (!err) {
+		*lkey = le32_to_cpu(out.lkey);
+		*rkey = le32_to_cpu(out.rkey);
+	}
+	return err;
+}
+
+int orca_cmd_dereg_mr(struct orca_com *com, u32 lkey)
+{
+	struct orca_mr_handle in = { .lkey = cpu_to_le32(lkey) };
+
+	return orca_com_exec(com, ORCA_CMD_DEREG_MR, &in, sizeof(in), NULL, 0);
 }

@@ -15,8 +15,9 @@ int orca_cmd_query_pkey_table(struct orca_com *com, u8 port, u32 start,
 			      unsigned int n, __le16 *pkeys);
 int orca_cmd_alloc_pd(struct orca_com *com, u32 *pdn);
 int orca_cmd_dealloc_pd(struct orca_com *com, u32 pdn);
-int orca_cmd_create_cq(struct orca_com *com, u32 cqe, u32 comp_vector,
-		       u32 *cqn, u32 *actual_cqe);
+int orca_cmd_create_cq(struct orca_com *com,
+		       const struct orca_create_cq_in *in, u32 *cqn,
+		       u32 *actual_cqe);
 int orca_cmd_destroy_cq(struct orca_com *com, u32 cqn);
 int orca_cmd_create_qp(struct orca_com *com,
 		       const struct orca_create_qp_in *in,
@@ -26,5 +27,8 @@ int orca_cmd_modify_qp(struct orca_com *com,
 		       struct orca_qp_ctx *ctx);
 int orca_cmd_query_qp(struct orca_com *com, u32 qpn, struct orca_qp_ctx *ctx);
 int orca_cmd_destroy_qp(struct orca_com *com, u32 qpn);
+int orca_cmd_reg_mr(struct orca_com *com, const struct orca_reg_mr_in *in,
+		    u32 *lkey, u32 *rkey);
+int orca_cmd_dereg_mr(struct orca_com *com, u32 lkey);
 
 #endif /* _ORCA_COM_CMD_H_ */

@@ -13,6 +13,8 @@
 
 #include <linux/types.h>
 
+#include "orca_hw_io.h"
+
 #ifdef __KERNEL__
 #include <linux/bits.h>
 #include <linux/build_bug.h>
@@ -39,11 +41,14 @@
 /* Doorbell vectors of the firmware peer (what the driver rings). */
 #define ORCA_FW_VEC_CMDQ		0	/* new commands up to cmdq_pi */
 #define ORCA_FW_VEC_EQ			1	/* eq_ci advanced (space freed) */
-#define ORCA_FW_NUM_VECS		2
+#define ORCA_FW_VEC_DB			2	/* doorbell records changed */
+#define ORCA_FW_NUM_VECS		3
 
 /* MSI-X vectors of the function (what the device raises). */
 #define ORCA_MSIX_EQ			0	/* event queue 0 */
-#define ORCA_NUM_MSIX			2	/* vectors= of ivshmem-doorbell */
+#define ORCA_NUM_MSIX			2
+/* vectors= of ivshmem-doorbell: the larger of both peers' counts */
+#define ORCA_IVSHMEM_VECTORS		3
 
 /* health */
 #define ORCA_HEALTH_OK			0
@@ -174,6 +179,8 @@ enum orca_cmd_opcode {
 	ORCA_CMD_MODIFY_QP		= 0x31,
 	ORCA_CMD_QUERY_QP		= 0x32,
 	ORCA_CMD_DESTROY_QP		= 0x33,
+	ORCA_CMD_REG_MR			= 0x40,
+	ORCA_CMD_DEREG_MR		= 0x41,
 };
 
 /* Completion status.  The syndrome is a device-specific detail code. */
@@ -212,6 +219,8 @@ enum orca_syndrome {
 	ORCA_SYND_ECE			= 15,
 	ORCA_SYND_RESERVED_NZ		= 16,	/* reserved field not zero */
 	ORCA_SYND_NOT_INIT		= 17,
+	ORCA_SYND_PAGE_LIST		= 18,	/* bad page list entry */
+	ORCA_SYND_RING			= 19,	/* ring geometry or buffer */
 };
 
 /* ------------------------------------------------------------------ */
@@ -529,11 +538,76 @@ struct orca_pd_handle {
 	__le32 reserved;
 };
 
-/* CREATE_CQ. */
+/*
+ * Page list: the pages of a pinned buffer, for a memory region or a
+ * queue.  addr is the DMA address of npages __le64 page addresses, each
+ * aligned to 2^page_shift, in buffer order.  The device copies the list
+ * while it executes the command, checks every entry, and never reads it
+ * again: the driver frees it when the command completes.
+ */
+#define ORCA_PBL_MIN_PAGE_SHIFT		12
+#define ORCA_PBL_MAX_PAGE_SHIFT		30
+#define ORCA_PBL_MAX_PAGES		BIT(19)	/* a 4 MiB list */
+
+struct orca_pbl {
+	__le64 addr;
+	__le32 npages;
+	__u8 page_shift;
+	__u8 reserved[3];
+};
+
+/*
+ * Access rights of a memory region (and, the remote ones, of a QP).
+ * IBTA semantics; RELAXED_ORDERING gives up data-in-order for the region.
+ */
+#define ORCA_ACCESS_LOCAL_WRITE		BIT(0)
+#define ORCA_ACCESS_REMOTE_WRITE	BIT(1)
+#define ORCA_ACCESS_REMOTE_READ		BIT(2)
+#define ORCA_ACCESS_REMOTE_ATOMIC	BIT(3)
+#define ORCA_ACCESS_MW_BIND		BIT(4)
+#define ORCA_ACCESS_RELAXED_ORDERING	BIT(5)
+
+/*
+ * REG_MR input (mailbox).  The region is [iova, iova + length); byte iova
+ * is first_off bytes into the first page of the list.  The device picks
+ * the key: lkey = index << 8 | key byte, and the key byte changes on
+ * every registration of an index, so a key that outlived its region is
+ * refused.  rkey = lkey.
+ */
+struct orca_reg_mr_in {
+	__le64 iova;			/* 0x00 */
+	__le64 length;			/* 0x08 */
+	__le32 pdn;			/* 0x10 */
+	__le32 access;			/* 0x14 ORCA_ACCESS_* */
+	struct orca_pbl pbl;		/* 0x18 */
+	__le32 first_off;		/* 0x28 */
+	__le32 reserved;		/* 0x2c */
+};
+
+struct orca_reg_mr_out {
+	__le32 lkey;
+	__le32 rkey;
+};
+
+/* DEREG_MR input.  Completes once the device holds no reference. */
+struct orca_mr_handle {
+	__le32 lkey;
+	__le32 reserved;
+};
+
+/*
+ * CREATE_CQ.  The ring is 2^log_depth CQEs (struct orca_cqe) at offset 0
+ * of the buffer in ring, with its struct orca_cq_dbrec at dbrec_off;
+ * 2^log_depth must exceed cqe.  A CQ without a ring (ring all zero) has
+ * no memory for completions: only QPs without queues can use it.
+ */
 struct orca_create_cq_in {
-	__le32 cqe;			/* requested entries */
-	__le32 comp_vector;
-	__le64 reserved;
+	__le32 cqe;			/* 0x00 requested entries */
+	__le32 comp_vector;		/* 0x04 */
+	__u8 log_depth;			/* 0x08 */
+	__u8 reserved[3];		/* 0x09 */
+	__le32 dbrec_off;		/* 0x0c */
+	struct orca_pbl ring;		/* 0x10 */
 };
 
 struct orca_create_cq_out {
@@ -572,11 +646,6 @@ enum orca_mig_state {
 	ORCA_MIG_REARM			= 1,
 	ORCA_MIG_ARMED			= 2,
 };
-
-/* Access flags (remote ones only; IBTA semantics). */
-#define ORCA_ACCESS_REMOTE_WRITE	BIT(1)
-#define ORCA_ACCESS_REMOTE_READ		BIT(2)
-#define ORCA_ACCESS_REMOTE_ATOMIC	BIT(3)
 
 /* QP attribute mask: bit positions follow the IBTA attribute order. */
 #define ORCA_QP_STATE			BIT(0)
@@ -632,7 +701,7 @@ struct orca_qp_ctx {
 	__le32 qkey;			/* 0x08 */
 	__le32 rq_psn;			/* 0x0c */
 	__le32 sq_psn;			/* 0x10 */
-	__le32 access_flags;		/* 0x14 ORCA_ACCESS_* */
+	__le32 access_flags;		/* 0x14 ORCA_ACCESS_REMOTE_* */
 	__le16 pkey_index;		/* 0x18 */
 	__u8 state;			/* 0x1a ORCA_QPS_* */
 	__u8 qp_type;			/* 0x1b ORCA_QPT_* */
@@ -663,7 +732,16 @@ struct orca_qp_ctx {
 	__u8 reserved[0x100 - 0x90];	/* 0x90 */
 };
 
-/* CREATE_QP input (mailbox). */
+/*
+ * CREATE_QP input (mailbox).  With a ring (ring.npages != 0) the buffer
+ * holds the send queue at 0 (2^sq_log_depth WQEs of 2^sq_log_stride
+ * bytes), the receive queue at rq_off and the struct orca_qp_dbrec at
+ * dbrec_off; the depths must hold max_send_wr / max_recv_wr rounded up
+ * to a power of two, and the strides max_*_sge and max_inline_data
+ * (orca_sq_log_stride(), orca_rq_log_stride()).  A queue of 0 WRs has
+ * depth and stride 0.  Without a ring the QP has no queues and carries
+ * no data.
+ */
 #define ORCA_QP_CREATE_PCI_WRITE_END_PADDING	BIT(0)
 
 struct orca_create_qp_in {
@@ -679,7 +757,14 @@ struct orca_create_qp_in {
 	__le32 max_recv_sge;		/* 0x1c */
 	__le32 max_inline_data;		/* 0x20 */
 	__le32 create_flags;		/* 0x24 ORCA_QP_CREATE_* */
-	__u8 reserved1[8];		/* 0x28 */
+	__u8 sq_log_depth;		/* 0x28 */
+	__u8 sq_log_stride;		/* 0x29 */
+	__u8 rq_log_depth;		/* 0x2a */
+	__u8 rq_log_stride;		/* 0x2b */
+	__le32 rq_off;			/* 0x2c */
+	struct orca_pbl ring;		/* 0x30 */
+	__le32 dbrec_off;		/* 0x40 */
+	__le32 reserved1;		/* 0x44 */
 };
 
 /* CREATE_QP output (mailbox): the new QP's context in RESET. */
@@ -719,7 +804,14 @@ static_assert(sizeof(struct orca_caps) == 0x160, "orca_caps");
 static_assert(sizeof(struct orca_port_attr) == 0x38, "orca_port_attr");
 static_assert(sizeof(struct orca_av) == 0x20, "orca_av");
 static_assert(sizeof(struct orca_qp_ctx) == 0x100, "orca_qp_ctx");
-static_assert(sizeof(struct orca_create_qp_in) == 0x30, "orca_create_qp_in");
+static_assert(sizeof(struct orca_create_qp_in) == 0x48, "orca_create_qp_in");
+static_assert(sizeof(struct orca_create_cq_in) == 0x20, "orca_create_cq_in");
+static_assert(sizeof(struct orca_pbl) == 16, "orca_pbl");
+static_assert(sizeof(struct orca_reg_mr_in) == 0x30, "orca_reg_mr_in");
+static_assert(sizeof(struct orca_send_wqe) == 64, "orca_send_wqe");
+static_assert(sizeof(struct orca_recv_wqe) == 16, "orca_recv_wqe");
+static_assert(sizeof(struct orca_sge) == 16, "orca_sge");
+static_assert(sizeof(struct orca_cqe) == 64, "orca_cqe");
 static_assert(sizeof(struct orca_modify_qp_in) == 0x120, "orca_modify_qp_in");
 
 #endif /* ORCA_HW_H */

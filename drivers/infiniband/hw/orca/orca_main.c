@@ -16,9 +16,10 @@
 #include "orca_attr.h"
 #include "orca_com_cmd.h"
 
-MODULE_AUTHOR("orca developers");
+MODULE_AUTHOR("orca developers <orca-dev@lists.orca.invalid>");
 MODULE_LICENSE("Dual BSD/GPL");
 MODULE_DESCRIPTION("orca RDMA host channel adapter driver");
+MODULE_VERSION("0.1.0");
 
 #define ORCA_CMD_TIMEOUT_MIN_MS	100
 #define ORCA_CMD_TIMEOUT_MAX_MS	600000
@@ -125,17 +126,21 @@ static const struct ib_device_ops orca_dev_ops = {
 	.create_qp = orca_create_qp,
 	.dealloc_pd = orca_dealloc_pd,
 	.dealloc_ucontext = orca_dealloc_ucontext,
+	.dereg_mr = orca_dereg_mr,
 	.destroy_cq = orca_destroy_cq,
 	.destroy_qp = orca_destroy_qp,
 	.get_dev_fw_str = orca_get_dev_fw_str,
 	.get_hw_stats = orca_get_hw_stats,
 	.get_port_immutable = orca_get_port_immutable,
 	.modify_qp = orca_modify_qp,
+	.post_recv = orca_post_recv,
+	.post_send = orca_post_send,
 	.query_device = orca_query_device,
 	.query_gid = orca_query_gid,
 	.query_pkey = orca_query_pkey,
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
+	.reg_user_mr = orca_reg_user_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, orca_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, orca_pd, ibpd),

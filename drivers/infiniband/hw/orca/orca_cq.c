@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Completion queues.  The ring and its doorbell record live in one buffer
+ * the provider allocates; the kernel pins it for the device to write and
+ * hands the device its page list.  Polling happens in userspace.
+ */
+
+#include <rdma/ib_umem.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "orca.h"
+#include "orca_com_cmd.h"
+
+int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibcq->device);
+	struct orca_cq *cq = to_ocq(ibcq);
+	struct orca_ibv_create_cq_resp resp = {};
+	struct orca_ibv_create_cq cmd = {};
+	struct orca_create_cq_in in = {};
+	struct orca_pbl_buf buf = {};
+	u64 ring_bytes;
+	u32 cqe;
+	int err;
+
+	if (attr->flags)
+		return -EOPNOTSUPP;
+	/* no kernel consumers: queues live in user memory only */
+	if (!udata)
+		return -EOPNOTSUPP;
+	if (udata->inlen < sizeof(cmd))
+		return -EINVAL;
+	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	if (err)
+		return err;
+	err = orca_check_udata_in(dev, udata, sizeof(cmd));
+	if (err)
+		return err;
+	if (cmd.reserved)
+		return -EOPNOTSUPP;
+	if (!attr->cqe || attr->cqe > dev->attr.max_cqe)
+		return -EINVAL;
+	ring_bytes = (u64)sizeof(struct orca_cqe) << min(cmd.log_depth, 32U);
+	if (cmd.log_depth > 24 || BIT_ULL(cmd.log_depth) <= attr->cqe ||
+	    cmd.dbrec_off < ring_bytes || !IS_ALIGNED(cmd.dbrec_off, 8) ||
+	    cmd.dbrec_off > cmd.buf_len - sizeof(struct orca_cq_dbrec) ||
+	    cmd.buf_len < sizeof(struct orca_cq_dbrec)) {
+		ibdev_dbg(&dev->ibdev, "CQ ring 2^%u, dbrec at %u, buffer %u: inconsistent\n",
+			  cmd.log_depth, cmd.dbrec_off, cmd.buf_len);
+		return -EINVAL;
+	}
+
+	cq->umem = orca_umem_ring(dev, cmd.buf_va, cmd.buf_len,
+				  IB_ACCESS_LOCAL_WRITE, &in.ring, &buf);
+	if (IS_ERR(cq->umem))
+		return PTR_ERR(cq->umem);
+	in.cqe = cpu_to_le32(attr->cqe);
+	in.comp_vector = cpu_to_le32(attr->comp_vector);
+	in.log_depth = cmd.log_depth;
+	in.dbrec_off = cpu_to_le32(cmd.dbrec_off);
+	err = orca_cmd_create_cq(&dev->com, &in, &cq->cqn, &cqe);
+	orca_pbl_free(dev, &buf);
+	if (err)
+		goto err_release;
+	ibcq->cqe = cqe;
+
+	err = xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (err) {
+		ibdev_err(&dev->ibdev, "device reused live CQN %u\n", cq->cqn);
+		err = -EIO;
+		goto err_destroy;
+	}
+	resp.cqn = cq->cqn;
+	err = orca_respond(udata, &resp, sizeof(resp));
+	if (err)
+		goto err_forget;
+	return 0;
+
+err_forget:
+	orca_forget(dev, &dev->cqs, cq->cqn);
+err_destroy:
+	orca_cmd_destroy_cq(&dev->com, cq->cqn);
+err_release:
+	ib_umem_release(cq->umem);
+	return err;
+}
+
+/*
+ * The number leaves the table before the device may reuse it: a create
+ * that gets it back right after DESTROY must find it free.
+ */
+int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibcq->device);
+	struct orca_cq *cq = to_ocq(ibcq);
+	int err;
+
+	orca_forget(dev, &dev->cqs, cq->cqn);
+	err = orca_cmd_destroy_cq(&dev->com, cq->cqn);
+	if (err) {	/* still the device's: nobody else can have it */
+		WARN_ON(xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL));
+		return err;
+	}
+	ib_umem_release(cq->umem);
+	return 0;
+}

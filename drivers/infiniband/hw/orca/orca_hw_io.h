@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * orca HCA I/O formats: what userspace and the device exchange without the
+ * kernel in the middle.  Send and receive work queue entries, completion
+ * queue entries and doorbell records, all in rings in host memory that
+ * the provider owns and the kernel pins.
+ *
+ * Compiled by the driver (through orca_hw.h), the device model and the
+ * libibverbs provider, so it uses only <linux/types.h> types.  All fields
+ * are little-endian except immediate data, which the consumer reads as the
+ * big-endian value libibverbs carries.
+ */
+#ifndef ORCA_HW_IO_H
+#define ORCA_HW_IO_H
+
+#include <linux/types.h>
+
+#ifdef __KERNEL__
+#include <linux/bits.h>
+#elif !defined(BIT)
+#define BIT(nr)				(1UL << (nr))
+#endif
+
+/*
+ * Rings.  A queue is 2^log_depth entries of 2^log_stride bytes in one
+ * buffer the provider allocates page-aligned.  An entry never crosses a
+ * page of the buffer (strides are powers of two no larger than a page).
+ * Indices are free-running 32-bit counters; entry i is at
+ * (i & (depth - 1)) << log_stride.
+ *
+ * A QP's buffer holds its send queue at offset 0, its receive queue at
+ * rq_off and its doorbell record at dbrec_off; a CQ's buffer holds the
+ * CQE ring at 0 and its doorbell record at dbrec_off.
+ */
+#define ORCA_SQ_MIN_LOG_STRIDE		6	/* 64 B */
+#define ORCA_SQ_MAX_LOG_STRIDE		11	/* 2 KiB */
+#define ORCA_RQ_MIN_LOG_STRIDE		5	/* 32 B */
+#define ORCA_RQ_MAX_LOG_STRIDE		12
+#define ORCA_CQE_LOG_SIZE		6	/* 64 B */
+
+/*
+ * Doorbell records: written by the provider, read by the device.  The
+ * provider stores the new producer index after the entries it covers
+ * are in memory (release), then kicks the device; the device re-reads
+ * the record on every kick and every heartbeat, so a kick is only a hint.
+ */
+struct orca_qp_dbrec {
+	__le32 sq_pi;
+	__le32 rq_pi;
+};
+
+/* The consumer index lets the device see free CQ entries. */
+struct orca_cq_dbrec {
+	__le32 ci;
+	__le32 arm;			/* reserved, write 0 */
+};
+
+/* Send WQE opcodes. */
+enum orca_wr_opcode {
+	ORCA_WR_SEND			= 0x01,
+	ORCA_WR_SEND_WITH_IMM		= 0x02,
+	ORCA_WR_RDMA_WRITE		= 0x03,
+	ORCA_WR_RDMA_WRITE_WITH_IMM	= 0x04,
+	ORCA_WR_RDMA_READ		= 0x05,
+	ORCA_WR_ATOMIC_CMP_AND_SWP	= 0x06,
+	ORCA_WR_ATOMIC_FETCH_AND_ADD	= 0x07,
+};
+
+/* Send WQE flags. */
+#define ORCA_WQE_F_SIGNALED		BIT(0)	/* completion wanted */
+#define ORCA_WQE_F_SOLICITED		BIT(1)
+#define ORCA_WQE_F_FENCE		BIT(2)
+#define ORCA_WQE_F_INLINE		BIT(3)	/* data follows the header */
+
+/* Scatter/gather element. */
+struct orca_sge {
+	__le64 addr;
+	__le32 length;
+	__le32 lkey;
+};
+
+/*
+ * Send WQE: this header, then num_sge SGEs or inline_len bytes of data.
+ * Fields an opcode does not use are zero.
+ */
+struct orca_send_wqe {
+	__u8 opcode;			/* 0x00 ORCA_WR_* */
+	__u8 flags;			/* 0x01 ORCA_WQE_F_* */
+	__u8 num_sge;			/* 0x02 */
+	__u8 reserved0;			/* 0x03 */
+	__le32 inline_len;		/* 0x04 */
+	__be32 imm_data;		/* 0x08 */
+	__le32 reserved1;		/* 0x0c */
+	__le64 remote_addr;		/* 0x10 RDMA and atomics */
+	__le32 rkey;			/* 0x18 */
+	__le32 reserved2;		/* 0x1c */
+	__le64 compare_add;		/* 0x20 atomics */
+	__le64 swap;			/* 0x28 CMP_AND_SWP */
+	__le32 ud_ah;			/* 0x30 UD: address handle */
+	__le32 ud_remote_qpn;		/* 0x34 */
+	__le32 ud_remote_qkey;		/* 0x38 */
+	__le32 reserved3;		/* 0x3c */
+};
+
+/* Receive WQE: this header, then num_sge SGEs. */
+struct orca_recv_wqe {
+	__le32 num_sge;
+	__le32 reserved[3];
+};
+
+/* CQE status: the values of enum ibv_wc_status / ib_wc_status. */
+enum orca_cqe_status {
+	ORCA_CQE_SUCCESS		= 0,
+	ORCA_CQE_LOC_LEN_ERR		= 1,
+	ORCA_CQE_LOC_QP_OP_ERR		= 2,
+	ORCA_CQE_LOC_PROT_ERR		= 4,
+	ORCA_CQE_WR_FLUSH_ERR		= 5,
+	ORCA_CQE_BAD_RESP_ERR		= 7,
+	ORCA_CQE_LOC_ACCESS_ERR		= 8,
+	ORCA_CQE_REM_INV_REQ_ERR	= 9,
+	ORCA_CQE_REM_ACCESS_ERR		= 10,
+	ORCA_CQE_REM_OP_ERR		= 11,
+	ORCA_CQE_RETRY_EXC_ERR		= 12,
+	ORCA_CQE_RNR_RETRY_EXC_ERR	= 13,
+	ORCA_CQE_FATAL_ERR		= 19,
+	ORCA_CQE_GENERAL_ERR		= 21,
+};
+
+/* CQE opcode: the values of enum ibv_wc_opcode / ib_wc_opcode. */
+enum orca_cqe_opcode {
+	ORCA_CQE_OP_SEND		= 0,
+	ORCA_CQE_OP_RDMA_WRITE		= 1,
+	ORCA_CQE_OP_RDMA_READ		= 2,
+	ORCA_CQE_OP_COMP_SWAP		= 3,
+	ORCA_CQE_OP_FETCH_ADD		= 4,
+	ORCA_CQE_OP_RECV		= 128,
+	ORCA_CQE_OP_RECV_RDMA_WITH_IMM	= 129,
+};
+
+#define ORCA_CQE_F_SQ			BIT(0)	/* send queue entry */
+#define ORCA_CQE_F_IMM			BIT(1)	/* imm_data valid */
+#define ORCA_CQE_F_GRH			BIT(2)	/* GRH in the buffer */
+
+/*
+ * CQE.  The device writes every field, then the owner byte last (release).
+ * Entry i belongs to the consumer when owner == 1 + ((i >> log_depth) & 1):
+ * the ring starts zeroed, and each pass around it flips the value, so a
+ * stale entry never matches.  wqe_idx is the WQE's index in its queue: a
+ * send CQE also retires every unsignaled WQE before it.
+ */
+struct orca_cqe {
+	__le32 qpn;			/* 0x00 */
+	__le32 wqe_idx;			/* 0x04 */
+	__le32 byte_len;		/* 0x08 */
+	__be32 imm_data;		/* 0x0c */
+	__le32 src_qp;			/* 0x10 */
+	__le16 slid;			/* 0x14 */
+	__le16 pkey_index;		/* 0x16 */
+	__u8 status;			/* 0x18 ORCA_CQE_* status */
+	__u8 opcode;			/* 0x19 ORCA_CQE_OP_* */
+	__u8 flags;			/* 0x1a ORCA_CQE_F_* */
+	__u8 sl;			/* 0x1b */
+	__u8 dlid_path_bits;		/* 0x1c */
+	__u8 vendor_err;		/* 0x1d device detail for errors */
+	__u8 reserved[0x3f - 0x1e];	/* 0x1e */
+	__u8 owner;			/* 0x3f */
+};
+
+/* Smallest power-of-two exponent with 2^n >= v (v >= 1). */
+static inline unsigned int orca_ilog2_up(__u32 v)
+{
+	unsigned int n = 0;
+
+	while ((1ULL << n) < v)
+		n++;
+	return n;
+}
+
+/* Stride of a send queue whose WQEs carry max_sge SGEs or max_inline bytes. */
+static inline unsigned int orca_sq_log_stride(__u32 max_sge, __u32 max_inline)
+{
+	__u32 sge_bytes = max_sge * sizeof(struct orca_sge);
+	__u32 body = sge_bytes > max_inline ? sge_bytes : max_inline;
+	unsigned int n = orca_ilog2_up(sizeof(struct orca_send_wqe) + body);
+
+	return n < ORCA_SQ_MIN_LOG_STRIDE ? ORCA_SQ_MIN_LOG_STRIDE : n;
+}
+
+static inline unsigned int orca_rq_log_stride(__u32 max_sge)
+{
+	unsigned int n = orca_ilog2_up(sizeof(struct orca_recv_wqe) +
+				       max_sge * sizeof(struct orca_sge));
+
+	return n < ORCA_RQ_MIN_LOG_STRIDE ? ORCA_RQ_MIN_LOG_STRIDE : n;
+}
+
+#endif /* ORCA_HW_IO_H */

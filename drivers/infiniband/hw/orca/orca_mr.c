@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Memory registration, and the page lists through which the device reaches
+ * pinned user memory: memory regions and the queue buffers of CQs and QPs.
+ */
+
+#include <rdma/ib_umem.h>
+#include <rdma/iter.h>
+
+#include "orca.h"
+#include "orca_com_cmd.h"
+
+/* The page sizes a page list may use: the device's, within the header's. */
+static unsigned long orca_pgsz_bitmap(struct orca_dev *dev)
+{
+	return le64_to_cpu(dev->caps.page_size_cap) &
+	       GENMASK_ULL(ORCA_PBL_MAX_PAGE_SHIFT, ORCA_PBL_MIN_PAGE_SHIFT);
+}
+
+/**
+ * orca_pbl_build - the page list of a pinned buffer, for one command
+ * @dev: device
+ * @umem: the pinned buffer
+ * @pgsz_bitmap: page sizes to choose from (within the device's)
+ * @iova: the address the device will be given for the buffer's first byte
+ * @pbl: filled with the list's address, length and page shift
+ * @buf: the list; free it with orca_pbl_free() once the command is done
+ * @first_off: set to the offset of @iova in the first page
+ *
+ * Return: 0, -EINVAL if no page size of the device fits, or -ENOMEM.
+ */
+int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
+		   unsigned long pgsz_bitmap, u64 iova, struct orca_pbl *pbl,
+		   struct orca_pbl_buf *buf, u32 *first_off)
+{
+	struct ib_block_iter biter;
+	unsigned long pgsz;
+	size_t n, i = 0;
+
+	pgsz = ib_umem_find_best_pgsz(umem, orca_pgsz_bitmap(dev) & pgsz_bitmap,
+				      iova);
+	if (!pgsz)
+		return -EINVAL;
+	n = ib_umem_num_dma_blocks(umem, pgsz);
+	if (!n || n > ORCA_PBL_MAX_PAGES) {
+		ibdev_dbg(&dev->ibdev, "%zu pages of %lu bytes: too many\n",
+			  n, pgsz);
+		return -EINVAL;
+	}
+	buf->size = n * sizeof(*buf->va);
+	buf->va = dma_alloc_coherent(&dev->pdev->dev, buf->size, &buf->dma,
+				     GFP_KERNEL);
+	if (!buf->va)
+		return -ENOMEM;
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz)
+		buf->va[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
+	pbl->addr = cpu_to_le64(buf->dma);
+	pbl->npages = cpu_to_le32(n);
+	pbl->page_shift = order_base_2(pgsz);
+	*first_off = ib_umem_dma_offset(umem, pgsz);
+	return 0;
+}
+
+/*
+ * The device reads the list only while it executes the command.  A command
+ * that did not complete because the device died may still be read by it
+ * (until a function reset): keep the list then rather than free it.
+ */
+void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf)
+{
+	if (!buf->va)
+		return;
+	if (orca_com_is_dead(&dev->com))
+		dev_warn_once(&dev->pdev->dev,
+			      "device dead during a command with a page list: leaking the list\n");
+	else
+		dma_free_coherent(&dev->pdev->dev, buf->size, buf->va,
+				  buf->dma);
+	buf->va = NULL;
+}
+
+/**
+ * orca_umem_ring - pin a queue buffer and build its page list
+ * @dev: device
+ * @va: user address, page-aligned
+ * @len: bytes
+ * @access: IB_ACCESS_LOCAL_WRITE if the device writes the buffer
+ * @pbl: filled for the create command
+ * @buf: the list, freed by the caller after the command
+ *
+ * Return: the pinned buffer or an ERR_PTR.
+ */
+struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
+			       int access, struct orca_pbl *pbl,
+			       struct orca_pbl_buf *buf)
+{
+	struct ib_umem *umem;
+	u32 first_off;
+	int err;
+
+	if (!len || !PAGE_ALIGNED(va) || !PAGE_ALIGNED(len)) {
+		ibdev_dbg(&dev->ibdev, "queue buffer 0x%llx + %u not page-aligned\n",
+			  va, len);
+		return ERR_PTR(-EINVAL);
+	}
+	umem = ib_umem_get(&dev->ibdev, va, len, access);
+	if (IS_ERR(umem))
+		return umem;
+	/*
+	 * Queue entries sit at fixed offsets from the first page: no page
+	 * larger than va's alignment (a transparent huge page could begin
+	 * before the buffer).
+	 */
+	err = orca_pbl_build(dev, umem, GENMASK(__ffs(va), 0), va, pbl, buf,
+			     &first_off);
+	if (!err && first_off) {	/* cannot happen: see above */
+		orca_pbl_free(dev, buf);
+		err = -EINVAL;
+	}
+	if (err) {
+		ib_umem_release(umem);
+		return ERR_PTR(err);
+	}
+	return umem;
+}
+
+static u32 orca_access_from_ib(int access)
+{
+	u32 a = 0;
+
+	if (access & IB_ACCESS_LOCAL_WRITE)
+		a |= ORCA_ACCESS_LOCAL_WRITE;
+	if (access & IB_ACCESS_REMOTE_WRITE)
+		a |= ORCA_ACCESS_REMOTE_WRITE;
+	if (access & IB_ACCESS_REMOTE_READ)
+		a |= ORCA_ACCESS_REMOTE_READ;
+	if (access & IB_ACCESS_REMOTE_ATOMIC)
+		a |= ORCA_ACCESS_REMOTE_ATOMIC;
+	if (access & IB_ACCESS_MW_BIND)
+		a |= ORCA_ACCESS_MW_BIND;
+	if (access & IB_ACCESS_RELAXED_ORDERING)
+		a |= ORCA_ACCESS_RELAXED_ORDERING;
+	return a;
+}
+
+#define ORCA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			 IB_ACCESS_MW_BIND)
+
+struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access_flags,
+			       struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibpd->device);
+	struct orca_reg_mr_in in = {};
+	struct orca_pbl_buf buf = {};
+	struct orca_mr *mr;
+	u32 lkey, rkey, first_off;
+	int access = access_flags, err;
+
+	/* optional bits are hints: keep relaxed ordering, drop the rest */
+	access &= ~IB_ACCESS_OPTIONAL | IB_ACCESS_RELAXED_ORDERING;
+	if (access & ~(ORCA_MR_ACCESS | IB_ACCESS_RELAXED_ORDERING)) {
+		ibdev_dbg(&dev->ibdev, "MR access 0x%x not supported\n",
+			  access_flags);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	err = orca_check_udata_in(dev, udata, 0);
+	if (err)
+		return ERR_PTR(err);
+	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
+		return ERR_PTR(-EINVAL);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->umem = ib_umem_get(ibpd->device, start, length,
+			       access & ~IB_ACCESS_RELAXED_ORDERING);
+	if (IS_ERR(mr->umem)) {
+		err = PTR_ERR(mr->umem);
+		goto err_free;
+	}
+	err = orca_pbl_build(dev, mr->umem, ~0UL, virt_addr, &in.pbl, &buf,
+			     &first_off);
+	if (err)
+		goto err_release;
+	in.iova = cpu_to_le64(virt_addr);
+	in.length = cpu_to_le64(length);
+	in.pdn = cpu_to_le32(to_opd(ibpd)->pdn);
+	in.access = cpu_to_le32(orca_access_from_ib(access));
+	in.first_off = cpu_to_le32(first_off);
+	err = orca_cmd_reg_mr(&dev->com, &in, &lkey, &rkey);
+	orca_pbl_free(dev, &buf);
+	if (err)
+		goto err_release;
+	mr->ibmr.lkey = lkey;
+	mr->ibmr.rkey = rkey;
+	mr->ibmr.length = length;
+	mr->ibmr.iova = virt_addr;
+	return &mr->ibmr;
+
+err_release:
+	ib_umem_release(mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibmr->device);
+	struct orca_mr *mr = to_omr(ibmr);
+	int err;
+
+	/* the device answers only once it holds no reference to the pages */
+	err = orca_cmd_dereg_mr(&dev->com, ibmr->lkey);
+	if (err)
+		return err;
+	ib_umem_release(mr->umem);
+	kfree(mr);
+	return 0;
+}

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca device model: the completer, and what ends a QP.
+ *
+ * The completer matches RC responses to the WQE in flight: an ACK of its
+ * last PSN completes a SEND or WRITE, READ responses are scattered into
+ * its SGEs, an atomic ACK returns the original value.  An RNR NAK arms the
+ * RNR timer, a sequence NAK rewinds at once, the other NAKs complete the
+ * WQE with the remote error the IBTA maps them to.  Any error completion
+ * moves the QP to ERR, which flushes every WQE still queued.
+ */
+#include "orca_dp.h"
+
+static void cqe_common(struct orca_cqe *cqe, const struct orca_qp *qp,
+		       uint32_t idx, uint8_t status, uint8_t opcode)
+{
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->qpn = qp->ctx.qpn;
+	cqe->wqe_idx = htole32(idx);
+	cqe->status = status;
+	cqe->opcode = opcode;
+	cqe->pkey_index = qp->ctx.pkey_index;
+}
+
+/* A CQE that cannot be posted (CQ overrun) ends the QP too. */
+static void post_or_fail(struct orca_dev *dev, struct orca_qp *qp,
+			 uint32_t cqn, struct orca_cqe *cqe)
+{
+	if (!cq_post(dev, cqn, cqe) && qp->ctx.state != ORCA_QPS_ERR)
+		qp_error(dev, qp, "CQ overrun or unusable");
+}
+
+bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
+	      uint8_t status, uint8_t opcode, uint32_t byte_len,
+	      const struct orca_pkt *p)
+{
+	struct orca_cqe cqe;
+
+	cqe_common(&cqe, qp, wqe_idx, status, opcode);
+	cqe.byte_len = htole32(byte_len);
+	if (p) {
+		cqe.src_qp = qp->ctx.dest_qpn;
+		cqe.slid = htole16(p->slid);
+		cqe.sl = p->sl;
+		if (status == ORCA_CQE_SUCCESS && (p->hdrs & PKT_IMM)) {
+			cqe.flags |= ORCA_CQE_F_IMM;
+			memcpy(&cqe.imm_data, &p->imm, 4);
+		}
+	}
+	if (status)
+		cqe.vendor_err = 1;
+	post_or_fail(dev, qp, le32toh(qp->ctx.recv_cqn), &cqe);
+	return true;
+}
+
+/* The WQE in flight is done with @status. */
+void comp_send_done(struct orca_dev *dev, struct orca_qp *qp, uint8_t status,
+		    uint32_t vendor_err)
+{
+	struct orca_req *r = &qp->req;
+	struct orca_cqe cqe;
+	uint8_t op = r->wqe.opcode;
+
+	if (!r->busy)
+		return;
+	r->busy = false;
+	r->deadline = 0;
+	r->rnr_wait = false;
+	qp->sq_una = r->idx + 1;
+	if (status || qp->ctx.sq_sig_all ||
+	    (r->wqe.flags & ORCA_WQE_F_SIGNALED)) {
+		cqe_common(&cqe, qp, r->idx, status, wr_to_cqe_opcode(op));
+		cqe.flags = ORCA_CQE_F_SQ;
+		cqe.vendor_err = vendor_err;
+		if (!status)
+			cqe.byte_len = htole32(r->len);
+		post_or_fail(dev, qp, le32toh(qp->ctx.send_cqn), &cqe);
+	}
+	if (status) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "send WQE %u completed with status %u",
+			 r->idx, status);
+		qp_error(dev, qp, why);
+	}
+}
+
+/*
+ * Flush what is queued on an ERR QP: the WQE in flight, every send WQE
+ * not taken and every receive WQE, each with WR_FLUSH_ERR whether it was
+ * signaled or not.  Called again for WQEs posted while in ERR.
+ */
+bool qp_flush(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_cqe cqe;
+	bool did = false, ok;
+	uint32_t pi;
+
+	if (qp->req.busy) {
+		comp_send_done(dev, qp, ORCA_CQE_WR_FLUSH_ERR, 0);
+		did = true;
+	}
+	if (qp->sq.present) {
+		pi = qp_sq_pi(dev, qp, &ok);
+		if (pi - qp->sq.ci > (1U << qp->sq.log_depth))
+			pi = qp->sq.ci;		/* garbage: nothing to flush */
+		for (; ok && qp->sq.ci != pi; qp->sq.ci++) {
+			const struct orca_send_wqe *w = sq_wqe(dev, qp, qp->sq.ci);
+
+			cqe_common(&cqe, qp, qp->sq.ci, ORCA_CQE_WR_FLUSH_ERR,
+				   wr_to_cqe_opcode(w ? w->opcode : 0));
+			cqe.flags = ORCA_CQE_F_SQ;
+			cq_post(dev, le32toh(qp->ctx.send_cqn), &cqe);
+			qp->sq_una = qp->sq.ci + 1;
+			did = true;
+		}
+	}
+	if (qp->rq.present) {
+		pi = qp_rq_pi(dev, qp, &ok);
+		if (pi - qp->rq.ci > (1U << qp->rq.log_depth))
+			pi = qp->rq.ci;
+		for (; ok && qp->rq.ci != pi; qp->rq.ci++) {
+			cqe_common(&cqe, qp, qp->rq.ci, ORCA_CQE_WR_FLUSH_ERR,
+				   ORCA_CQE_OP_RECV);
+			cq_post(dev, le32toh(qp->ctx.recv_cqn), &cqe);
+			did = true;
+		}
+		qp->resp.have_rwqe = false;
+	}
+	return did;
+}
+
+/* The device moves the QP to ERR: mirror first, then flush. */
+void qp_error(struct orca_dev *dev, struct orca_qp *qp, const char *why)
+{
+	if (qp->ctx.state == ORCA_QPS_ERR || qp->ctx.state == ORCA_QPS_RESET)
+		return;
+	orca_log("QP %u: %s -> ERR: %s", le32toh(qp->ctx.qpn),
+		 orca_qps_name(qp->ctx.state), why);
+	if (qp->ctx.sq_draining) {
+		qp->ctx.sq_draining = 0;
+		dev->n_draining--;
+	}
+	qp->ctx.state = ORCA_QPS_ERR;
+	qp->resp.reading = false;
+	mirror_write(dev, le32toh(qp->ctx.qpn), &qp->ctx);
+	qp_flush(dev, qp);
+}
+
+static uint64_t rnr_delay_ns(uint8_t t)
+{
+	/* IBTA 9.7.5.2.8: encoded RNR NAK timer values, in microseconds */
+	static const uint32_t us[32] = {
+		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640,
+		960, 1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480,
+		30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680,
+		491520,
+	};
+
+	return us[t & 31] * 1000ULL;
+}
+
+/* Send the WQE in flight again from its first packet. */
+static void rewind_wqe(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_req *r = &qp->req;
+
+	r->off = r->rd_off = 0;
+	r->psn = r->first_psn;
+	r->sent_all = false;
+	r->deadline = 0;
+	dev->stats.retries++;
+}
+
+static void rx_nak(struct orca_dev *dev, struct orca_qp *qp,
+		   const struct orca_pkt *p)
+{
+	struct orca_req *r = &qp->req;
+	uint8_t code = p->syndrome & 0x1f;
+
+	if ((p->syndrome & 0x60) == AETH_RNR_NAK) {
+		if (r->rnr_wait)
+			return;
+		if (!r->rnr_left) {
+			comp_send_done(dev, qp, ORCA_CQE_RNR_RETRY_EXC_ERR, code);
+			return;
+		}
+		if (r->rnr_left != 7)	/* 7: retry for ever */
+			r->rnr_left--;
+		rewind_wqe(dev, qp);
+		r->rnr_wait = true;
+		r->deadline = dp_now_ns() + rnr_delay_ns(code);
+		return;
+	}
+	switch (code) {
+	case AETH_NAK_PSN_SEQ:
+		/* an RNR NAK for the same message came first: it decides */
+		if (!r->rnr_wait)
+			rewind_wqe(dev, qp);
+		return;
+	case AETH_NAK_INV_REQ:
+		comp_send_done(dev, qp, ORCA_CQE_REM_INV_REQ_ERR, code);
+		return;
+	case AETH_NAK_REM_ACCESS:
+		comp_send_done(dev, qp, ORCA_CQE_REM_ACCESS_ERR, code);
+		return;
+	default:
+		comp_send_done(dev, qp, ORCA_CQE_REM_OP_ERR, code);
+		return;
+	}
+}
+
+/* Scatter READ response data into the WQE's SGEs at @off. */
+static bool read_scatter(struct orca_dev *dev, struct orca_qp *qp,
+			 uint64_t off, const uint8_t *buf, uint32_t len)
+{
+	struct orca_req *r = &qp->req;
+	uint32_t pdn = le32toh(qp->ctx.pdn), i;
+
+	for (i = 0; i < r->wqe.num_sge && len; i++) {
+		uint64_t l = le32toh(r->sge[i].length), a;
+		struct orca_mr *mr;
+		uint32_t n;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		n = l - off < len ? l - off : len;
+		a = le64toh(r->sge[i].addr) + off;
+		mr = mr_check(dev, le32toh(r->sge[i].lkey), pdn,
+			      MR_LOCAL_WRITE, a, n);
+		if (!mr)
+			return false;
+		mr_write(dev, mr, a, buf, n);
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	return !len;
+}
+
+void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
+{
+	struct orca_req *r = &qp->req;
+	uint8_t op = p->opcode & 0x1f, wop = r->wqe.opcode;
+	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu);
+
+	if (qp->ctx.qp_type != ORCA_QPT_RC || !r->busy ||
+	    (qp->ctx.state != ORCA_QPS_RTS && qp->ctx.state != ORCA_QPS_SQD &&
+	     qp->ctx.state != ORCA_QPS_SQE)) {
+		dev->stats.pkts_dropped++;
+		return;
+	}
+	/* only responses to what was sent of the WQE in flight count */
+	if (psn_before(p->psn, r->first_psn) || !psn_before(p->psn, r->psn)) {
+		dev->stats.pkts_dropped++;
+		return;
+	}
+	if (op == IB_ACK && (p->syndrome & 0x60) != AETH_ACK) {
+		rx_nak(dev, qp, p);
+		return;
+	}
+	if (r->rnr_wait)
+		return;
+
+	switch (op) {
+	case IB_ACK:
+		if ((wop == ORCA_WR_SEND || wop == ORCA_WR_SEND_WITH_IMM ||
+		     wop == ORCA_WR_RDMA_WRITE ||
+		     wop == ORCA_WR_RDMA_WRITE_WITH_IMM) &&
+		    r->sent_all && p->psn == r->last_psn)
+			comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
+		return;
+	case IB_READ_RESP_FIRST:
+	case IB_READ_RESP_MIDDLE:
+	case IB_READ_RESP_LAST:
+	case IB_READ_RESP_ONLY:
+		if (wop != ORCA_WR_RDMA_READ ||
+		    p->psn != ((r->first_psn + r->rd_off / mtu) & PSN_MASK) ||
+		    p->paylen > r->len - r->rd_off) {
+			dev->stats.pkts_dropped++;
+			return;
+		}
+		if (!read_scatter(dev, qp, r->rd_off, p->payload, p->paylen)) {
+			comp_send_done(dev, qp, ORCA_CQE_LOC_PROT_ERR, 4);
+			return;
+		}
+		r->rd_off += p->paylen;
+		if (op == IB_READ_RESP_LAST || op == IB_READ_RESP_ONLY) {
+			if (r->rd_off != r->len)
+				comp_send_done(dev, qp, ORCA_CQE_BAD_RESP_ERR, 5);
+			else
+				comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
+		}
+		return;
+	case IB_ATOMIC_ACK:
+		if (wop != ORCA_WR_ATOMIC_CMP_AND_SWP &&
+		    wop != ORCA_WR_ATOMIC_FETCH_AND_ADD) {
+			dev->stats.pkts_dropped++;
+			return;
+		}
+		/* the original value, native-endian as rxe returns it */
+		if (!read_scatter(dev, qp, 0, (const uint8_t *)&p->orig, 8)) {
+			comp_send_done(dev, qp, ORCA_CQE_LOC_PROT_ERR, 4);
+			return;
+		}
+		comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
+		return;
+	}
+	dev->stats.pkts_dropped++;
+}

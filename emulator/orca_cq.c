@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca device model: completion queue rings.
+ *
+ * The device writes a CQE's fields, then its owner byte (release); the
+ * consumer publishes how far it has read in the CQ's doorbell record.
+ * The device reads that record only when the ring looks full, and a CQ
+ * that is really full is overrun: it reports CQ_ERROR once and takes no
+ * more entries (IBTA: the CQ is then unusable).
+ */
+#include "orca_dp.h"
+
+int cq_ring_create(struct orca_dev *dev, struct cmd *c, struct orca_cq *cq,
+		   const struct orca_create_cq_in *in)
+{
+	uint32_t cqe = le32toh(in->cqe), off = le32toh(in->dbrec_off);
+	uint64_t ring_bytes;
+	char why[160];
+
+	if (in->log_depth > 24 || (1ULL << in->log_depth) <= cqe)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_RING,
+			    "CQ ring of 2^%u entries for %u CQEs",
+			    in->log_depth, cqe);
+	ring_bytes = (uint64_t)sizeof(struct orca_cqe) << in->log_depth;
+	if ((off & 7) || off < ring_bytes)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_RING,
+			    "CQ doorbell record at %u overlaps or is misaligned",
+			    off);
+	if (!pages_copy_in(dev, &in->ring, &cq->ring,
+			   (uint64_t)off + sizeof(struct orca_cq_dbrec), why,
+			   sizeof(why)))
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST,
+			    "CQ ring: %s", why);
+	if (cq->ring.shift < ORCA_CQE_LOG_SIZE) {
+		pages_free(&cq->ring);
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST,
+			    "CQ ring pages smaller than a CQE");
+	}
+	cq->log_depth = in->log_depth;
+	cq->dbrec_off = off;
+	cq->pi = cq->ci = 0;
+	cq->overrun = false;
+	return ORCA_STATUS_OK;
+}
+
+void cq_ring_destroy(struct orca_cq *cq)
+{
+	pages_free(&cq->ring);
+}
+
+static uint32_t cq_read_ci(struct orca_dev *dev, struct orca_cq *cq)
+{
+	struct orca_cq_dbrec *db = pages_ptr(dev, &cq->ring, cq->dbrec_off,
+					     sizeof(*db));
+
+	if (!db)
+		return cq->ci;
+	return le32toh(__atomic_load_n(&db->ci, __ATOMIC_ACQUIRE));
+}
+
+static void cq_overrun(struct orca_dev *dev, uint32_t cqn, struct orca_cq *cq)
+{
+	struct orca_eqe eqe;
+
+	cq->overrun = true;
+	dev->stats.cq_overruns++;
+	orca_log("CQ %u overrun (pi %u, ci %u, depth %u): CQ in error", cqn,
+		 cq->pi, cq->ci, 1U << cq->log_depth);
+	memset(&eqe, 0, sizeof(eqe));
+	eqe.type = ORCA_EQE_CQ_ERROR;
+	eqe.cq.cqn = htole32(cqn);
+	eqe.cq.syndrome = htole32(1);
+	post_async(dev, &eqe);
+}
+
+bool cq_post(struct orca_dev *dev, uint32_t cqn, struct orca_cqe *cqe)
+{
+	struct orca_cq *cq = &dev->cqs[cqn];
+	uint32_t depth, slot;
+	struct orca_cqe *dst;
+
+	if (!cqn || cqn > dev->cfg.max_cq || !cq->used || !cq->ring.n ||
+	    cq->overrun)
+		return false;
+	depth = 1U << cq->log_depth;
+	if (cq->pi - cq->ci >= depth) {
+		cq->ci = cq_read_ci(dev, cq);
+		/* a consumer index ahead of pi is garbage: treat as full */
+		if (cq->pi - cq->ci >= depth) {
+			cq_overrun(dev, cqn, cq);
+			return false;
+		}
+	}
+	slot = cq->pi & (depth - 1);
+	dst = pages_ptr(dev, &cq->ring, (uint64_t)slot << ORCA_CQE_LOG_SIZE,
+			sizeof(*dst));
+	if (!dst)
+		return false;
+	cqe->owner = 0;
+	memcpy(dst, cqe, offsetof(struct orca_cqe, owner));
+	__atomic_store_n(&dst->owner, 1 + ((cq->pi >> cq->log_depth) & 1),
+			 __ATOMIC_RELEASE);
+	cq->pi++;
+	dev->stats.cqes++;
+	dev->stats.dma_writes++;
+	if (cqe->status)
+		dev->stats.cqe_errors++;
+	return true;
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * orca device model: the data path's parts and what they share.
+ *
+ *   orca_mem.c    page lists, memory regions and their keys, guest memory
+ *                 access through a region or a ring (REG_MR / DEREG_MR)
+ *   orca_cq.c     completion queues: ring, CQE writer, overrun
+ *   orca_wire.c   packets, the port and its link (loopback today)
+ *   orca_wq.c     QP work queues: geometry, doorbell records, WQE access
+ *   orca_req.c    requester: send WQEs -> request packets
+ *   orca_resp.c   responder: request packets -> memory, RQ, ACK/NAK
+ *   orca_comp.c   completer: responses -> CQEs; errors, flush, retries
+ *   orca_sched.c  the engine loop that interleaves them, and timers
+ *
+ * One thread runs commands and the engine, never in the middle of a
+ * packet, so a DESTROY, DEREG or reset never races with a transfer.
+ */
+#ifndef ORCA_DP_H
+#define ORCA_DP_H
+
+#include "orca_dev_int.h"
+
+/* IBTA BTH opcodes (transport in bits 7:5). */
+enum {
+	IB_RC = 0x00, IB_UC = 0x20, IB_UD = 0x60,
+	IB_SEND_FIRST = 0x00, IB_SEND_MIDDLE = 0x01, IB_SEND_LAST = 0x02,
+	IB_SEND_LAST_IMM = 0x03, IB_SEND_ONLY = 0x04, IB_SEND_ONLY_IMM = 0x05,
+	IB_WRITE_FIRST = 0x06, IB_WRITE_MIDDLE = 0x07, IB_WRITE_LAST = 0x08,
+	IB_WRITE_LAST_IMM = 0x09, IB_WRITE_ONLY = 0x0a,
+	IB_WRITE_ONLY_IMM = 0x0b, IB_READ_REQ = 0x0c,
+	IB_READ_RESP_FIRST = 0x0d, IB_READ_RESP_MIDDLE = 0x0e,
+	IB_READ_RESP_LAST = 0x0f, IB_READ_RESP_ONLY = 0x10, IB_ACK = 0x11,
+	IB_ATOMIC_ACK = 0x12, IB_CMP_SWAP = 0x13, IB_FETCH_ADD = 0x14,
+};
+
+/* AETH syndrome classes (bits 6:5) and NAK codes. */
+#define AETH_ACK		0x00
+#define AETH_RNR_NAK		0x20
+#define AETH_NAK		0x60
+#define AETH_NAK_PSN_SEQ	0
+#define AETH_NAK_INV_REQ	1
+#define AETH_NAK_REM_ACCESS	2
+#define AETH_NAK_REM_OP		3
+
+#define PSN_MASK		0xffffffU
+#define ORCA_MAX_PMTU		4096
+
+/* Which headers a packet carries; the fields are in host order. */
+#define PKT_GRH			(1U << 0)
+#define PKT_RETH		(1U << 1)
+#define PKT_AETH		(1U << 2)
+#define PKT_IMM			(1U << 3)
+#define PKT_ATOMIC		(1U << 4)
+#define PKT_ATOMIC_ACK		(1U << 5)
+#define PKT_DETH		(1U << 6)
+
+struct orca_pkt {
+	struct orca_pkt *next;		/* link queue */
+	uint32_t hdrs;			/* PKT_* */
+	/* LRH */
+	uint16_t dlid, slid;
+	uint8_t sl;
+	/* GRH */
+	uint8_t sgid[16], dgid[16];
+	/* BTH */
+	uint8_t opcode;
+	bool se, ackreq;
+	uint16_t pkey;
+	uint32_t dqpn, psn;
+	/* DETH */
+	uint32_t qkey, sqpn;
+	/* RETH */
+	uint64_t va;
+	uint32_t rkey, dmalen;
+	/* AtomicETH */
+	uint64_t swap_add, compare;
+	/* AETH */
+	uint8_t syndrome;
+	uint32_t msn;
+	/* AtomicAckETH */
+	uint64_t orig;
+	/* ImmDt, as carried (big-endian value) */
+	uint32_t imm;
+	uint32_t paylen;
+	uint8_t payload[ORCA_MAX_PMTU];
+};
+
+/* orca_mem.c */
+bool pages_copy_in(struct orca_dev *dev, const struct orca_pbl *pbl,
+		   struct orca_pages *pg, uint64_t min_bytes, char *why,
+		   size_t whylen);
+void pages_free(struct orca_pages *pg);
+/* Host pointer of [off, off + len) of a paged buffer; NULL if not inside. */
+void *pages_ptr(struct orca_dev *dev, const struct orca_pages *pg,
+		uint64_t off, uint32_t len);
+void mr_destroy_all(struct orca_dev *dev);
+
+/* What a key must allow. */
+enum mr_need {
+	MR_LOCAL_READ	= 0,
+	MR_LOCAL_WRITE	= ORCA_ACCESS_LOCAL_WRITE,
+	MR_REMOTE_WRITE	= ORCA_ACCESS_REMOTE_WRITE,
+	MR_REMOTE_READ	= ORCA_ACCESS_REMOTE_READ,
+	MR_REMOTE_ATOMIC = ORCA_ACCESS_REMOTE_ATOMIC,
+};
+
+struct orca_mr *mr_check(struct orca_dev *dev, uint32_t key, uint32_t pdn,
+			 uint32_t need, uint64_t va, uint64_t len);
+/* Copy between device memory and a region, ascending, last byte last. */
+void mr_write(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
+	      const void *src, uint32_t len);
+void mr_read(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
+	     void *dst, uint32_t len);
+void *mr_ptr(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
+	     uint32_t len);
+
+/* orca_cq.c */
+int cq_ring_create(struct orca_dev *dev, struct cmd *c, struct orca_cq *cq,
+		   const struct orca_create_cq_in *in);
+void cq_ring_destroy(struct orca_cq *cq);
+/* Post one CQE; false on overrun (the CQ is then in error). */
+bool cq_post(struct orca_dev *dev, uint32_t cqn, struct orca_cqe *cqe);
+
+/* orca_wire.c */
+struct orca_pkt *pkt_alloc(struct orca_dev *dev);
+void pkt_free(struct orca_dev *dev, struct orca_pkt *p);
+void pkt_cache_free(struct orca_dev *dev);
+/* Hand a packet to the port: routed, queued on the link, or dropped. */
+void wire_xmit(struct orca_dev *dev, struct orca_pkt *p);
+/* Deliver queued packets; returns how many. */
+unsigned int wire_drain(struct orca_dev *dev);
+void wire_flush(struct orca_dev *dev);
+uint16_t qp_pkey(struct orca_dev *dev, const struct orca_qp *qp);
+
+/* orca_req.c */
+bool req_step(struct orca_dev *dev, struct orca_qp *qp);
+void qp_address(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p);
+uint32_t qp_sq_pi(struct orca_dev *dev, struct orca_qp *qp, bool *ok);
+uint32_t qp_rq_pi(struct orca_dev *dev, struct orca_qp *qp, bool *ok);
+void *sq_wqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t idx);
+void *rq_wqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t idx);
+uint8_t wr_to_cqe_opcode(uint8_t wr_opcode);
+
+/* orca_resp.c */
+void resp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p);
+bool resp_step(struct orca_dev *dev, struct orca_qp *qp);
+
+/* orca_comp.c */
+void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p);
+void comp_send_done(struct orca_dev *dev, struct orca_qp *qp, uint8_t status,
+		    uint32_t vendor_err);
+void qp_error(struct orca_dev *dev, struct orca_qp *qp, const char *why);
+bool qp_flush(struct orca_dev *dev, struct orca_qp *qp);
+bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
+	      uint8_t status, uint8_t opcode, uint32_t byte_len,
+	      const struct orca_pkt *p);
+
+/* orca_sched.c */
+uint64_t dp_now_ns(void);
+void dp_run(struct orca_dev *dev);
+void dp_timers(struct orca_dev *dev);
+void dp_qp_reset(struct orca_qp *qp);
+void dp_qp_state(struct orca_dev *dev, struct orca_qp *qp,
+		 unsigned int old_state);
+int qp_queues_create(struct orca_dev *dev, struct cmd *c, struct orca_qp *qp,
+		     const struct orca_create_qp_in *in);
+void qp_queues_destroy(struct orca_qp *qp);
+
+static inline bool psn_before(uint32_t a, uint32_t b)
+{
+	return ((a - b) & PSN_MASK) > (PSN_MASK >> 1);
+}
+
+static inline uint32_t pmtu_bytes(uint8_t mtu)
+{
+	return mtu >= 1 && mtu <= 5 ? 128U << mtu : 256;
+}
+
+#endif /* ORCA_DP_H */

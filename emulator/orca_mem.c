@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca device model: page lists, memory regions and keys.
+ *
+ * A page list is copied out of guest memory when the command that names
+ * it runs, and every entry is checked to be aligned guest RAM then; the
+ * device translates through its copy only, so it never touches guest
+ * memory outside what the driver registered or gave it for a queue.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "orca_dp.h"
+
+void pages_free(struct orca_pages *pg)
+{
+	free(pg->addr);
+	memset(pg, 0, sizeof(*pg));
+}
+
+/*
+ * Copy and check the page list @pbl describes; it must cover at least
+ * @min_bytes.  On failure, *why says what is wrong and @pg is empty.
+ */
+bool pages_copy_in(struct orca_dev *dev, const struct orca_pbl *pbl,
+		   struct orca_pages *pg, uint64_t min_bytes, char *why,
+		   size_t whylen)
+{
+	uint32_t n = le32toh(pbl->npages), i;
+	unsigned int shift = pbl->page_shift;
+	uint64_t list = le64toh(pbl->addr), psize;
+
+	memset(pg, 0, sizeof(*pg));
+	if (!all_zero(pbl->reserved, sizeof(pbl->reserved))) {
+		snprintf(why, whylen, "page list reserved bytes not zero");
+		return false;
+	}
+	if (!n || n > ORCA_PBL_MAX_PAGES || shift < ORCA_PBL_MIN_PAGE_SHIFT ||
+	    shift > ORCA_PBL_MAX_PAGE_SHIFT) {
+		snprintf(why, whylen, "page list of %u pages of 2^%u bytes",
+			 n, shift);
+		return false;
+	}
+	psize = 1ULL << shift;
+	if ((uint64_t)n << shift < min_bytes) {
+		snprintf(why, whylen, "%u pages of 2^%u bytes hold less than %llu bytes",
+			 n, shift, (unsigned long long)min_bytes);
+		return false;
+	}
+	if ((list & 7) || !dma_ok(dev, list, (uint64_t)n * 8)) {
+		snprintf(why, whylen, "page list at 0x%llx x %u not in host memory",
+			 (unsigned long long)list, n);
+		return false;
+	}
+	pg->addr = malloc((size_t)n * 8);
+	if (!pg->addr) {
+		snprintf(why, whylen, "out of host memory");
+		return false;
+	}
+	if (dma_read(dev, list, pg->addr, (size_t)n * 8)) {
+		pages_free(pg);
+		snprintf(why, whylen, "page list unreadable");
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t a = le64toh(pg->addr[i]);
+
+		if ((a & (psize - 1)) || !dma_ok(dev, a, psize)) {
+			snprintf(why, whylen, "page %u at 0x%llx is not an aligned 2^%u-byte page of host memory",
+				 i, (unsigned long long)a, shift);
+			pages_free(pg);
+			return false;
+		}
+		pg->addr[i] = a;
+	}
+	pg->n = n;
+	pg->shift = shift;
+	return true;
+}
+
+/* Never crosses a page: callers split at page boundaries. */
+void *pages_ptr(struct orca_dev *dev, const struct orca_pages *pg,
+		uint64_t off, uint32_t len)
+{
+	uint64_t page = off >> pg->shift, in = off & ((1ULL << pg->shift) - 1);
+	uint64_t gpa, foff;
+
+	if (!pg->n || page >= pg->n || in + len > (1ULL << pg->shift))
+		return NULL;
+	gpa = pg->addr[page] + in;
+	/* checked when the list was copied; the map cannot shrink */
+	if (!orca_memmap_translate(&dev->map, gpa, len, &foff))
+		return NULL;
+	if (len && gpa + len > dev->stats.dma_high)
+		dev->stats.dma_high = gpa + len;
+	return dev->ram + foff;
+}
+
+/* ------------------------------------------------------------------ */
+/* Memory regions                                                     */
+/* ------------------------------------------------------------------ */
+
+static struct orca_mr *mr_get(struct orca_dev *dev, uint32_t key)
+{
+	uint32_t idx = key >> 8;
+
+	if (!idx || idx > dev->cfg.max_mr || !dev->mrs[idx].used ||
+	    dev->mrs[idx].key != (key & 0xff))
+		return NULL;
+	return &dev->mrs[idx];
+}
+
+/*
+ * The region @key names, if it belongs to @pdn, allows @need and holds
+ * [va, va + len).  A zero-length access needs only the key and PD.
+ */
+struct orca_mr *mr_check(struct orca_dev *dev, uint32_t key, uint32_t pdn,
+			 uint32_t need, uint64_t va, uint64_t len)
+{
+	struct orca_mr *mr = mr_get(dev, key);
+
+	if (!mr || mr->pdn != pdn || (mr->access & need) != need)
+		return NULL;
+	if (len && (va < mr->iova || va - mr->iova > mr->length ||
+		    len > mr->length - (va - mr->iova)))
+		return NULL;
+	return mr;
+}
+
+void *mr_ptr(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
+	     uint32_t len)
+{
+	return pages_ptr(dev, &mr->pages, va - mr->iova + mr->first_off, len);
+}
+
+/*
+ * Ascending stores, 8 bytes at a time where aligned, so that a reader who
+ * sees the last byte of a message sees all of it (x86 keeps one thread's
+ * ordinary stores in order; memcpy may not use ordinary stores).
+ */
+static void copy_ascending(uint8_t *dst, const uint8_t *src, uint32_t len)
+{
+	while (len && ((uintptr_t)dst & 7)) {
+		__atomic_store_n(dst++, *src++, __ATOMIC_RELAXED);
+		len--;
+	}
+	while (len >= 8) {
+		uint64_t v;
+
+		memcpy(&v, src, 8);
+		__atomic_store_n((uint64_t *)dst, v, __ATOMIC_RELAXED);
+		dst += 8;
+		src += 8;
+		len -= 8;
+	}
+	while (len--)
+		__atomic_store_n(dst++, *src++, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+void mr_write(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
+	      const void *src, uint32_t len)
+{
+	uint64_t off = va - mr->iova + mr->first_off;
+	uint64_t psize = 1ULL << mr->pages.shift;
+	const uint8_t *s = src;
+
+	while (len) {
+		uint32_t chunk = psize - (off & (psize - 1));
+		uint8_t *p;
+
+		if (chunk > len)
+			chunk = len;
+		p = pages_ptr(dev, &mr->pages, off, chunk);
+		if (!p)		/* mr_check() covered the range */
+			return;
+		copy_ascending(p, s, chunk);
+		dev->stats.dma_writes++;
+		off += chunk;
+		s += chunk;
+		len -= chunk;
+	}
+}
+
+void mr_read(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
+	     void *dst, uint32_t len)
+{
+	uint64_t off = va - mr->iova + mr->first_off;
+	uint64_t psize = 1ULL << mr->pages.shift;
+	uint8_t *d = dst;
+
+	while (len) {
+		uint32_t chunk = psize - (off & (psize - 1));
+		uint8_t *p;
+
+		if (chunk > len)
+			chunk = len;
+		p = pages_ptr(dev, &mr->pages, off, chunk);
+		if (!p) {
+			memset(d, 0, len);
+			return;
+		}
+		memcpy(d, p, chunk);
+		off += chunk;
+		d += chunk;
+		len -= chunk;
+	}
+}
+
+void mr_destroy_all(struct orca_dev *dev)
+{
+	uint32_t i;
+
+	for (i = 0; dev->mrs && i <= dev->cfg.max_mr; i++)
+		if (dev->mrs[i].used)
+			pages_free(&dev->mrs[i].pages);
+	if (dev->mrs)
+		memset(dev->mrs, 0, (dev->cfg.max_mr + 1) * sizeof(*dev->mrs));
+	dev->n_mrs = 0;
+}
+
+#define ACCESS_ALL	(ORCA_ACCESS_LOCAL_WRITE | ORCA_ACCESS_REMOTE_WRITE | \
+			 ORCA_ACCESS_REMOTE_READ | ORCA_ACCESS_REMOTE_ATOMIC | \
+			 ORCA_ACCESS_MW_BIND | ORCA_ACCESS_RELAXED_ORDERING)
+
+int cmd_reg_mr(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_reg_mr_in *in = c->in;
+	struct orca_reg_mr_out *o = c->out;
+	uint64_t iova = le64toh(in->iova), len = le64toh(in->length);
+	uint32_t pdn = le32toh(in->pdn), access = le32toh(in->access);
+	uint32_t first_off = le32toh(in->first_off), idx = 0, i;
+	struct orca_pages pg;
+	struct orca_mr *mr;
+	char why[160];
+
+	CHECK_RESERVED(c, in->reserved);
+	if (!pdn || pdn > dev->cfg.max_pd || !dev->pds[pdn].used)
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no PD %u", pdn);
+	if (access & (uint32_t)~ACCESS_ALL)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
+			    "unknown access bits 0x%x",
+			    access & (uint32_t)~ACCESS_ALL);
+	/* IBTA: remote write or atomic needs local write */
+	if ((access & (ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & ORCA_ACCESS_LOCAL_WRITE))
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
+			    "remote write/atomic without local write");
+	if (!len || len > dev->cfg.max_mr_size || iova + len < iova)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
+			    "length %llu (max_mr_size %llu)",
+			    (unsigned long long)len,
+			    (unsigned long long)dev->cfg.max_mr_size);
+	if (in->pbl.page_shift < ORCA_PBL_MIN_PAGE_SHIFT ||
+	    in->pbl.page_shift > ORCA_PBL_MAX_PAGE_SHIFT ||
+	    first_off >> in->pbl.page_shift)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST,
+			    "first_off %u, page shift %u", first_off,
+			    in->pbl.page_shift);
+	if (dev->n_mrs >= dev->cfg.max_mr)
+		return fail(c, ORCA_STATUS_NO_RESOURCES, ORCA_SYND_LIMIT,
+			    "max_mr %llu reached",
+			    (unsigned long long)dev->cfg.max_mr);
+	if (!pages_copy_in(dev, &in->pbl, &pg, first_off + len, why,
+			   sizeof(why)))
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST,
+			    "MR page list: %s", why);
+
+	/* round robin, so a stale index is not reused at once */
+	for (i = 0; i < dev->cfg.max_mr; i++) {
+		idx = (dev->next_mr + i) % dev->cfg.max_mr + 1;
+		if (!dev->mrs[idx].used)
+			break;
+	}
+	dev->next_mr = dev->reuse_handles ? 0 : idx % dev->cfg.max_mr;
+	mr = &dev->mrs[idx];
+	/* a new key byte for every registration: stale keys miss */
+	*mr = (struct orca_mr){ .used = true, .key = ++dev->mr_key, .pdn = pdn,
+				.access = access, .iova = iova, .length = len,
+				.first_off = first_off, .pages = pg };
+	dev->n_mrs++;
+	dev->pds[pdn].mr_refs++;
+	o->lkey = htole32(idx << 8 | mr->key);
+	o->rkey = o->lkey;
+	return ORCA_STATUS_OK;
+}
+
+int cmd_dereg_mr(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_mr_handle *in = c->in;
+	uint32_t key = le32toh(in->lkey);
+	struct orca_mr *mr;
+
+	CHECK_RESERVED(c, in->reserved);
+	mr = mr_get(dev, key);
+	if (!mr)
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no MR with key 0x%x", key);
+	dev->pds[mr->pdn].mr_refs--;
+	pages_free(&mr->pages);
+	mr->used = false;
+	dev->n_mrs--;
+	return ORCA_STATUS_OK;
+}

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca device model: the requester.
+ *
+ * It takes the next send WQE when the QP is in RTS and nothing is in
+ * flight, copies it out of the ring once and checks it against the QP
+ * (opcode for the type, SGE count, inline size, local keys), then sends
+ * it as request packets of at most the path MTU, one per engine step.
+ * RC waits for the responder's ACK, READ response or atomic ACK (the
+ * completer); UC and UD complete when the last packet is sent.
+ */
+#include "orca_dp.h"
+
+uint8_t wr_to_cqe_opcode(uint8_t wr_opcode)
+{
+	switch (wr_opcode) {
+	case ORCA_WR_RDMA_WRITE:
+	case ORCA_WR_RDMA_WRITE_WITH_IMM:
+		return ORCA_CQE_OP_RDMA_WRITE;
+	case ORCA_WR_RDMA_READ:
+		return ORCA_CQE_OP_RDMA_READ;
+	case ORCA_WR_ATOMIC_CMP_AND_SWP:
+		return ORCA_CQE_OP_COMP_SWAP;
+	case ORCA_WR_ATOMIC_FETCH_AND_ADD:
+		return ORCA_CQE_OP_FETCH_ADD;
+	}
+	return ORCA_CQE_OP_SEND;
+}
+
+static bool opcode_ok(uint8_t qp_type, uint8_t op)
+{
+	/* UD sends need address handles, which the device does not have yet */
+	if (qp_type == ORCA_QPT_UD)
+		return false;
+	switch (op) {
+	case ORCA_WR_SEND:
+	case ORCA_WR_SEND_WITH_IMM:
+		return true;
+	case ORCA_WR_RDMA_WRITE:
+	case ORCA_WR_RDMA_WRITE_WITH_IMM:
+		return qp_type != ORCA_QPT_UD;
+	case ORCA_WR_RDMA_READ:
+	case ORCA_WR_ATOMIC_CMP_AND_SWP:
+	case ORCA_WR_ATOMIC_FETCH_AND_ADD:
+		return qp_type == ORCA_QPT_RC;
+	}
+	return false;
+}
+
+static bool is_atomic(uint8_t op)
+{
+	return op == ORCA_WR_ATOMIC_CMP_AND_SWP ||
+	       op == ORCA_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* The requester's timeout: 4.096 us * 2^timeout; 0 = none. */
+static uint64_t ack_timeout_ns(uint8_t t)
+{
+	return t ? 4096ULL << (t > 31 ? 31 : t) : 0;
+}
+
+/*
+ * Take WQE sq.ci: copy, check, account.  Returns false if it failed (its
+ * error completion is done and the QP is in ERR).
+ */
+static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_req *r = &qp->req;
+	const struct orca_qp_ctx *x = &qp->ctx;
+	uint32_t stride = 1U << qp->sq.log_stride, i;
+	uint32_t body = stride - sizeof(struct orca_send_wqe);
+	uint32_t pdn = le32toh(x->pdn);
+	const uint8_t *w = sq_wqe(dev, qp, qp->sq.ci);
+	uint8_t status = ORCA_CQE_SUCCESS;
+	uint32_t need;
+	uint64_t len = 0;
+
+	r->busy = true;
+	r->sent_all = r->rnr_wait = false;
+	r->idx = qp->sq.ci++;
+	r->off = r->rd_off = 0;
+	r->deadline = 0;
+	r->retry_left = x->retry_cnt;
+	r->rnr_left = x->rnr_retry;
+	dev->stats.wqes++;
+	if (!w) {
+		memset(&r->wqe, 0, sizeof(r->wqe));
+		comp_send_done(dev, qp, ORCA_CQE_LOC_QP_OP_ERR, 1);
+		return false;
+	}
+	memcpy(&r->wqe, w, sizeof(r->wqe));
+	if (!opcode_ok(x->qp_type, r->wqe.opcode) ||
+	    (r->wqe.flags & ~(ORCA_WQE_F_SIGNALED | ORCA_WQE_F_SOLICITED |
+			      ORCA_WQE_F_FENCE | ORCA_WQE_F_INLINE))) {
+		status = ORCA_CQE_LOC_QP_OP_ERR;
+		goto bad;
+	}
+	if (r->wqe.flags & ORCA_WQE_F_INLINE) {
+		len = le32toh(r->wqe.inline_len);
+		if (len > le32toh(x->max_inline_data) || len > body ||
+		    r->wqe.num_sge || r->wqe.opcode == ORCA_WR_RDMA_READ ||
+		    is_atomic(r->wqe.opcode)) {
+			status = ORCA_CQE_LOC_QP_OP_ERR;
+			goto bad;
+		}
+		memcpy(r->inl, w + sizeof(r->wqe), len);
+	} else {
+		if (r->wqe.num_sge > le32toh(x->max_send_sge) ||
+		    r->wqe.num_sge * sizeof(struct orca_sge) > body) {
+			status = ORCA_CQE_LOC_QP_OP_ERR;
+			goto bad;
+		}
+		memcpy(r->sge, w + sizeof(r->wqe),
+		       r->wqe.num_sge * sizeof(struct orca_sge));
+		need = r->wqe.opcode == ORCA_WR_RDMA_READ ||
+		       is_atomic(r->wqe.opcode) ? MR_LOCAL_WRITE : MR_LOCAL_READ;
+		for (i = 0; i < r->wqe.num_sge; i++) {
+			uint32_t l = le32toh(r->sge[i].length);
+
+			len += l;
+			if (l && !mr_check(dev, le32toh(r->sge[i].lkey), pdn,
+					   need, le64toh(r->sge[i].addr), l)) {
+				status = ORCA_CQE_LOC_PROT_ERR;
+				goto bad;
+			}
+		}
+	}
+	if (is_atomic(r->wqe.opcode) &&
+	    (r->wqe.num_sge != 1 || len < 8)) {
+		status = ORCA_CQE_LOC_QP_OP_ERR;
+		goto bad;
+	}
+	if (is_atomic(r->wqe.opcode))
+		len = 8;
+	if (len > dev->cfg.max_msg_sz) {
+		status = ORCA_CQE_LOC_LEN_ERR;
+		goto bad;
+	}
+	r->len = len;
+	r->first_psn = r->psn = r->next_psn;
+	return true;
+bad:
+	orca_log("QP %u: send WQE %u refused (opcode %u, flags 0x%x): status %u",
+		 le32toh(x->qpn), r->idx, r->wqe.opcode, r->wqe.flags, status);
+	comp_send_done(dev, qp, status, 2);
+	return false;
+}
+
+/*
+ * Gather @len bytes at message offset @off from the WQE (inline data or
+ * SGEs, whose regions are checked again: a region may be gone since).
+ */
+static bool req_gather(struct orca_dev *dev, struct orca_qp *qp, uint64_t off,
+		       uint8_t *buf, uint32_t len)
+{
+	struct orca_req *r = &qp->req;
+	uint32_t pdn = le32toh(qp->ctx.pdn), i;
+
+	if (r->wqe.flags & ORCA_WQE_F_INLINE) {
+		memcpy(buf, r->inl + off, len);
+		return true;
+	}
+	for (i = 0; i < r->wqe.num_sge && len; i++) {
+		uint64_t l = le32toh(r->sge[i].length), a;
+		uint32_t n;
+		struct orca_mr *mr;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		n = l - off < len ? l - off : len;
+		a = le64toh(r->sge[i].addr) + off;
+		mr = mr_check(dev, le32toh(r->sge[i].lkey), pdn, MR_LOCAL_READ,
+			      a, n);
+		if (!mr)
+			return false;
+		mr_read(dev, mr, a, buf, n);
+		buf += n;
+		len -= n;
+		off = 0;
+	}
+	return !len;
+}
+
+/* Routing headers from the QP's address vector. */
+void qp_address(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
+{
+	const struct orca_av *av = &qp->ctx.av;
+
+	p->dlid = le16toh(av->dlid);
+	p->slid = dev->cfg.lid | (av->src_path_bits &
+				  ((1U << dev->cfg.lmc) - 1));
+	p->sl = av->sl;
+	if (av->flags & ORCA_AV_F_GRH) {
+		p->hdrs |= PKT_GRH;
+		memcpy(p->dgid, av->dgid, 16);
+		orca_gid_entry(&dev->cfg, av->sgid_index, p->sgid);
+	}
+	p->pkey = qp_pkey(dev, qp);
+	p->dqpn = le32toh(qp->ctx.dest_qpn);
+}
+
+static uint8_t transport(const struct orca_qp *qp)
+{
+	return qp->ctx.qp_type == ORCA_QPT_UC ? IB_UC : IB_RC;
+}
+
+/* One request packet of the WQE in flight. */
+static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_req *r = &qp->req;
+	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu), npkts;
+	uint8_t op = r->wqe.opcode;
+	struct orca_pkt *p = pkt_alloc(dev);
+	bool first = !r->off, last;
+	uint32_t chunk;
+
+	if (!p)
+		return false;	/* host out of memory: try again later */
+	qp_address(dev, qp, p);
+	p->psn = r->psn;
+
+	switch (op) {
+	case ORCA_WR_RDMA_READ:
+		p->opcode = IB_READ_REQ;
+		p->hdrs |= PKT_RETH;
+		p->va = le64toh(r->wqe.remote_addr);
+		p->rkey = le32toh(r->wqe.rkey);
+		p->dmalen = r->len;
+		npkts = r->len ? (r->len + mtu - 1) / mtu : 1;
+		r->last_psn = (r->psn + npkts - 1) & PSN_MASK;
+		r->psn = (r->last_psn + 1) & PSN_MASK;
+		r->sent_all = true;
+		break;
+	case ORCA_WR_ATOMIC_CMP_AND_SWP:
+	case ORCA_WR_ATOMIC_FETCH_AND_ADD:
+		p->opcode = op == ORCA_WR_ATOMIC_CMP_AND_SWP ? IB_CMP_SWAP :
+							      IB_FETCH_ADD;
+		p->hdrs |= PKT_ATOMIC;
+		p->va = le64toh(r->wqe.remote_addr);
+		p->rkey = le32toh(r->wqe.rkey);
+		p->swap_add = le64toh(op == ORCA_WR_ATOMIC_CMP_AND_SWP ?
+				      r->wqe.swap : r->wqe.compare_add);
+		p->compare = le64toh(r->wqe.compare_add);
+		r->last_psn = r->psn;
+		r->psn = (r->psn + 1) & PSN_MASK;
+		r->sent_all = true;
+		break;
+	default:
+		chunk = r->len - r->off < mtu ? r->len - r->off : mtu;
+		last = r->off + chunk == r->len;
+		if (!req_gather(dev, qp, r->off, p->payload, chunk)) {
+			pkt_free(dev, p);
+			comp_send_done(dev, qp, ORCA_CQE_LOC_PROT_ERR, 3);
+			return true;
+		}
+		p->paylen = chunk;
+		if (op == ORCA_WR_SEND || op == ORCA_WR_SEND_WITH_IMM) {
+			bool imm = op == ORCA_WR_SEND_WITH_IMM;
+
+			p->opcode = first && last ?
+				(imm ? IB_SEND_ONLY_IMM : IB_SEND_ONLY) :
+				first ? IB_SEND_FIRST :
+				last ? (imm ? IB_SEND_LAST_IMM : IB_SEND_LAST) :
+				IB_SEND_MIDDLE;
+		} else {
+			bool imm = op == ORCA_WR_RDMA_WRITE_WITH_IMM;
+
+			p->opcode = first && last ?
+				(imm ? IB_WRITE_ONLY_IMM : IB_WRITE_ONLY) :
+				first ? IB_WRITE_FIRST :
+				last ? (imm ? IB_WRITE_LAST_IMM : IB_WRITE_LAST) :
+				IB_WRITE_MIDDLE;
+			if (first) {
+				p->hdrs |= PKT_RETH;
+				p->va = le64toh(r->wqe.remote_addr);
+				p->rkey = le32toh(r->wqe.rkey);
+				p->dmalen = r->len;
+			}
+		}
+		if (last && (op == ORCA_WR_SEND_WITH_IMM ||
+			     op == ORCA_WR_RDMA_WRITE_WITH_IMM)) {
+			p->hdrs |= PKT_IMM;
+			memcpy(&p->imm, &r->wqe.imm_data, 4);
+		}
+		if (last) {
+			p->se = !!(r->wqe.flags & ORCA_WQE_F_SOLICITED);
+			r->last_psn = r->psn;
+			r->sent_all = true;
+		}
+		r->off += chunk;
+		r->psn = (r->psn + 1) & PSN_MASK;
+		break;
+	}
+	p->opcode |= transport(qp);
+	p->ackreq = r->sent_all;
+	wire_xmit(dev, p);
+
+	if (r->sent_all) {
+		r->next_psn = r->psn;
+		if (qp->ctx.qp_type != ORCA_QPT_RC)
+			comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
+		else if (ack_timeout_ns(qp->ctx.timeout))
+			r->deadline = dp_now_ns() +
+				      ack_timeout_ns(qp->ctx.timeout);
+	}
+	return true;
+}
+
+/* One step of the requester; true if it did something. */
+bool req_step(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_req *r = &qp->req;
+	uint8_t st = qp->ctx.state;
+	uint32_t pi;
+	bool ok;
+
+	if (!qp->sq.present)
+		return false;
+	if (!r->busy) {
+		/* SQD and SQE take nothing new */
+		if (st != ORCA_QPS_RTS)
+			return false;
+		pi = qp_sq_pi(dev, qp, &ok);
+		if (!ok || pi == qp->sq.ci)
+			return false;
+		if (pi - qp->sq.ci > (1U << qp->sq.log_depth)) {
+			orca_log("QP %u: SQ producer index %u is %u past the consumer (depth %u)",
+				 le32toh(qp->ctx.qpn), pi, pi - qp->sq.ci,
+				 1U << qp->sq.log_depth);
+			qp_error(dev, qp, "SQ overrun");
+			return true;
+		}
+		/* FENCE waits for nothing here: one WQE is in flight at most */
+		if (!req_take(dev, qp))
+			return true;
+	}
+	if (r->sent_all || r->rnr_wait ||
+	    (st != ORCA_QPS_RTS && st != ORCA_QPS_SQD))
+		return false;
+	return req_packet(dev, qp);
+}

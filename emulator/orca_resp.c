@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca device model: the responder.
+ *
+ * Request packets are taken in PSN order.  An RC responder re-acknowledges
+ * duplicates (replaying READ and atomic results), NAKs the first packet
+ * past a gap once, NAKs with RNR when a message needs a receive WQE and
+ * none is posted, and answers access, length and protocol violations with
+ * the NAK class the IBTA gives them; those and its own receive WQE's
+ * errors move the QP to ERR.  A UC responder drops instead of NAKing.
+ */
+#include "orca_dp.h"
+
+enum { OP_NONE, OP_SEND, OP_WRITE };
+
+static bool op_first(uint8_t op)
+{
+	return op == IB_SEND_FIRST || op == IB_SEND_ONLY ||
+	       op == IB_SEND_ONLY_IMM || op == IB_WRITE_FIRST ||
+	       op == IB_WRITE_ONLY || op == IB_WRITE_ONLY_IMM;
+}
+
+static bool op_last(uint8_t op)
+{
+	return op == IB_SEND_LAST || op == IB_SEND_LAST_IMM ||
+	       op == IB_SEND_ONLY || op == IB_SEND_ONLY_IMM ||
+	       op == IB_WRITE_LAST || op == IB_WRITE_LAST_IMM ||
+	       op == IB_WRITE_ONLY || op == IB_WRITE_ONLY_IMM;
+}
+
+static int op_class(uint8_t op)
+{
+	if (op <= IB_SEND_ONLY_IMM)
+		return OP_SEND;
+	if (op <= IB_WRITE_ONLY_IMM)
+		return OP_WRITE;
+	return OP_NONE;
+}
+
+static bool is_rc(const struct orca_qp *qp)
+{
+	return qp->ctx.qp_type == ORCA_QPT_RC;
+}
+
+static void send_aeth(struct orca_dev *dev, struct orca_qp *qp, uint8_t op,
+		      uint8_t syndrome, uint32_t psn, uint64_t orig)
+{
+	struct orca_pkt *p = pkt_alloc(dev);
+
+	if (!p)
+		return;		/* like a lost packet: the requester retries */
+	qp_address(dev, qp, p);
+	p->opcode = IB_RC | op;
+	p->hdrs |= PKT_AETH;
+	p->syndrome = syndrome;
+	p->msn = qp->resp.msn & PSN_MASK;
+	p->psn = psn & PSN_MASK;
+	if (op == IB_ATOMIC_ACK) {
+		p->hdrs |= PKT_ATOMIC_ACK;
+		p->orig = orig;
+	}
+	if (syndrome & AETH_NAK)
+		dev->stats.naks++;
+	wire_xmit(dev, p);
+}
+
+/*
+ * A violation the requester must hear about (RC: NAK @code) that also
+ * ends this QP, as IBTA class A/C errors do.  UC just drops.
+ */
+static void resp_fail(struct orca_dev *dev, struct orca_qp *qp,
+		      const struct orca_pkt *p, uint8_t code, const char *why)
+{
+	orca_log("QP %u responder: %s (PSN %u, opcode 0x%02x)",
+		 le32toh(qp->ctx.qpn), why, p->psn, p->opcode);
+	if (!is_rc(qp)) {
+		dev->stats.pkts_dropped++;
+		qp->resp.drop_msg = !op_last(p->opcode & 0x1f);
+		return;
+	}
+	send_aeth(dev, qp, IB_ACK, AETH_NAK | code, p->psn, 0);
+	qp_error(dev, qp, why);
+}
+
+/* The receive WQE failed: its CQE carries @status, then as resp_fail(). */
+static void rwqe_fail(struct orca_dev *dev, struct orca_qp *qp,
+		      const struct orca_pkt *p, uint8_t status, uint8_t code,
+		      const char *why)
+{
+	struct orca_resp *s = &qp->resp;
+
+	recv_cqe(dev, qp, s->rwqe_idx, status, ORCA_CQE_OP_RECV, 0, p);
+	qp->rq.ci++;
+	s->have_rwqe = false;
+	if (!is_rc(qp)) {
+		qp_error(dev, qp, why);
+		return;
+	}
+	resp_fail(dev, qp, p, code, why);
+}
+
+/* Take the next receive WQE; false if there is none (RNR) or it is bad. */
+static bool take_rwqe(struct orca_dev *dev, struct orca_qp *qp,
+		      const struct orca_pkt *p)
+{
+	struct orca_resp *s = &qp->resp;
+	uint32_t stride = 1U << qp->rq.log_stride, pi;
+	const uint8_t *w;
+	struct orca_recv_wqe h;
+	bool ok = false;
+
+	pi = qp->rq.present ? qp_rq_pi(dev, qp, &ok) : 0;
+	if (!ok || pi == qp->rq.ci) {
+		dev->stats.rnr_naks += is_rc(qp);
+		if (is_rc(qp))
+			send_aeth(dev, qp, IB_ACK,
+				  AETH_RNR_NAK | (qp->ctx.min_rnr_timer & 0x1f),
+				  p->psn, 0);
+		else
+			resp_fail(dev, qp, p, 0, "no receive WQE");
+		return false;
+	}
+	if (pi - qp->rq.ci > (1U << qp->rq.log_depth)) {
+		qp_error(dev, qp, "RQ producer index past its depth");
+		return false;
+	}
+	s->have_rwqe = true;
+	s->rwqe_idx = qp->rq.ci;
+	s->roff = 0;
+	w = rq_wqe(dev, qp, qp->rq.ci);
+	if (w)
+		memcpy(&h, w, sizeof(h));
+	if (!w || le32toh(h.num_sge) > le32toh(qp->ctx.max_recv_sge) ||
+	    sizeof(h) + le32toh(h.num_sge) * sizeof(struct orca_sge) > stride) {
+		rwqe_fail(dev, qp, p, ORCA_CQE_LOC_QP_OP_ERR,
+			  AETH_NAK_REM_OP, "malformed receive WQE");
+		return false;
+	}
+	s->rnum_sge = le32toh(h.num_sge);
+	memcpy(s->rsge, w + sizeof(h), s->rnum_sge * sizeof(struct orca_sge));
+	return true;
+}
+
+/* Scatter into the receive WQE at its current offset. */
+static bool rwqe_scatter(struct orca_dev *dev, struct orca_qp *qp,
+			 const struct orca_pkt *p, const uint8_t *buf,
+			 uint32_t len)
+{
+	struct orca_resp *s = &qp->resp;
+	uint32_t pdn = le32toh(qp->ctx.pdn), i;
+	uint64_t off = s->roff, total = 0;
+
+	for (i = 0; i < s->rnum_sge; i++)
+		total += le32toh(s->rsge[i].length);
+	if (s->roff + len > total) {
+		rwqe_fail(dev, qp, p, ORCA_CQE_LOC_LEN_ERR, AETH_NAK_INV_REQ,
+			  "message longer than the receive WQE");
+		return false;
+	}
+	for (i = 0; i < s->rnum_sge && len; i++) {
+		uint64_t l = le32toh(s->rsge[i].length), a;
+		struct orca_mr *mr;
+		uint32_t n;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		n = l - off < len ? l - off : len;
+		a = le64toh(s->rsge[i].addr) + off;
+		mr = mr_check(dev, le32toh(s->rsge[i].lkey), pdn,
+			      MR_LOCAL_WRITE, a, n);
+		if (!mr) {
+			rwqe_fail(dev, qp, p, ORCA_CQE_LOC_PROT_ERR,
+				  AETH_NAK_REM_OP,
+				  "receive WQE's key refused");
+			return false;
+		}
+		mr_write(dev, mr, a, buf, n);
+		buf += n;
+		len -= n;
+		off = 0;
+		s->roff += n;
+	}
+	return true;
+}
+
+static void msg_done(struct orca_dev *dev, struct orca_qp *qp,
+		     const struct orca_pkt *p, bool last)
+{
+	struct orca_resp *s = &qp->resp;
+
+	s->epsn = (s->epsn + 1) & PSN_MASK;
+	if (last) {
+		s->in_op = OP_NONE;
+		s->msn++;
+	}
+	if (is_rc(qp) && p->ackreq)
+		send_aeth(dev, qp, IB_ACK, AETH_ACK, p->psn, 0);
+}
+
+static void rx_send(struct orca_dev *dev, struct orca_qp *qp,
+		    const struct orca_pkt *p, uint8_t op)
+{
+	struct orca_resp *s = &qp->resp;
+	bool first = op_first(op), last = op_last(op);
+
+	if (first && !s->have_rwqe && !take_rwqe(dev, qp, p))
+		return;
+	if (!s->have_rwqe) {
+		resp_fail(dev, qp, p, AETH_NAK_INV_REQ, "SEND without a start");
+		return;
+	}
+	if (!rwqe_scatter(dev, qp, p, p->payload, p->paylen))
+		return;
+	if (first && !last)
+		s->in_op = OP_SEND;
+	if (last) {
+		recv_cqe(dev, qp, s->rwqe_idx, ORCA_CQE_SUCCESS,
+			 ORCA_CQE_OP_RECV, s->roff, p);
+		qp->rq.ci++;
+		s->have_rwqe = false;
+	}
+	msg_done(dev, qp, p, last);
+}
+
+static bool qp_allows(const struct orca_qp *qp, uint32_t access)
+{
+	return le32toh(qp->ctx.access_flags) & access;
+}
+
+static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
+		     const struct orca_pkt *p, uint8_t op)
+{
+	struct orca_resp *s = &qp->resp;
+	bool first = op_first(op), last = op_last(op);
+	bool imm = op == IB_WRITE_LAST_IMM || op == IB_WRITE_ONLY_IMM;
+	uint32_t pdn = le32toh(qp->ctx.pdn);
+	struct orca_mr *mr;
+
+	if (first) {
+		if (!qp_allows(qp, ORCA_ACCESS_REMOTE_WRITE)) {
+			resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
+				  "RDMA WRITE not enabled on the QP");
+			return;
+		}
+		if (p->dmalen && !mr_check(dev, p->rkey, pdn, MR_REMOTE_WRITE,
+					   p->va, p->dmalen)) {
+			resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS,
+				  "RDMA WRITE rkey refused");
+			return;
+		}
+		s->wva = p->va;
+		s->wrkey = p->rkey;
+		s->wleft = s->wlen = p->dmalen;
+	}
+	if (p->paylen > s->wleft || (last && p->paylen != s->wleft)) {
+		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
+			  "RDMA WRITE payload does not match its length");
+		return;
+	}
+	/* the receive WQE first: an RNR NAK must leave nothing half done */
+	if (imm && last && !take_rwqe(dev, qp, p))
+		return;
+	if (p->paylen) {
+		mr = mr_check(dev, s->wrkey, pdn, MR_REMOTE_WRITE, s->wva,
+			      p->paylen);
+		if (!mr) {
+			resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS,
+				  "RDMA WRITE region gone");
+			return;
+		}
+		mr_write(dev, mr, s->wva, p->payload, p->paylen);
+	}
+	s->wva += p->paylen;
+	s->wleft -= p->paylen;
+	if (first && !last)
+		s->in_op = OP_WRITE;
+	if (imm && last) {
+		recv_cqe(dev, qp, s->rwqe_idx, ORCA_CQE_SUCCESS,
+			 ORCA_CQE_OP_RECV_RDMA_WITH_IMM, s->wlen, p);
+		qp->rq.ci++;
+		s->have_rwqe = false;
+	}
+	msg_done(dev, qp, p, last);
+}
+
+static uint32_t read_pkts(const struct orca_qp *qp, uint64_t len)
+{
+	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu);
+
+	return len ? (len + mtu - 1) / mtu : 1;
+}
+
+static void rx_read(struct orca_dev *dev, struct orca_qp *qp,
+		    const struct orca_pkt *p)
+{
+	struct orca_resp *s = &qp->resp;
+
+	if (!qp_allows(qp, ORCA_ACCESS_REMOTE_READ) ||
+	    !qp->ctx.max_dest_rd_atomic) {
+		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
+			  "RDMA READ not enabled on the QP");
+		return;
+	}
+	if (p->dmalen && !mr_check(dev, p->rkey, le32toh(qp->ctx.pdn),
+				   MR_REMOTE_READ, p->va, p->dmalen)) {
+		resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS,
+			  "RDMA READ rkey refused");
+		return;
+	}
+	s->reading = true;
+	s->rd_va = p->va;
+	s->rd_len = p->dmalen;
+	s->rd_off = 0;
+	s->rd_rkey = p->rkey;
+	s->rd_psn = p->psn;
+	s->epsn = (p->psn + read_pkts(qp, p->dmalen)) & PSN_MASK;
+}
+
+static void rx_atomic(struct orca_dev *dev, struct orca_qp *qp,
+		      const struct orca_pkt *p, uint8_t op)
+{
+	struct orca_resp *s = &qp->resp;
+	struct orca_mr *mr;
+	uint64_t *ptr, orig;
+
+	if (!qp_allows(qp, ORCA_ACCESS_REMOTE_ATOMIC) ||
+	    !qp->ctx.max_dest_rd_atomic || (p->va & 7)) {
+		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
+			  "atomic not enabled on the QP, or misaligned");
+		return;
+	}
+	mr = mr_check(dev, p->rkey, le32toh(qp->ctx.pdn), MR_REMOTE_ATOMIC,
+		      p->va, 8);
+	ptr = mr ? mr_ptr(dev, mr, p->va, 8) : NULL;
+	if (!ptr) {
+		resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS, "atomic rkey refused");
+		return;
+	}
+	/* host atomics on the guest page: atomic against the guest's CPUs */
+	if (op == IB_CMP_SWAP) {
+		orig = p->compare;
+		__atomic_compare_exchange_n(ptr, &orig, p->swap_add, false,
+					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	} else {
+		orig = __atomic_fetch_add(ptr, p->swap_add, __ATOMIC_SEQ_CST);
+	}
+	dev->stats.dma_writes++;
+	s->atomic_valid = true;
+	s->atomic_psn = p->psn;
+	s->atomic_orig = orig;
+	s->epsn = (s->epsn + 1) & PSN_MASK;
+	s->msn++;
+	send_aeth(dev, qp, IB_ATOMIC_ACK, AETH_ACK, p->psn, orig);
+}
+
+/* RC: a request the responder has seen before. */
+static void rx_duplicate(struct orca_dev *dev, struct orca_qp *qp,
+			 const struct orca_pkt *p)
+{
+	struct orca_resp *s = &qp->resp;
+	uint8_t op = p->opcode & 0x1f;
+
+	if (op == IB_READ_REQ) {
+		/* the responses were lost: send them again */
+		if (!s->reading || s->rd_psn != p->psn) {
+			s->reading = true;
+			s->rd_va = p->va;
+			s->rd_len = p->dmalen;
+			s->rd_rkey = p->rkey;
+			s->rd_psn = p->psn;
+		}
+		s->rd_off = 0;
+		return;
+	}
+	if (op == IB_CMP_SWAP || op == IB_FETCH_ADD) {
+		if (s->atomic_valid && s->atomic_psn == p->psn)
+			send_aeth(dev, qp, IB_ATOMIC_ACK, AETH_ACK, p->psn,
+				  s->atomic_orig);
+		return;
+	}
+	if (p->ackreq)
+		send_aeth(dev, qp, IB_ACK, AETH_ACK, s->epsn - 1, 0);
+}
+
+void resp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
+{
+	struct orca_resp *s = &qp->resp;
+	uint8_t st = qp->ctx.state, op = p->opcode & 0x1f;
+	uint8_t want = qp->ctx.qp_type == ORCA_QPT_UC ? IB_UC : IB_RC;
+
+	if ((st != ORCA_QPS_RTR && st != ORCA_QPS_RTS && st != ORCA_QPS_SQD &&
+	     st != ORCA_QPS_SQE) || qp->ctx.qp_type == ORCA_QPT_UD ||
+	    (p->opcode & 0xe0) != want) {
+		dev->stats.pkts_dropped++;
+		return;
+	}
+	if (p->psn != s->epsn) {
+		if (!is_rc(qp)) {
+			/* UC: packets were lost; resync on a new message */
+			if (!op_first(op)) {
+				s->drop_msg = true;
+				dev->stats.pkts_dropped++;
+				return;
+			}
+			s->epsn = p->psn;
+		} else if (psn_before(p->psn, s->epsn)) {
+			rx_duplicate(dev, qp, p);
+			return;
+		} else {
+			if (!s->nak_sent)
+				send_aeth(dev, qp, IB_ACK,
+					  AETH_NAK | AETH_NAK_PSN_SEQ,
+					  s->epsn, 0);
+			s->nak_sent = true;
+			return;
+		}
+	}
+	s->nak_sent = false;
+	if (op_first(op) || op == IB_READ_REQ || op == IB_CMP_SWAP ||
+	    op == IB_FETCH_ADD) {
+		if (s->in_op != OP_NONE) {
+			if (is_rc(qp)) {
+				resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
+					  "new request inside a message");
+				return;
+			}
+			s->in_op = OP_NONE;	/* UC: abandon the old one */
+		}
+		s->drop_msg = false;
+	} else if (s->drop_msg) {
+		s->epsn = (s->epsn + 1) & PSN_MASK;
+		dev->stats.pkts_dropped++;
+		return;
+	} else if (s->in_op != op_class(op)) {
+		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
+			  "packet out of its message's sequence");
+		return;
+	}
+
+	switch (op_class(op)) {
+	case OP_SEND:
+		rx_send(dev, qp, p, op);
+		return;
+	case OP_WRITE:
+		rx_write(dev, qp, p, op);
+		return;
+	}
+	if (!is_rc(qp)) {
+		dev->stats.pkts_dropped++;
+		return;
+	}
+	if (op == IB_READ_REQ)
+		rx_read(dev, qp, p);
+	else if (op == IB_CMP_SWAP || op == IB_FETCH_ADD)
+		rx_atomic(dev, qp, p, op);
+	else
+		resp_fail(dev, qp, p, AETH_NAK_INV_REQ, "unknown opcode");
+}
+
+/* One READ response packet, if a READ is being answered. */
+bool resp_step(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_resp *s = &qp->resp;
+	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu), chunk;
+	bool first, last;
+	struct orca_mr *mr = NULL;
+	struct orca_pkt *p;
+
+	if (!s->reading)
+		return false;
+	if (qp->ctx.state == ORCA_QPS_ERR || qp->ctx.state == ORCA_QPS_RESET) {
+		s->reading = false;
+		return false;
+	}
+	chunk = s->rd_len - s->rd_off < mtu ? s->rd_len - s->rd_off : mtu;
+	first = !s->rd_off;
+	last = s->rd_off + chunk == s->rd_len;
+	if (chunk) {
+		mr = mr_check(dev, s->rd_rkey, le32toh(qp->ctx.pdn),
+			      MR_REMOTE_READ, s->rd_va + s->rd_off, chunk);
+		if (!mr) {
+			struct orca_pkt q = { .psn = s->rd_psn,
+					      .opcode = IB_READ_REQ };
+
+			s->reading = false;
+			resp_fail(dev, qp, &q, AETH_NAK_REM_ACCESS,
+				  "RDMA READ region gone");
+			return true;
+		}
+	}
+	p = pkt_alloc(dev);
+	if (!p)
+		return false;
+	qp_address(dev, qp, p);
+	p->opcode = IB_RC | (first && last ? IB_READ_RESP_ONLY :
+			     first ? IB_READ_RESP_FIRST :
+			     last ? IB_READ_RESP_LAST : IB_READ_RESP_MIDDLE);
+	p->psn = (s->rd_psn + s->rd_off / mtu) & PSN_MASK;
+	if (first || last) {
+		p->hdrs |= PKT_AETH;
+		p->syndrome = AETH_ACK;
+		p->msn = (s->msn + last) & PSN_MASK;
+	}
+	if (chunk)
+		mr_read(dev, mr, s->rd_va + s->rd_off, p->payload, chunk);
+	p->paylen = chunk;
+	s->rd_off += chunk;
+	if (last) {
+		s->reading = false;
+		s->msn++;
+	}
+	wire_xmit(dev, p);
+	return true;
+}

@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Unit tests of the device model's data path: page lists and memory
+ * regions, CQ and QP rings, and RC traffic through the loopback port,
+ * with the test playing the driver and the provider (it writes WQEs and
+ * doorbell records into fake guest RAM and reads CQEs back).
+ */
+#include <string.h>
+
+#include "fixture.h"
+#include "orca_log.h"
+
+/* Fake RAM above the mailboxes belongs to the "provider". */
+#define HEAP_BASE	0x300000ULL
+#define PAGE		4096ULL
+
+static uint64_t heap_next;
+
+static uint64_t heap_alloc(uint64_t bytes)
+{
+	uint64_t at = heap_next;
+
+	heap_next += (bytes + PAGE - 1) & ~(PAGE - 1);
+	CHECK(heap_next <= RAM_SIZE);
+	return at;
+}
+
+static void *gpa(struct fx *f, uint64_t addr)
+{
+	return f->ram + addr;
+}
+
+/* A page list for the contiguous pages [at, at + n * 4 KiB). */
+static struct orca_pbl pbl_for(struct fx *f, uint64_t at, uint32_t n)
+{
+	uint64_t list = heap_alloc(n * 8);
+	__le64 *e = gpa(f, list);
+	struct orca_pbl p = {};
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		e[i] = htole64(at + i * PAGE);
+	p.addr = htole64(list);
+	p.npages = htole32(n);
+	p.page_shift = 12;
+	return p;
+}
+
+static int reg_mr(struct fx *f, uint32_t pdn, uint64_t at, uint64_t len,
+		  uint32_t access, uint32_t *lkey)
+{
+	struct orca_reg_mr_in in = {};
+	struct orca_reg_mr_out out;
+	int ret;
+
+	in.iova = htole64(0x7f0000000000ULL + at);
+	in.length = htole64(len);
+	in.pdn = htole32(pdn);
+	in.access = htole32(access);
+	in.pbl = pbl_for(f, at & ~(PAGE - 1),
+			 ((at & (PAGE - 1)) + len + PAGE - 1) / PAGE);
+	in.first_off = htole32(at & (PAGE - 1));
+	ret = fx_cmd(f, ORCA_CMD_REG_MR, &in, sizeof(in), &out, sizeof(out));
+	if (!ret && lkey)
+		*lkey = le32toh(out.lkey);
+	return ret;
+}
+
+static uint64_t iova(uint64_t at)
+{
+	return 0x7f0000000000ULL + at;
+}
+
+struct ring_cq {
+	uint32_t cqn, ci;
+	unsigned int log_depth;
+	uint64_t base;
+};
+
+static bool make_cq(struct fx *f, struct ring_cq *cq, unsigned int log_depth)
+{
+	struct orca_create_cq_in in = {};
+	struct orca_create_cq_out out;
+	uint64_t bytes = (64ULL << log_depth) + 8;
+
+	cq->base = heap_alloc(bytes);
+	memset(gpa(f, cq->base), 0, (bytes + PAGE - 1) & ~(PAGE - 1));
+	in.cqe = htole32((1U << log_depth) - 1);
+	in.log_depth = log_depth;
+	in.dbrec_off = htole32(64U << log_depth);
+	in.ring = pbl_for(f, cq->base, (bytes + PAGE - 1) / PAGE);
+	if (fx_cmd(f, ORCA_CMD_CREATE_CQ, &in, sizeof(in), &out, sizeof(out)))
+		return false;
+	cq->cqn = le32toh(out.cqn);
+	cq->ci = 0;
+	cq->log_depth = log_depth;
+	return true;
+}
+
+static bool poll_cqe(struct fx *f, struct ring_cq *cq, struct orca_cqe *out)
+{
+	struct orca_cqe *c = gpa(f, cq->base + 64ULL *
+				 (cq->ci & ((1U << cq->log_depth) - 1)));
+	__le32 *db = gpa(f, cq->base + (64ULL << cq->log_depth));
+
+	if (c->owner != 1 + ((cq->ci >> cq->log_depth) & 1))
+		return false;
+	*out = *c;
+	cq->ci++;
+	*db = htole32(cq->ci);
+	return true;
+}
+
+struct ring_qp {
+	uint32_t qpn;
+	uint64_t base, rq_off, db_off;
+	uint32_t sq_pi, rq_pi;
+};
+
+#define SQ_LOG_DEPTH	3
+#define SQ_LOG_STRIDE	7	/* 64 + 4 SGEs */
+#define RQ_LOG_DEPTH	3
+#define RQ_LOG_STRIDE	6	/* 16 + 3 SGEs */
+
+static bool make_qp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
+{
+	struct orca_create_qp_in in = {};
+	struct orca_qp_ctx ctx;
+	uint64_t bytes;
+
+	qp->rq_off = 8ULL << SQ_LOG_STRIDE;
+	qp->db_off = qp->rq_off + (8ULL << RQ_LOG_STRIDE);
+	bytes = qp->db_off + 8;
+	qp->base = heap_alloc(bytes);
+	memset(gpa(f, qp->base), 0, (bytes + PAGE - 1) & ~(PAGE - 1));
+	in.qp_type = ORCA_QPT_RC;
+	in.pdn = htole32(f->pdn);
+	in.send_cqn = in.recv_cqn = htole32(cqn);
+	in.max_send_wr = in.max_recv_wr = htole32(8);
+	in.max_send_sge = htole32(4);
+	in.max_recv_sge = htole32(3);
+	in.sq_log_depth = SQ_LOG_DEPTH;
+	in.sq_log_stride = SQ_LOG_STRIDE;
+	in.rq_log_depth = RQ_LOG_DEPTH;
+	in.rq_log_stride = RQ_LOG_STRIDE;
+	in.rq_off = htole32(qp->rq_off);
+	in.dbrec_off = htole32(qp->db_off);
+	in.ring = pbl_for(f, qp->base, (bytes + PAGE - 1) / PAGE);
+	if (fx_cmd(f, ORCA_CMD_CREATE_QP, &in, sizeof(in), &ctx, sizeof(ctx)))
+		return false;
+	qp->qpn = le32toh(ctx.qpn);
+	qp->sq_pi = qp->rq_pi = 0;
+	return true;
+}
+
+/* RESET -> INIT -> RTR -> RTS, connected to @dest through the port. */
+static bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
+		       uint32_t access, uint8_t mtu)
+{
+	struct orca_modify_qp_in in;
+	struct orca_qp_ctx out;
+	static const struct {
+		uint8_t state;
+		uint32_t mask;
+	} steps[] = {
+		{ ORCA_QPS_INIT, ORCA_QP_STATE | ORCA_QP_PKEY_INDEX |
+				 ORCA_QP_PORT | ORCA_QP_ACCESS_FLAGS },
+		{ ORCA_QPS_RTR, ORCA_QP_STATE | ORCA_QP_AV | ORCA_QP_PATH_MTU |
+				ORCA_QP_DEST_QPN | ORCA_QP_RQ_PSN |
+				ORCA_QP_MAX_DEST_RD_ATOMIC |
+				ORCA_QP_MIN_RNR_TIMER },
+		{ ORCA_QPS_RTS, ORCA_QP_STATE | ORCA_QP_TIMEOUT |
+				ORCA_QP_RETRY_CNT | ORCA_QP_RNR_RETRY |
+				ORCA_QP_SQ_PSN | ORCA_QP_MAX_QP_RD_ATOMIC },
+	};
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		memset(&in, 0, sizeof(in));
+		in.qpn = htole32(qp->qpn);
+		in.attr_mask = htole32(steps[i].mask);
+		in.ctx.state = steps[i].state;
+		in.ctx.port = 1;
+		in.ctx.access_flags = htole32(access);
+		in.ctx.av.port = 1;
+		in.ctx.av.dlid = htole16(f->cfg.lid);
+		in.ctx.path_mtu = mtu;
+		in.ctx.dest_qpn = htole32(dest);
+		in.ctx.rq_psn = htole32(0xfffffe);	/* wraps */
+		in.ctx.sq_psn = htole32(0xfffffe);
+		in.ctx.max_dest_rd_atomic = 1;
+		in.ctx.max_rd_atomic = 1;
+		in.ctx.min_rnr_timer = 1;
+		in.ctx.timeout = 10;
+		in.ctx.retry_cnt = 1;
+		in.ctx.rnr_retry = 0;
+		if (fx_cmd(f, ORCA_CMD_MODIFY_QP, &in, sizeof(in), &out,
+			   sizeof(out)))
+			return false;
+	}
+	return true;
+}
+
+static void post_recv(struct fx *f, struct ring_qp *qp, uint64_t at,
+		      uint32_t len, uint32_t lkey)
+{
+	uint8_t *w = gpa(f, qp->base + qp->rq_off +
+			 ((uint64_t)(qp->rq_pi & 7) << RQ_LOG_STRIDE));
+	struct orca_recv_wqe *h = (void *)w;
+	struct orca_sge *s = (void *)(h + 1);
+	__le32 *db = gpa(f, qp->base + qp->db_off + 4);
+
+	memset(w, 0, 1U << RQ_LOG_STRIDE);
+	h->num_sge = htole32(1);
+	s->addr = htole64(iova(at));
+	s->length = htole32(len);
+	s->lkey = htole32(lkey);
+	*db = htole32(++qp->rq_pi);
+}
+
+static void post_send(struct fx *f, struct ring_qp *qp, uint8_t op,
+		      uint64_t at, uint32_t len, uint32_t lkey,
+		      uint64_t raddr, uint32_t rkey)
+{
+	uint8_t *w = gpa(f, qp->base +
+			 ((uint64_t)(qp->sq_pi & 7) << SQ_LOG_STRIDE));
+	struct orca_send_wqe *h = (void *)w;
+	struct orca_sge *s = (void *)(h + 1);
+	__le32 *db = gpa(f, qp->base + qp->db_off);
+
+	memset(w, 0, 1U << SQ_LOG_STRIDE);
+	h->opcode = op;
+	h->flags = ORCA_WQE_F_SIGNALED;
+	h->num_sge = 1;
+	h->remote_addr = htole64(raddr);
+	h->rkey = htole32(rkey);
+	s->addr = htole64(iova(at));
+	s->length = htole32(len);
+	s->lkey = htole32(lkey);
+	*db = htole32(++qp->sq_pi);
+	orca_dev_doorbell(&f->dev, ORCA_FW_VEC_DB);
+}
+
+static uint8_t qp_state_of(struct fx *f, uint32_t qpn)
+{
+	struct orca_qp_handle h = { .qpn = htole32(qpn) };
+	struct orca_qp_ctx ctx;
+
+	if (fx_cmd(f, ORCA_CMD_QUERY_QP, &h, sizeof(h), &ctx, sizeof(ctx)))
+		return 0xff;
+	return ctx.state;
+}
+
+static struct fx *dp_up(void)
+{
+	heap_next = HEAP_BASE;
+	return fx_up();
+}
+
+static void mr_checks(void)
+{
+	struct fx *f = dp_up();
+	struct orca_reg_mr_in in = {};
+	struct orca_pd_handle pd = { .pdn = htole32(f->pdn) };
+	struct orca_mr_handle h = {};
+	uint64_t buf = heap_alloc(3 * PAGE);
+	uint32_t k1, k2;
+	__le64 *list;
+
+	CHECK_EQ(reg_mr(f, f->pdn, buf + 100, 2 * PAGE,
+			ORCA_ACCESS_LOCAL_WRITE, &k1), 0);
+	CHECK(k1 >> 8);
+	h.lkey = htole32(k1);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_DEREG_MR, &h, sizeof(h), NULL, 0), 0);
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, &k2), 0);
+	CHECK((k1 & 0xff) != (k2 & 0xff));
+	/* the first key is dead even if the index came back */
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_DEREG_MR, &h, sizeof(h), NULL, 0),
+		    ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE);
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_DEALLOC_PD, &pd, sizeof(pd), NULL, 0),
+		    ORCA_STATUS_BAD_RES_STATE, ORCA_SYND_IN_USE);
+
+	EXPECT_FAIL(f, reg_mr(f, f->pdn + 7, buf, PAGE, 0, NULL),
+		    ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE);
+	EXPECT_FAIL(f, reg_mr(f, f->pdn, buf, PAGE, 1U << 9, NULL),
+		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS);
+	EXPECT_FAIL(f, reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_REMOTE_WRITE,
+			      NULL), ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS);
+
+	/* pages the list names must be aligned guest RAM */
+	in.iova = htole64(iova(buf));
+	in.length = htole64(2 * PAGE);
+	in.pdn = htole32(f->pdn);
+	in.pbl = pbl_for(f, buf, 2);
+	list = gpa(f, le64toh(in.pbl.addr));
+	list[1] = htole64(RAM_SIZE);
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_REG_MR, &in, sizeof(in), NULL, 0),
+		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST);
+	list[1] = htole64(buf + 8);
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_REG_MR, &in, sizeof(in), NULL, 0),
+		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST);
+	/* a list shorter than the region */
+	in.pbl.npages = htole32(1);
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_REG_MR, &in, sizeof(in), NULL, 0),
+		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST);
+	/* a list outside RAM */
+	in.pbl.npages = htole32(2);
+	in.pbl.addr = htole64(RAM_SIZE - 8);
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_REG_MR, &in, sizeof(in), NULL, 0),
+		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST);
+	CHECK_EQ(f->dev.n_mrs, 1);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
+static void ring_checks(void)
+{
+	struct fx *f = dp_up();
+	struct orca_create_cq_in ci = {};
+	struct orca_create_cq_out co;
+	struct orca_create_qp_in qi = {};
+	struct orca_qp_ctx ctx;
+	struct ring_cq cq;
+	uint64_t buf = heap_alloc(4 * PAGE);
+
+	/* a ring must hold cqe + 1 entries and the record after them */
+	ci.cqe = htole32(64);
+	ci.log_depth = 6;
+	ci.dbrec_off = htole32(64 * 64);
+	ci.ring = pbl_for(f, buf, 2);
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_CREATE_CQ, &ci, sizeof(ci), &co,
+			      sizeof(co)), ORCA_STATUS_BAD_PARAM, ORCA_SYND_RING);
+	ci.log_depth = 7;
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_CREATE_CQ, &ci, sizeof(ci), &co,
+			      sizeof(co)), ORCA_STATUS_BAD_PARAM, ORCA_SYND_RING);
+	ci.dbrec_off = htole32(128 * 64);
+	ci.ring.npages = htole32(2);	/* 8 KiB: no room for the record */
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_CREATE_CQ, &ci, sizeof(ci), &co,
+			      sizeof(co)), ORCA_STATUS_BAD_PARAM,
+		    ORCA_SYND_PAGE_LIST);
+
+	CHECK(make_cq(f, &cq, 4));
+	qi.qp_type = ORCA_QPT_RC;
+	qi.pdn = htole32(f->pdn);
+	qi.send_cqn = qi.recv_cqn = htole32(cq.cqn);
+	qi.max_send_wr = htole32(8);
+	qi.max_send_sge = htole32(4);
+	qi.sq_log_depth = 2;		/* too shallow */
+	qi.sq_log_stride = 7;
+	qi.dbrec_off = htole32(4096);
+	qi.ring = pbl_for(f, buf, 2);
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_CREATE_QP, &qi, sizeof(qi), &ctx,
+			      sizeof(ctx)), ORCA_STATUS_BAD_PARAM,
+		    ORCA_SYND_RING);
+	qi.sq_log_depth = 3;
+	qi.sq_log_stride = 6;		/* 4 SGEs do not fit in 64 B */
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_CREATE_QP, &qi, sizeof(qi), &ctx,
+			      sizeof(ctx)), ORCA_STATUS_BAD_PARAM,
+		    ORCA_SYND_RING);
+	qi.sq_log_stride = 7;
+	qi.dbrec_off = htole32(512);	/* inside the SQ */
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_CREATE_QP, &qi, sizeof(qi), &ctx,
+			      sizeof(ctx)), ORCA_STATUS_BAD_PARAM,
+		    ORCA_SYND_RING);
+	qi.dbrec_off = htole32(1024);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_CREATE_QP, &qi, sizeof(qi), &ctx,
+			sizeof(ctx)), 0);
+	CHECK_EQ(f->dev.n_qps, 1);
+	fx_free(f);
+}
+
+/* Two RC QPs, a SEND over many packets, a WRITE, a READ. */
+static void rc_traffic(void)
+{
+	struct fx *f = dp_up();
+	uint64_t src = heap_alloc(16 * PAGE), dst = heap_alloc(16 * PAGE);
+	uint32_t slk, dlk, i, n = 10000;
+	struct ring_qp a, b;
+	struct ring_cq cq;
+	struct orca_cqe c, c2;
+	uint8_t *s = gpa(f, src), *d = gpa(f, dst);
+
+	CHECK_EQ(reg_mr(f, f->pdn, src, 16 * PAGE, ORCA_ACCESS_LOCAL_WRITE,
+			&slk), 0);
+	CHECK_EQ(reg_mr(f, f->pdn, dst, 16 * PAGE, ORCA_ACCESS_LOCAL_WRITE |
+			ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_READ,
+			&dlk), 0);
+	CHECK(make_cq(f, &cq, 5));
+	CHECK(make_qp(f, &a, cq.cqn));
+	CHECK(make_qp(f, &b, cq.cqn));
+	CHECK(connect_rc(f, &a, b.qpn, 0, 1));	/* 256-byte MTU */
+	CHECK(connect_rc(f, &b, a.qpn, ORCA_ACCESS_REMOTE_WRITE |
+			 ORCA_ACCESS_REMOTE_READ, 1));
+	for (i = 0; i < n; i++)
+		s[i] = (uint8_t)(i * 13 + 1);
+
+	post_recv(f, &b, dst, 16 * PAGE, dlk);
+	post_send(f, &a, ORCA_WR_SEND, src, n, slk, 0, 0);
+	CHECK(poll_cqe(f, &cq, &c) && poll_cqe(f, &cq, &c2));
+	if (c.flags & ORCA_CQE_F_SQ) {
+		struct orca_cqe t = c;
+
+		c = c2;
+		c2 = t;
+	}
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK_EQ(c.opcode, ORCA_CQE_OP_RECV);
+	CHECK_EQ(le32toh(c.byte_len), n);
+	CHECK_EQ(le32toh(c.qpn), b.qpn);
+	CHECK_EQ(c2.status, ORCA_CQE_SUCCESS);
+	CHECK_EQ(le32toh(c2.wqe_idx), 0);
+	CHECK(!memcmp(s, d, n));
+	/* 40 packets of 256 B across the PSN wrap, and their ACK */
+	CHECK_EQ(f->dev.stats.pkts, 41);
+	CHECK_EQ(f->dev.stats.pkt_bytes, n);
+
+	memset(d, 0, n);
+	post_send(f, &a, ORCA_WR_RDMA_WRITE, src, 3000, slk, iova(dst) + 5,
+		  dlk);
+	CHECK(poll_cqe(f, &cq, &c) && !c.status &&
+	      c.opcode == ORCA_CQE_OP_RDMA_WRITE);
+	CHECK(!d[4] && !memcmp(s, d + 5, 3000) && !d[3005]);
+
+	memset(s, 0, n);
+	post_send(f, &a, ORCA_WR_RDMA_READ, src, 3000, slk, iova(dst) + 5,
+		  dlk);
+	CHECK(poll_cqe(f, &cq, &c) && !c.status &&
+	      c.opcode == ORCA_CQE_OP_RDMA_READ && le32toh(c.byte_len) == 3000);
+	CHECK(!memcmp(s, d + 5, 3000));
+
+	/* past the region's end: refused, and not a byte beyond it written */
+	d[16 * PAGE] = 0x5a;
+	post_send(f, &a, ORCA_WR_RDMA_WRITE, src, 600, slk,
+		  iova(dst) + 16 * PAGE - 300, dlk);
+	CHECK(poll_cqe(f, &cq, &c));
+	CHECK_EQ(c.status, ORCA_CQE_REM_ACCESS_ERR);
+	CHECK_EQ(d[16 * PAGE], 0x5a);
+	CHECK_EQ(qp_state_of(f, a.qpn), ORCA_QPS_ERR);
+	CHECK_EQ(qp_state_of(f, b.qpn), ORCA_QPS_ERR);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
+/* A CQ nobody reads: overrun, CQ_ERROR once, the QP ends. */
+static void cq_overrun(void)
+{
+	struct fx *f = dp_up();
+	uint64_t buf = heap_alloc(PAGE);
+	struct ring_qp a, b;
+	struct ring_cq cq;
+	uint32_t lk, i, cq_err = 0;
+	struct orca_eqe e;
+
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE |
+			ORCA_ACCESS_REMOTE_WRITE, &lk), 0);
+	CHECK(make_cq(f, &cq, 1));	/* 2 entries */
+	CHECK(make_qp(f, &a, cq.cqn));
+	CHECK(make_qp(f, &b, cq.cqn));
+	CHECK(connect_rc(f, &a, b.qpn, 0, 5));
+	CHECK(connect_rc(f, &b, a.qpn, ORCA_ACCESS_REMOTE_WRITE, 5));
+	for (i = 0; i < 3; i++)
+		post_send(f, &a, ORCA_WR_RDMA_WRITE, buf, 8, lk,
+			  iova(buf) + 64, lk);
+	CHECK_EQ(f->dev.stats.cq_overruns, 1);
+	CHECK_EQ(qp_state_of(f, a.qpn), ORCA_QPS_ERR);
+	while (fx_pop(f, &e))
+		cq_err += e.type == ORCA_EQE_CQ_ERROR &&
+			  le32toh(e.cq.cqn) == cq.cqn;
+	for (i = 0; i < f->n_async; i++)
+		cq_err += f->async[i].type == ORCA_EQE_CQ_ERROR;
+	CHECK_EQ(cq_err, 1);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
+/* A producer index the ring cannot hold: the QP ends, nothing is read. */
+static void bad_sq_pi(void)
+{
+	struct fx *f = dp_up();
+	struct ring_qp a, b;
+	struct ring_cq cq;
+	__le32 *db;
+
+	CHECK(make_cq(f, &cq, 4));
+	CHECK(make_qp(f, &a, cq.cqn));
+	CHECK(make_qp(f, &b, cq.cqn));
+	CHECK(connect_rc(f, &a, b.qpn, 0, 5));
+	db = gpa(f, a.base + a.db_off);
+	*db = htole32(1000);
+	orca_dev_doorbell(&f->dev, ORCA_FW_VEC_DB);
+	CHECK_EQ(qp_state_of(f, a.qpn), ORCA_QPS_ERR);
+	CHECK_EQ(f->dev.stats.wqes, 0);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
+int main(int argc, char **argv)
+{
+	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
+	RUN(mr_checks);
+	RUN(ring_checks);
+	RUN(rc_traffic);
+	RUN(cq_overrun);
+	RUN(bad_sq_pi);
+	return tap_done();
+}

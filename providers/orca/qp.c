@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * orca libibverbs provider: QP rings, post_send and post_recv.
+ *
+ * Each QP has one buffer: the send queue at offset 0, the receive queue
+ * after it, the doorbell record last.  Posting writes WQEs, then the
+ * producer index (release), then kicks the device with an empty
+ * post_send; receives need no kick, since the device reads the receive
+ * queue's index when a message arrives.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "orca.h"
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/* The device rounds the caps like this (and checks that we did). */
+static uint32_t pow2_up(uint32_t v)
+{
+	return v ? 1U << orca_ilog2_up(v) : 0;
+}
+
+int orca_qp_rings_init(struct orca_context *ctx, struct orca_qp *qp,
+		       struct ibv_qp_init_attr_ex *attr,
+		       struct orca_ibv_create_qp *cmd)
+{
+	struct ibv_qp_cap *cap = &attr->cap;
+	uint32_t swr = pow2_up(cap->max_send_wr);
+	uint32_t rwr = pow2_up(cap->max_recv_wr);
+	uint32_t inl = align_up(cap->max_inline_data, 16);
+	size_t sq_bytes = 0, rq_bytes = 0, rq_off, db_off;
+	int ret;
+
+	if (inl > ctx->max_inline_data)
+		inl = ctx->max_inline_data;
+	if (attr->srq)
+		rwr = 0;
+	if (swr) {
+		cmd->sq_log_depth = orca_ilog2_up(swr);
+		cmd->sq_log_stride = orca_sq_log_stride(cap->max_send_sge, inl);
+		if (cmd->sq_log_stride > ORCA_SQ_MAX_LOG_STRIDE)
+			return EINVAL;
+		sq_bytes = (size_t)swr << cmd->sq_log_stride;
+	}
+	rq_off = sq_bytes;
+	if (rwr) {
+		cmd->rq_log_depth = orca_ilog2_up(rwr);
+		cmd->rq_log_stride = orca_rq_log_stride(cap->max_recv_sge);
+		if (cmd->rq_log_stride > ORCA_RQ_MAX_LOG_STRIDE)
+			return EINVAL;
+		rq_off = align_up(sq_bytes, 1U << cmd->rq_log_stride);
+		rq_bytes = (size_t)rwr << cmd->rq_log_stride;
+	}
+	db_off = align_up(rq_off + rq_bytes, 64);
+	if (db_off + sizeof(struct orca_qp_dbrec) > UINT32_MAX)
+		return EINVAL;
+	ret = orca_buf_alloc(&qp->buf, db_off + sizeof(struct orca_qp_dbrec));
+	if (ret)
+		return ret;
+	qp->sq.base = qp->buf.va;
+	qp->sq.depth = swr;
+	qp->sq.log_stride = cmd->sq_log_stride;
+	qp->rq.base = (uint8_t *)qp->buf.va + rq_off;
+	qp->rq.depth = rwr;
+	qp->rq.log_stride = cmd->rq_log_stride;
+	qp->dbrec = (struct orca_qp_dbrec *)((uint8_t *)qp->buf.va + db_off);
+	qp->sq.wrid = calloc(swr ? swr : 1, sizeof(uint64_t));
+	qp->rq.wrid = calloc(rwr ? rwr : 1, sizeof(uint64_t));
+	if (!qp->sq.wrid || !qp->rq.wrid) {
+		orca_qp_rings_free(qp);
+		return ENOMEM;
+	}
+	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	cmd->buf_va = (uintptr_t)qp->buf.va;
+	cmd->buf_len = qp->buf.len;
+	cmd->rq_off = rq_off;
+	cmd->dbrec_off = db_off;
+	return 0;
+}
+
+/* After create: the caps the kernel reports are the limits we enforce. */
+void orca_qp_rings_setup(struct orca_qp *qp,
+			 const struct ibv_qp_init_attr_ex *attr)
+{
+	qp->sq.max_wr = attr->cap.max_send_wr;
+	qp->sq.max_sge = attr->cap.max_send_sge;
+	qp->rq.max_wr = attr->cap.max_recv_wr;
+	qp->rq.max_sge = attr->cap.max_recv_sge;
+	qp->max_inline = attr->cap.max_inline_data;
+	qp->sq_sig_all = attr->sq_sig_all;
+}
+
+void orca_qp_rings_free(struct orca_qp *qp)
+{
+	free(qp->sq.wrid);
+	free(qp->rq.wrid);
+	qp->sq.wrid = qp->rq.wrid = NULL;
+	orca_buf_free(&qp->buf);
+}
+
+/* RESET: the device starts over at index 0, and so do we. */
+void orca_qp_reset_rings(struct orca_qp *qp)
+{
+	pthread_spin_lock(&qp->sq.lock);
+	pthread_spin_lock(&qp->rq.lock);
+	qp->sq.head = qp->sq.tail = 0;
+	qp->rq.head = qp->rq.tail = 0;
+	if (qp->dbrec) {
+		__atomic_store_n(&qp->dbrec->sq_pi, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&qp->dbrec->rq_pi, 0, __ATOMIC_RELEASE);
+	}
+	pthread_spin_unlock(&qp->rq.lock);
+	pthread_spin_unlock(&qp->sq.lock);
+}
+
+int orca_qp_table_insert(struct orca_context *ctx, struct orca_qp *qp)
+{
+	uint32_t qpn = qp->vqp.qp.qp_num, l1 = qpn >> ORCA_QP_TABLE_SHIFT;
+	struct orca_qp **l2;
+
+	if (l1 >= ORCA_QP_TABLE_L1)
+		return EINVAL;
+	pthread_mutex_lock(&ctx->qp_table_lock);
+	l2 = ctx->qp_table[l1];
+	if (!l2) {
+		l2 = calloc(1U << ORCA_QP_TABLE_SHIFT, sizeof(*l2));
+		if (!l2) {
+			pthread_mutex_unlock(&ctx->qp_table_lock);
+			return ENOMEM;
+		}
+		__atomic_store_n(&ctx->qp_table[l1], l2, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&l2[qpn & ((1U << ORCA_QP_TABLE_SHIFT) - 1)], qp,
+			 __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->qp_table_lock);
+	return 0;
+}
+
+void orca_qp_table_remove(struct orca_context *ctx, struct orca_qp *qp)
+{
+	uint32_t qpn = qp->vqp.qp.qp_num, l1 = qpn >> ORCA_QP_TABLE_SHIFT;
+
+	if (l1 >= ORCA_QP_TABLE_L1 || !ctx->qp_table[l1])
+		return;
+	pthread_mutex_lock(&ctx->qp_table_lock);
+	__atomic_store_n(&ctx->qp_table[l1][qpn &
+					    ((1U << ORCA_QP_TABLE_SHIFT) - 1)],
+			 NULL, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ctx->qp_table_lock);
+}
+
+struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn)
+{
+	uint32_t l1 = qpn >> ORCA_QP_TABLE_SHIFT;
+	struct orca_qp **l2;
+
+	if (l1 >= ORCA_QP_TABLE_L1)
+		return NULL;
+	l2 = __atomic_load_n(&ctx->qp_table[l1], __ATOMIC_ACQUIRE);
+	if (!l2)
+		return NULL;
+	return __atomic_load_n(&l2[qpn & ((1U << ORCA_QP_TABLE_SHIFT) - 1)],
+			       __ATOMIC_ACQUIRE);
+}
+
+/* The device's opcode for a libibverbs one on this QP type, or 0. */
+static uint8_t wr_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_SEND:
+		return type == IBV_QPT_UD ? 0 : ORCA_WR_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return type == IBV_QPT_UD ? 0 : ORCA_WR_SEND_WITH_IMM;
+	case IBV_WR_RDMA_WRITE:
+		return type == IBV_QPT_UD ? 0 : ORCA_WR_RDMA_WRITE;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return type == IBV_QPT_UD ? 0 : ORCA_WR_RDMA_WRITE_WITH_IMM;
+	case IBV_WR_RDMA_READ:
+		return type == IBV_QPT_RC ? ORCA_WR_RDMA_READ : 0;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return type == IBV_QPT_RC ? ORCA_WR_ATOMIC_CMP_AND_SWP : 0;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return type == IBV_QPT_RC ? ORCA_WR_ATOMIC_FETCH_AND_ADD : 0;
+	default:
+		return 0;
+	}
+}
+
+static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
+			  uint8_t *slot)
+{
+	struct orca_send_wqe *w = (struct orca_send_wqe *)slot;
+	uint8_t op = wr_opcode(qp->vqp.qp.qp_type, wr->opcode);
+	struct orca_sge *sge = (struct orca_sge *)(w + 1);
+	uint32_t len = 0;
+	int i;
+
+	/* UD needs address handles, which the device does not have yet */
+	if (!op && qp->vqp.qp.qp_type == IBV_QPT_UD &&
+	    (wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_IMM))
+		return EOPNOTSUPP;
+	if (!op || wr->num_sge < 0)
+		return EINVAL;
+	memset(w, 0, sizeof(*w));
+	w->opcode = op;
+	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
+		w->flags |= ORCA_WQE_F_SIGNALED;
+	if (wr->send_flags & IBV_SEND_SOLICITED)
+		w->flags |= ORCA_WQE_F_SOLICITED;
+	if (wr->send_flags & IBV_SEND_FENCE)
+		w->flags |= ORCA_WQE_F_FENCE;
+	if (op == ORCA_WR_SEND_WITH_IMM || op == ORCA_WR_RDMA_WRITE_WITH_IMM)
+		w->imm_data = wr->imm_data;
+	switch (op) {
+	case ORCA_WR_RDMA_WRITE:
+	case ORCA_WR_RDMA_WRITE_WITH_IMM:
+	case ORCA_WR_RDMA_READ:
+		w->remote_addr = htole64(wr->wr.rdma.remote_addr);
+		w->rkey = htole32(wr->wr.rdma.rkey);
+		break;
+	case ORCA_WR_ATOMIC_CMP_AND_SWP:
+	case ORCA_WR_ATOMIC_FETCH_AND_ADD:
+		w->remote_addr = htole64(wr->wr.atomic.remote_addr);
+		w->rkey = htole32(wr->wr.atomic.rkey);
+		w->compare_add = htole64(wr->wr.atomic.compare_add);
+		w->swap = htole64(wr->wr.atomic.swap);
+		if (wr->num_sge != 1 || wr->sg_list[0].length < 8)
+			return EINVAL;
+		break;
+	}
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		uint8_t *dst = (uint8_t *)(w + 1);
+
+		if (op == ORCA_WR_RDMA_READ || op >= ORCA_WR_ATOMIC_CMP_AND_SWP)
+			return EINVAL;
+		for (i = 0; i < wr->num_sge; i++)
+			len += wr->sg_list[i].length;
+		if (len > qp->max_inline)
+			return EINVAL;
+		for (i = 0; i < wr->num_sge; i++) {
+			memcpy(dst, (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			dst += wr->sg_list[i].length;
+		}
+		w->flags |= ORCA_WQE_F_INLINE;
+		w->inline_len = htole32(len);
+		return 0;
+	}
+	if ((uint32_t)wr->num_sge > qp->sq.max_sge)
+		return EINVAL;
+	for (i = 0; i < wr->num_sge; i++) {
+		sge[i].addr = htole64(wr->sg_list[i].addr);
+		sge[i].length = htole32(wr->sg_list[i].length);
+		sge[i].lkey = htole32(wr->sg_list[i].lkey);
+	}
+	w->num_sge = wr->num_sge;
+	return 0;
+}
+
+static void kick(struct orca_qp *qp)
+{
+	struct ibv_send_wr *bad;
+
+	/* an empty post_send: the kernel rings the device's doorbell */
+	ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+}
+
+int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct orca_qp *qp = to_oqp(ibqp);
+	struct orca_wq *sq = &qp->sq;
+	uint32_t start;
+	int ret = 0;
+
+	/* IBTA: no sends before RTS (ERR accepts them, to flush them) */
+	if (ibqp->state == IBV_QPS_RESET || ibqp->state == IBV_QPS_INIT ||
+	    ibqp->state == IBV_QPS_RTR || !sq->depth) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&sq->lock);
+	start = sq->head;
+	for (; wr; wr = wr->next) {
+		uint32_t slot = sq->head & (sq->depth - 1);
+
+		if (sq->head - __atomic_load_n(&sq->tail, __ATOMIC_ACQUIRE) >=
+		    sq->max_wr) {
+			ret = ENOMEM;
+			break;
+		}
+		ret = build_send_wqe(qp, wr, sq->base +
+				     ((size_t)slot << sq->log_stride));
+		if (ret)
+			break;
+		sq->wrid[slot] = wr->wr_id;
+		sq->head++;
+	}
+	if (sq->head != start) {
+		__atomic_store_n(&qp->dbrec->sq_pi, htole32(sq->head),
+				 __ATOMIC_RELEASE);
+		kick(qp);
+	}
+	pthread_spin_unlock(&sq->lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
+
+int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct orca_qp *qp = to_oqp(ibqp);
+	struct orca_wq *rq = &qp->rq;
+	uint32_t start;
+	int ret = 0, i;
+
+	if (ibqp->state == IBV_QPS_RESET || !rq->depth) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	pthread_spin_lock(&rq->lock);
+	start = rq->head;
+	for (; wr; wr = wr->next) {
+		uint32_t slot = rq->head & (rq->depth - 1);
+		uint8_t *e = rq->base + ((size_t)slot << rq->log_stride);
+		struct orca_recv_wqe *w = (struct orca_recv_wqe *)e;
+		struct orca_sge *sge = (struct orca_sge *)(w + 1);
+
+		if (rq->head - __atomic_load_n(&rq->tail, __ATOMIC_ACQUIRE) >=
+		    rq->max_wr) {
+			ret = ENOMEM;
+			break;
+		}
+		if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge) {
+			ret = EINVAL;
+			break;
+		}
+		memset(w, 0, sizeof(*w));
+		w->num_sge = htole32(wr->num_sge);
+		for (i = 0; i < wr->num_sge; i++) {
+			sge[i].addr = htole64(wr->sg_list[i].addr);
+			sge[i].length = htole32(wr->sg_list[i].length);
+			sge[i].lkey = htole32(wr->sg_list[i].lkey);
+		}
+		rq->wrid[slot] = wr->wr_id;
+		rq->head++;
+	}
+	if (rq->head != start) {
+		__atomic_store_n(&qp->dbrec->rq_pi, htole32(rq->head),
+				 __ATOMIC_RELEASE);
+		/* in ERR nothing arrives: the device must be told to flush */
+		if (ibqp->state == IBV_QPS_ERR)
+			kick(qp);
+	}
+	pthread_spin_unlock(&rq->lock);
+	if (ret)
+		*bad_wr = wr;
+	return ret;
+}
