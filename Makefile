@@ -52,7 +52,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
-	vm-default vm-config vm-emu-kill vm-faults vm-bigmem run check bench kunit clean help \
+	vm-default vm-config vm-emu-kill vm-faults vm-bigmem vm-data run check bench kunit clean help \
 	kmod-tree vm-features-off
 
 all: build
@@ -139,7 +139,7 @@ unit:
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
-	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-faults vm-emu-kill PART=$(TAPDIR)
+	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-faults vm-emu-kill vm-data PART=$(TAPDIR)
 	@$(finish)
 
 # (a) default emulator configuration: device info, every verbs test, the demo
@@ -148,6 +148,12 @@ vm-default:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_* -d orca0' \
 	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/rmmod.sh || true
+
+# data path under real applications: perftest (server and client in the
+# guest, exchange over 127.0.0.1)
+vm-data:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
+	    $(T)/lib/run-tests.sh $(T)/vm/perftest.sh || true
 
 # (b) non-default emulator configuration (tests/vm/caps.conf changes nearly
 # every capability) must show through to the guest; the verb tests read the

@@ -117,6 +117,7 @@ struct orca_qp {
 	struct orca_qp_dbrec *dbrec;
 	uint32_t max_inline;
 	bool sq_sig_all;
+	unsigned long kick_errors;	/* device woken by its own scan */
 	uint32_t ece_supported;		/* options the device offers this QP */
 	uint32_t ece_current;		/* options in force (query_ece) */
 	uint32_t ece_pending;		/* requested by set_ece */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "orca.h"
 
@@ -263,12 +264,29 @@ static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 	return 0;
 }
 
+/*
+ * Wake the device: an empty POST_SEND, which the kernel turns into a
+ * doorbell (rxe's post_send_db does the same).  Built by hand because
+ * the command carries no WR; a failure only delays the work until the
+ * device's next scan of the doorbell records.
+ */
 static void kick(struct orca_qp *qp)
 {
-	struct ibv_send_wr *bad;
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_post_send cmd;
+	} req = {};
+	struct ib_uverbs_post_send_resp resp;
 
-	/* an empty post_send: the kernel rings the device's doorbell */
-	ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad);
+	req.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
+	req.hdr.in_words = sizeof(req) / 4;
+	req.hdr.out_words = sizeof(resp) / 4;
+	req.cmd.response = (uintptr_t)&resp;
+	req.cmd.qp_handle = qp->vqp.qp.handle;
+	req.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	if (write(qp->vqp.qp.context->cmd_fd, &req, sizeof(req)) !=
+	    sizeof(req))
+		qp->kick_errors++;
 }
 
 int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,

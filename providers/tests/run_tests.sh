@@ -73,7 +73,6 @@ ibv_cmd_destroy_cq
 ibv_cmd_destroy_qp
 ibv_cmd_get_context
 ibv_cmd_modify_qp_ex
-ibv_cmd_post_send
 ibv_cmd_query_device_any
 ibv_cmd_query_port
 ibv_cmd_query_qp

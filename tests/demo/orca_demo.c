@@ -259,6 +259,147 @@ static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask,
 	return ret;
 }
 
+/* RESET -> INIT -> RTR -> RTS, connected to QP @dest on the same port. */
+static int to_rts(struct ibv_qp *qp, uint32_t dest,
+		  const struct ibv_port_attr *port, struct ibv_ece *ece)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			    IBV_ACCESS_REMOTE_READ;
+	if (modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			   IBV_QP_ACCESS_FLAGS, "RESET->INIT"))
+		return -1;
+
+	if (ece) {
+		/* Request everything the device offers before RTR */
+		ece->comp_mask = 0;
+		if (!verb(ibv_set_ece(qp, ece), "ibv_set_ece"))
+			printf("ibv_set_ece: requested options 0x%x\n",
+			       ece->options);
+	}
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = port->active_mtu;
+	a.dest_qp_num = dest;			/* through the port */
+	a.rq_psn = 0;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.dlid = port->lid;
+	a.ah_attr.sl = 0;
+	a.ah_attr.port_num = 1;
+	if (modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
+		   "INIT->RTR"))
+		return -1;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = 0;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	if (modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			   IBV_QP_MAX_QP_RD_ATOMIC,
+		   "RTR->RTS"))
+		return -1;
+
+	return 0;
+}
+
+/*
+ * Move data: a SEND from @qp into a receive posted on @qp2, then an RDMA
+ * WRITE from @qp into @qp2's buffer, and show what arrived.
+ */
+static int move_data(struct ibv_pd *pd, struct ibv_cq *cq, struct ibv_qp *qp,
+		     struct ibv_qp *qp2)
+{
+	char src[64], dst[64];
+	struct ibv_mr *smr, *dmr;
+	struct ibv_sge sge;
+	struct ibv_recv_wr rwr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_send_wr swr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				   .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_recv_wr *rbad;
+	struct ibv_wc wc[2];
+	int n = 0, i, tries, ret = -1;
+
+	memset(dst, 0, sizeof(dst));
+	smr = ibv_reg_mr(pd, src, sizeof(src), IBV_ACCESS_LOCAL_WRITE);
+	dmr = ibv_reg_mr(pd, dst, sizeof(dst), IBV_ACCESS_LOCAL_WRITE |
+			 IBV_ACCESS_REMOTE_WRITE);
+	if (!smr || !dmr) {
+		verb(errno ? errno : EIO, "ibv_reg_mr");
+		goto out;
+	}
+	printf("registered two 64-byte buffers: lkey 0x%x, lkey 0x%x rkey 0x%x\n",
+	       smr->lkey, dmr->lkey, dmr->rkey);
+
+	snprintf(src, sizeof(src), "hello from QP 0x%x", qp->qp_num);
+	sge = (struct ibv_sge){ (uintptr_t)dst, sizeof(dst), dmr->lkey };
+	if (verb(ibv_post_recv(qp2, &rwr, &rbad), "ibv_post_recv"))
+		goto out;
+	sge = (struct ibv_sge){ (uintptr_t)src, strlen(src) + 1, smr->lkey };
+	swr.opcode = IBV_WR_SEND;
+	if (verb(ibv_post_send(qp, &swr, &bad), "ibv_post_send(SEND)"))
+		goto out;
+	for (tries = 0; n < 2 && tries < 1000000; tries++) {
+		i = ibv_poll_cq(cq, 2 - n, wc + n);
+		if (i < 0)
+			break;
+		n += i;
+	}
+	for (i = 0; i < n; i++)
+		printf("completion: wr_id %llu %s, %s, %u bytes, QP 0x%x\n",
+		       (unsigned long long)wc[i].wr_id,
+		       wc[i].opcode == IBV_WC_RECV ? "RECV" : "SEND",
+		       ibv_wc_status_str(wc[i].status), wc[i].byte_len,
+		       wc[i].qp_num);
+	if (n != 2 || wc[0].status || wc[1].status) {
+		fprintf(stderr, "orca-demo: SEND/RECV did not complete\n");
+		failures++;
+		goto out;
+	}
+	printf("QP 0x%x received: \"%s\"\n", qp2->qp_num, dst);
+
+	snprintf(src, sizeof(src), "written by RDMA WRITE from QP 0x%x",
+		 qp->qp_num);
+	sge = (struct ibv_sge){ (uintptr_t)src, strlen(src) + 1, smr->lkey };
+	swr.opcode = IBV_WR_RDMA_WRITE;
+	swr.wr.rdma.remote_addr = (uintptr_t)dst;
+	swr.wr.rdma.rkey = dmr->rkey;
+	if (verb(ibv_post_send(qp, &swr, &bad), "ibv_post_send(RDMA_WRITE)"))
+		goto out;
+	for (n = 0, tries = 0; n < 1 && tries < 1000000; tries++)
+		n = ibv_poll_cq(cq, 1, wc);
+	if (n != 1 || wc[0].status) {
+		fprintf(stderr, "orca-demo: RDMA WRITE did not complete\n");
+		failures++;
+		goto out;
+	}
+	printf("RDMA WRITE completed: %s; remote buffer now: \"%s\"\n",
+	       ibv_wc_status_str(wc[0].status), dst);
+	ret = strcmp(src, dst) ? -1 : 0;
+	if (ret) {
+		fprintf(stderr, "orca-demo: the written data differs\n");
+		failures++;
+	}
+out:
+	if (smr)
+		ibv_dereg_mr(smr);
+	if (dmr)
+		ibv_dereg_mr(dmr);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = "orca0";
@@ -268,8 +409,7 @@ int main(int argc, char **argv)
 	struct ibv_context *ctx;
 	struct ibv_pd *pd = NULL;
 	struct ibv_cq *cq = NULL;
-	struct ibv_qp *qp = NULL;
-	struct ibv_qp_attr a;
+	struct ibv_qp *qp = NULL, *qp2 = NULL;
 	struct ibv_ece ece;
 	bool have_ece = false;
 	uint32_t qpn = 0;
@@ -320,9 +460,14 @@ int main(int argc, char **argv)
 		verb(errno ? errno : EIO, "ibv_create_qp");
 		goto out;
 	}
+	qp2 = ibv_create_qp(pd, &init);
+	if (!qp2) {
+		verb(errno ? errno : EIO, "ibv_create_qp");
+		goto out;
+	}
 	qpn = qp->qp_num;
-	printf("created RC QP 0x%x (pd %u, cq cqe %d)\n", qp->qp_num,
-	       pd->handle, cq->cqe);
+	printf("created RC QPs 0x%x and 0x%x (pd %u, cq cqe %d)\n",
+	       qp->qp_num, qp2->qp_num, pd->handle, cq->cqe);
 
 	/* ECE as offered by the device for this QP */
 	memset(&ece, 0, sizeof(ece));
@@ -341,51 +486,8 @@ int main(int argc, char **argv)
 		verb(ret, "ibv_query_ece");
 	}
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ;
-	if (modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			   IBV_QP_ACCESS_FLAGS, "RESET->INIT"))
-		goto out;
-
-	if (have_ece) {
-		/* Request everything the device offers before RTR */
-		ece.comp_mask = 0;
-		if (!verb(ibv_set_ece(qp, &ece), "ibv_set_ece"))
-			printf("ibv_set_ece: requested options 0x%x\n",
-			       ece.options);
-	}
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = port.active_mtu;
-	a.dest_qp_num = qp->qp_num;		/* loopback to itself */
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.dlid = port.lid;
-	a.ah_attr.sl = 0;
-	a.ah_attr.port_num = 1;
-	if (modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER,
-		   "INIT->RTR"))
-		goto out;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (modify(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			   IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			   IBV_QP_MAX_QP_RD_ATOMIC,
-		   "RTR->RTS"))
+	if (to_rts(qp, qp2->qp_num, &port, have_ece ? &ece : NULL) ||
+	    to_rts(qp2, qp->qp_num, &port, NULL))
 		goto out;
 
 	state = print_qp(qp);
@@ -397,10 +499,14 @@ int main(int argc, char **argv)
 			       ece.vendor_id, ece.options, ece.comp_mask);
 	}
 	print_dio(qp);
+	if (state == IBV_QPS_RTS)
+		move_data(pd, cq, qp, qp2);
 
 out:
 	if (qp)
 		verb(ibv_destroy_qp(qp), "ibv_destroy_qp");
+	if (qp2)
+		verb(ibv_destroy_qp(qp2), "ibv_destroy_qp");
 	if (cq)
 		verb(ibv_destroy_cq(cq), "ibv_destroy_cq");
 	if (pd)
@@ -415,6 +521,7 @@ out:
 		fprintf(stderr, "orca-demo: %d verb(s) failed\n", failures);
 		return 1;
 	}
-	printf("orca-demo: QP 0x%x reached RTS, all verbs succeeded\n", qpn);
+	printf("orca-demo: QP 0x%x reached RTS, moved data, all verbs succeeded\n",
+	       qpn);
 	return 0;
 }

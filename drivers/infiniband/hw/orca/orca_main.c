@@ -290,6 +290,9 @@ static int orca_register(struct orca_dev *dev)
 	ibdev->node_guid = cpu_to_be64(le64_to_cpu(dev->caps.node_guid));
 	ibdev->dev.parent = &dev->pdev->dev;
 	strscpy(ibdev->node_desc, "orca HCA", sizeof(ibdev->node_desc));
+	/* the empty post_send / post_recv is how userspace kicks the device */
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
 	ib_set_device_ops(ibdev, &orca_dev_ops);
 
 	err = ib_register_device(ibdev, "orca%d", &dev->pdev->dev);

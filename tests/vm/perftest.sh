@@ -1,0 +1,47 @@
+#!/bin/bash
+# Guest test: perftest 4.5 on orca0, server and client in this guest, the
+# out-of-band exchange on 127.0.0.1.  Each program passes if both sides
+# exit 0 and the client prints its result row.  perftest drives a device it
+# does not know with ibv_post_send/ibv_post_recv, inline off.
+#   ORCA_DEV (orca0), ORCA_PERF_ITERS (500), ORCA_PERF_TIMEOUT (120 s)
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+
+dev=${ORCA_DEV:-orca0}
+iters=${ORCA_PERF_ITERS:-500}
+limit=${ORCA_PERF_TIMEOUT:-120}
+progs=(ib_send_lat ib_write_lat ib_read_lat ib_write_bw ib_send_bw
+       ib_read_bw ib_atomic_bw)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+plan ${#progs[@]}
+
+ip link set lo up
+
+port=18515
+for p in "${progs[@]}"; do
+    port=$((port + 1))
+    args=(-d "$dev" -n "$iters" -p "$port")
+    timeout -k 5 "$limit" "$p" "${args[@]}" > "$tmp/server" 2>&1 &
+    spid=$!
+    # wait until the server listens (its output is block-buffered)
+    for _ in $(seq 200); do
+        [[ $(ss -Hltn "sport = :$port") ]] && break
+        sleep_s 0.1
+    done
+    t0=$(now_us)
+    timeout -k 5 "$limit" "$p" "${args[@]}" 127.0.0.1 > "$tmp/client" 2>&1
+    crc=$?
+    wait "$spid"
+    src=$?
+    row=$(grep -A1 '#bytes' "$tmp/client" | tail -n 1)
+    row=${row//$'\t'/ }
+    [[ $crc == 0 && $src == 0 && $row =~ ^\ *[0-9]+\ +[0-9]+\ +[0-9] ]]
+    ok $? "$p: client and server exit 0 in $(secs_since "$t0") s: ${row//  / }"
+    if ((crc || src)); then
+        diag "client rc $crc, server rc $src" "$(tail -n 5 "$tmp/client")" \
+            "$(tail -n 5 "$tmp/server")"
+    fi
+done
+done_testing
