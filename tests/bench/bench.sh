@@ -9,6 +9,8 @@
 #      `hostctl stats`, before/after difference / calls);
 #   3. counts syscalls per call on both devices (strace -f -T, marker writes
 #      around each verb's calls);
+#   4. runs perftest on both devices (tests/bench/perf.sh: latency and
+#      bandwidth at 8 B, 4 KiB and 64 KiB, and the orca/rxe ratio);
 # and prints the table (also written to $BENCH_OUT/table.txt, default
 # $ORCA_JOB/bench/, with the raw data next to it).
 #
@@ -67,7 +69,7 @@ say "firmware commands done ($(since "$t0"))"
 # ------------------------------------------------------------ 3. syscalls
 say "syscalls: strace -f -T, ${BENCH_SC_CALLS:-200} calls per verb and device between marker writes"
 t0=$EPOCHREALTIME
-strace -f -qq -T -s 256 -o "$OUT/strace.txt" "$QB" mark -n "${BENCH_SC_CALLS:-200}" $ORCA $RXE \
+strace -f -qq -T -s 256 -o "$OUT/strace.txt" "$QB" mark -P "$PARAM" -n "${BENCH_SC_CALLS:-200}" $ORCA $RXE \
     > "$OUT/mark.out" 2>&1 || { cat "$OUT/mark.out" >&2; fail "strace qbench mark"; }
 # SC <verb> <dev> <syscalls/call> <name=n/call,...|-> <mean us per syscall|->
 awk '
@@ -168,10 +170,18 @@ END {
     if ("idle" in fw) printf "  idle interval (two hostctl stats, no calls): %d fw cmds (%s)\n", fw["idle"], fwop["idle"]
 }' "$OUT/data.txt" > "$OUT/table.txt" || fail "table (awk)"
 
+# ------------------------------------------------------------ 4. data path
+say "data path: perftest on $ORCA and $RXE (tests/bench/perf.sh)"
+t0=$EPOCHREALTIME
+perf_ok=1
+"$(dirname "${BASH_SOURCE[0]}")/perf.sh" "$OUT" > "$OUT/perf.log" 2>&1 || perf_ok=0
+say "data path done ($(since "$t0"))"
+
 echo
-cat "$OUT/table.txt"
+cat "$OUT/table.txt" "$OUT/perf_table.txt" 2> /dev/null
 # everything measured?
 if [[ ! -s $OUT/table.txt ]] || grep -q '?' "$OUT/table.txt" || grep -q 'NOT MEASURED' "$OUT/table.txt"; then
     fail "some values are missing (see $OUT/data.txt)"
 fi
+((perf_ok)) || fail "some perftest values are missing (see $OUT/perf.txt, perf.log)"
 exit 0

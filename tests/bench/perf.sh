@@ -1,0 +1,89 @@
+#!/bin/bash
+# Guest side of `make bench`, data path part (run by bench.sh once rxe0 is
+# up).  perftest on orca0 and on rxe0 in the same boot, server
+# and client in this guest (exchange on 127.0.0.1; rxe0 addressed by its
+# RoCE GID, -x 1): latency (t_typical, us) and bandwidth (BW average, MB/s)
+# at 8 B, 4 KiB and 64 KiB, and the orca/rxe ratio.
+#
+#   perf.sh OUTDIR        writes OUTDIR/perf.txt (raw) and perf_table.txt
+# Knobs: BENCH_PERF_LAT_ITERS (1000), BENCH_PERF_BW_ITERS (300),
+# BENCH_PERF_TIMEOUT (120 s).
+set -u
+export LC_ALL=C
+OUT=${1:?usage: perf.sh OUTDIR}
+LAT_N=${BENCH_PERF_LAT_ITERS:-1000}
+BW_N=${BENCH_PERF_BW_ITERS:-300}
+LIMIT=${BENCH_PERF_TIMEOUT:-120}
+ORCA=orca0 RXE=rxe0
+port=19000
+
+ip link set lo up
+: > "$OUT/perf.txt"
+
+# one server/client pair; prints the client's result row or nothing
+run_pair() {  # dev prog size iters
+    local dev=$1 prog=$2 size=$3 n=$4 args i row
+    port=$((port + 1))
+    args=(-d "$dev" -n "$n" -p "$port")
+    [[ $prog != ib_atomic_bw ]] && args+=(-s "$size")
+    [[ $dev == "$RXE" ]] && args+=(-x 1)
+    timeout -k 5 "$LIMIT" "$prog" "${args[@]}" > "$OUT/server.out" 2>&1 &
+    for ((i = 0; i < 200; i++)); do
+        [[ $(ss -Hltn "sport = :$port") ]] && break
+        read -rt 0.1 <> <(:) || :
+    done
+    timeout -k 5 "$LIMIT" "$prog" "${args[@]}" 127.0.0.1 > "$OUT/client.out" 2>&1
+    wait
+    cat "$OUT/server.out" "$OUT/client.out" >> "$OUT/perftest-output.txt"
+    grep -A1 '#bytes' "$OUT/client.out" | tail -n 1
+}
+
+for prog in ib_send_lat ib_write_lat ib_read_lat ib_write_bw ib_send_bw ib_read_bw ib_atomic_bw; do
+    sizes="8 4096 65536"
+    [[ $prog == ib_atomic_bw ]] && sizes=8
+    for size in $sizes; do
+        for dev in $ORCA $RXE; do
+            if [[ $prog == *_lat ]]; then n=$LAT_N; else n=$BW_N; fi
+            t0=$EPOCHREALTIME
+            # a run whose clock calibration failed prints "inf": one retry
+            for try in 1 2; do
+                row=$(run_pair "$dev" "$prog" "$size" "$n")
+                # lat: bytes iters t_min t_max t_typical ...; bw: bytes iters peak avg rate
+                if [[ $prog == *_lat ]]; then col=5; else col=4; fi
+                v=$(awk -v c=$col '{ print $c }' <<< "$row")
+                [[ $v =~ ^[0-9.]+$ ]] && break
+                v='?'
+            done
+            echo "PERF $prog $size $dev $v try=$try $(( (${EPOCHREALTIME/./} - ${t0/./}) / 1000 ))ms" >> "$OUT/perf.txt"
+            printf 'bench: %s %s B on %s: %s\n' "$prog" "$size" "$dev" "$v"
+        done
+    done
+done
+
+awk -v orca=$ORCA -v rxe=$RXE '
+$1 == "PERF" { v[$2, $3, $4] = $5; if (!(($2, $3) in seen)) { seen[$2, $3] = 1; key[++n] = $2 " " $3 } }
+END {
+    printf "\ndata path: perftest 4.5 on %s vs %s, same boot, server and client in the guest\n", orca, rxe
+    printf "latency = t_typical us (lower is better), bandwidth = BW average MB/s (higher is better)\n"
+    fmt = "%-13s | %6s | %10s | %10s | %14s\n"
+    printf fmt, "program", "bytes", orca, rxe, "orca vs rxe"
+    for (i = 1; i <= n; i++) {
+        split(key[i], k, " ")
+        a = v[k[1], k[2], orca]; b = v[k[1], k[2], rxe]
+        r = "?"
+        if (a != "?" && b != "?" && a > 0 && b > 0)
+            r = k[1] ~ /_lat$/ ? sprintf("%.2fx latency", a / b) : sprintf("%.1fx bandwidth", a / b)
+        printf fmt, k[1], k[2], a, b, r
+    }
+    a = v["ib_write_bw", 65536, orca]; b = v["ib_write_bw", 65536, rxe]
+    printf "\ntargets:\n"
+    if (a != "?" && b != "?" && b > 0)
+        printf "  %-42s %-8s %s\n", "ib_write_bw 64 KiB >= 20x rxe", sprintf("%.1fx", a / b), (a / b >= 20 ? "MET" : "MISSED")
+    else printf "  %-42s %-8s %s\n", "ib_write_bw 64 KiB >= 20x rxe", "?", "NOT MEASURED"
+    a = v["ib_send_lat", 8, orca]; b = v["ib_send_lat", 8, rxe]
+    if (a != "?" && b != "?" && b > 0)
+        printf "  %-42s %-8s %s\n", "ib_send_lat 8 B <= rxe", sprintf("%.2fx", a / b), (a <= b ? "MET" : "MISSED")
+    else printf "  %-42s %-8s %s\n", "ib_send_lat 8 B <= rxe", "?", "NOT MEASURED"
+}' "$OUT/perf.txt" > "$OUT/perf_table.txt"
+cat "$OUT/perf_table.txt"
+! grep -q '?' "$OUT/perf_table.txt"
