@@ -24,9 +24,10 @@ static void cqe_common(struct orca_cqe *cqe, const struct orca_qp *qp,
 
 /* A CQE that cannot be posted (CQ overrun) ends the QP too. */
 static void post_or_fail(struct orca_dev *dev, struct orca_qp *qp,
-			 uint32_t cqn, struct orca_cqe *cqe)
+			 uint32_t cqn, struct orca_cqe *cqe, bool solicited)
 {
-	if (!cq_post(dev, cqn, cqe) && qp->ctx.state != ORCA_QPS_ERR)
+	if (!cq_post(dev, cqn, cqe, solicited) &&
+	    qp->ctx.state != ORCA_QPS_ERR)
 		qp_error(dev, qp, "CQ overrun or unusable");
 }
 
@@ -49,7 +50,8 @@ bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
 	}
 	if (status)
 		cqe.vendor_err = 1;
-	post_or_fail(dev, qp, le32toh(qp->ctx.recv_cqn), &cqe);
+	/* IBTA: a receive is solicited when the message's last packet had SE */
+	post_or_fail(dev, qp, le32toh(qp->ctx.recv_cqn), &cqe, p && p->se);
 	return true;
 }
 
@@ -74,7 +76,7 @@ void comp_send_done(struct orca_dev *dev, struct orca_qp *qp, uint8_t status,
 		cqe.vendor_err = vendor_err;
 		if (!status)
 			cqe.byte_len = htole32(r->len);
-		post_or_fail(dev, qp, le32toh(qp->ctx.send_cqn), &cqe);
+		post_or_fail(dev, qp, le32toh(qp->ctx.send_cqn), &cqe, false);
 	}
 	if (status) {
 		char why[64];
@@ -110,7 +112,7 @@ bool qp_flush(struct orca_dev *dev, struct orca_qp *qp)
 			cqe_common(&cqe, qp, qp->sq.ci, ORCA_CQE_WR_FLUSH_ERR,
 				   wr_to_cqe_opcode(w ? w->opcode : 0));
 			cqe.flags = ORCA_CQE_F_SQ;
-			cq_post(dev, le32toh(qp->ctx.send_cqn), &cqe);
+			cq_post(dev, le32toh(qp->ctx.send_cqn), &cqe, false);
 			qp->sq_una = qp->sq.ci + 1;
 			did = true;
 		}
@@ -122,7 +124,7 @@ bool qp_flush(struct orca_dev *dev, struct orca_qp *qp)
 		for (; ok && qp->rq.ci != pi; qp->rq.ci++) {
 			cqe_common(&cqe, qp, qp->rq.ci, ORCA_CQE_WR_FLUSH_ERR,
 				   ORCA_CQE_OP_RECV);
-			cq_post(dev, le32toh(qp->ctx.recv_cqn), &cqe);
+			cq_post(dev, le32toh(qp->ctx.recv_cqn), &cqe, false);
 			did = true;
 		}
 		qp->resp.have_rwqe = false;

@@ -73,7 +73,65 @@ static void cq_overrun(struct orca_dev *dev, uint32_t cqn, struct orca_cq *cq)
 	post_async(dev, &eqe);
 }
 
-bool cq_post(struct orca_dev *dev, uint32_t cqn, struct orca_cqe *cqe)
+/*
+ * Completion EQ: like EQ 0 (orca_dev.c eq_post), with the ceq registers.
+ * A full completion EQ drops the event and counts it.
+ */
+static void ceq_post(struct orca_dev *dev, uint32_t cqn)
+{
+	uint32_t depth = 1U << dev->ceq_log_depth;
+	uint32_t ci = REG_RD32(dev, ceq_ci);
+	struct orca_eqe eqe;
+
+	if (!dev->ceq_base || !dev->armed || dev->fatal)
+		return;
+	if (dev->ceq_log_depth > ORCA_EMU_EQ_MAX_LOG_DEPTH ||
+	    !ring_ok(dev, dev->ceq_base, dev->ceq_log_depth) ||
+	    dev->ceq_pi - ci >= depth) {
+		dev->ceq_overflows++;
+		REG_WR32(dev, ceq_overflows, dev->ceq_overflows);
+		orca_log("completion EQ full or unusable: event for CQ %u dropped (ceq_overflows %u)",
+			 cqn, dev->ceq_overflows);
+		return;
+	}
+	memset(&eqe, 0, sizeof(eqe));
+	eqe.type = ORCA_EQE_COMP;
+	eqe.comp.cqn = htole32(cqn);
+	if (dma_write(dev, dev->ceq_base +
+		      (uint64_t)(dev->ceq_pi & (depth - 1)) * sizeof(eqe),
+		      &eqe, sizeof(eqe)))
+		return;
+	dev->stats.dma_writes++;
+	dev->stats.comp_events++;
+	dev->ceq_pi++;
+	REG_WR32(dev, ceq_pi, dev->ceq_pi);
+	dev->comp_irq_pending |= dev->irq_enabled;
+}
+
+/* After a CQE: an event if the CQ is armed for it and not yet fired. */
+static void cq_arm_check(struct orca_dev *dev, uint32_t cqn,
+			 struct orca_cq *cq, bool solicited)
+{
+	struct orca_cq_dbrec *db = pages_ptr(dev, &cq->ring, cq->dbrec_off,
+					     sizeof(*db));
+	uint32_t arm, sn;
+
+	/* the CQE before the arm word: seq_cst orders the store and load */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (!db)
+		return;
+	arm = le32toh(__atomic_load_n(&db->arm, __ATOMIC_ACQUIRE));
+	sn = arm >> ORCA_CQ_ARM_SN_SHIFT;
+	if (!(arm & ORCA_CQ_ARM_NEXT) || (cq->fired && cq->fired_sn == sn) ||
+	    ((arm & ORCA_CQ_ARM_SOLICITED) && !solicited))
+		return;
+	cq->fired = true;
+	cq->fired_sn = sn;
+	ceq_post(dev, cqn);
+}
+
+bool cq_post(struct orca_dev *dev, uint32_t cqn, struct orca_cqe *cqe,
+	     bool solicited)
 {
 	struct orca_cq *cq = &dev->cqs[cqn];
 	uint32_t depth, slot;
@@ -105,5 +163,7 @@ bool cq_post(struct orca_dev *dev, uint32_t cqn, struct orca_cqe *cqe)
 	dev->stats.dma_writes++;
 	if (cqe->status)
 		dev->stats.cqe_errors++;
+	/* IBTA: an error completion satisfies a solicited-only arm too */
+	cq_arm_check(dev, cqn, cq, solicited || cqe->status);
 	return true;
 }

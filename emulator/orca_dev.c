@@ -141,6 +141,12 @@ bool ring_ok(const struct orca_dev *dev, uint64_t base,
 
 void flush_irq(struct orca_dev *dev)
 {
+	if (dev->comp_irq_pending) {
+		dev->comp_irq_pending = false;
+		dev->stats.irqs++;
+		if (dev->raise_irq)
+			dev->raise_irq(dev->irq_priv, ORCA_MSIX_COMP);
+	}
 	if (!dev->irq_pending)
 		return;
 	dev->irq_pending = false;
@@ -343,6 +349,9 @@ static void forget_all(struct orca_dev *dev)
 	dev->latched = false;
 	dev->cmdq_base = dev->eq_base = 0;
 	dev->cmdq_log_depth = dev->eq_log_depth = 0;
+	dev->ceq_base = 0;
+	dev->ceq_log_depth = 0;
+	dev->comp_irq_pending = false;
 }
 
 /*
@@ -371,6 +380,8 @@ static void latch_queues(struct orca_dev *dev)
 	dev->cmdq_log_depth = REG_RD32(dev, cmdq_log_depth);
 	dev->eq_base = REG_RD64(dev, eq_base);
 	dev->eq_log_depth = REG_RD32(dev, eq_log_depth);
+	dev->ceq_base = REG_RD64(dev, ceq_base);
+	dev->ceq_log_depth = REG_RD32(dev, ceq_log_depth);
 	dev->latched = true;
 	orca_log("queues enabled: cmdq 0x%llx x 2^%u, eq 0x%llx x 2^%u",
 		 (unsigned long long)dev->cmdq_base, dev->cmdq_log_depth,
@@ -473,6 +484,11 @@ static void reset_regs(struct orca_dev *dev)
 	r->fatal_syndrome = 0;
 	r->dev_ctl = 0;
 	r->dev_sts = 0;
+	r->ceq_base = 0;
+	r->ceq_log_depth = 0;
+	r->ceq_pi = 0;
+	r->ceq_ci = 0;
+	r->ceq_overflows = 0;
 	r->health = htole32(ORCA_HEALTH_OK);
 }
 
@@ -485,6 +501,7 @@ void orca_dev_connect(struct orca_dev *dev)
 	dev->reuse_handles = false;
 	memset(&dev->lie, 0, sizeof(dev->lie));
 	dev->cmdq_ci = dev->eq_pi = dev->eq_overflows = 0;
+	dev->ceq_pi = dev->ceq_overflows = 0;
 	dev->bad_pi_logged = 0;
 	dev->port_state = ORCA_PORT_ACTIVE;
 	dev->next_pdn = dev->next_cqn = dev->next_qpn = 0;
@@ -573,7 +590,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu comp_events=%llu",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -598,7 +615,8 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->naks,
 		       (unsigned long long)s->rnr_naks,
 		       (unsigned long long)s->retries,
-		       (unsigned long long)s->cq_overruns);
+		       (unsigned long long)s->cq_overruns,
+		       (unsigned long long)s->comp_events);
 	for (op = 0; op < 256 && off < len; op++) {
 		if (!s->per_opcode[op])
 			continue;

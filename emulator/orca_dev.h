@@ -73,6 +73,8 @@ struct orca_cq {
 	uint32_t pi;			/* CQEs written */
 	uint32_t ci;			/* last consumer index read */
 	bool overrun;			/* in error: no more CQEs */
+	bool fired;			/* an event was raised for fired_sn */
+	uint32_t fired_sn;
 };
 
 /* Largest SGE count and inline size a WQE can carry (max strides). */
@@ -170,6 +172,7 @@ struct orca_stats {
 	uint64_t rnr_naks;
 	uint64_t retries;		/* retransmissions (timeout, RNR, seq) */
 	uint64_t cq_overruns;
+	uint64_t comp_events;		/* completion EQEs posted */
 };
 
 /*
@@ -216,6 +219,10 @@ struct orca_dev {
 	uint32_t cmdq_log_depth;
 	uint64_t eq_base;
 	uint32_t eq_log_depth;
+	uint64_t ceq_base;		/* 0: no completion EQ */
+	uint32_t ceq_log_depth;
+	uint32_t ceq_pi, ceq_overflows;
+	bool comp_irq_pending;
 
 	/* fw-owned indices (also published in regs) */
 	uint32_t cmdq_ci;

@@ -119,7 +119,8 @@ int cq_ring_create(struct orca_dev *dev, struct cmd *c, struct orca_cq *cq,
 		   const struct orca_create_cq_in *in);
 void cq_ring_destroy(struct orca_cq *cq);
 /* Post one CQE; false on overrun (the CQ is then in error). */
-bool cq_post(struct orca_dev *dev, uint32_t cqn, struct orca_cqe *cqe);
+bool cq_post(struct orca_dev *dev, uint32_t cqn, struct orca_cqe *cqe,
+	     bool solicited);
 
 /* orca_wire.c */
 struct orca_pkt *pkt_alloc(struct orca_dev *dev);

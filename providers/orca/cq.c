@@ -147,3 +147,33 @@ int orca_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 	pthread_spin_unlock(&cq->lock);
 	return n;
 }
+
+/*
+ * Arm for the next (solicited) completion: a store into the doorbell
+ * record, no system call.  The device reads the word after every CQE and
+ * fires once per sequence number, which counts the events received.
+ */
+int orca_arm_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct orca_cq *cq = to_ocq(ibcq);
+	uint32_t arm = ORCA_CQ_ARM_NEXT;
+
+	if (solicited_only)
+		arm |= ORCA_CQ_ARM_SOLICITED;
+	pthread_spin_lock(&cq->lock);
+	arm |= cq->arm_sn << ORCA_CQ_ARM_SN_SHIFT;
+	/* after the consumer's reads, before any later wait */
+	__atomic_store_n(&cq->dbrec->arm, htole32(arm), __ATOMIC_SEQ_CST);
+	pthread_spin_unlock(&cq->lock);
+	return 0;
+}
+
+/* libibverbs got an event for this CQ: the next arm is a new one. */
+void orca_cq_event(struct ibv_cq *ibcq)
+{
+	struct orca_cq *cq = to_ocq(ibcq);
+
+	pthread_spin_lock(&cq->lock);
+	cq->arm_sn++;
+	pthread_spin_unlock(&cq->lock);
+}

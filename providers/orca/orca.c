@@ -163,6 +163,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.create_cq = orca_create_cq,
 	.create_qp = orca_create_qp,
 	.create_qp_ex = orca_create_qp_ex,
+	.cq_event = orca_cq_event,
 	.dealloc_pd = orca_dealloc_pd,
 	.dereg_mr = orca_dereg_mr,
 	.destroy_cq = orca_destroy_cq,
@@ -178,6 +179,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.query_qp = orca_query_qp,
 	.query_qp_data_in_order = orca_query_qp_data_in_order,
 	.reg_mr = orca_reg_mr,
+	.req_notify_cq = orca_arm_cq,
 	.set_ece = orca_set_ece,
 };
 

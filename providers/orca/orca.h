@@ -95,6 +95,7 @@ struct orca_cq {
 	uint32_t ci;
 	struct orca_cq_dbrec *dbrec;
 	uint32_t cqn;
+	uint32_t arm_sn;		/* completion events received */
 };
 
 /* One work queue of a QP, in the QP's buffer. */
@@ -179,6 +180,8 @@ void orca_buf_free(struct orca_buf *buf);
 
 /* cq.c */
 int orca_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
+int orca_arm_cq(struct ibv_cq *cq, int solicited_only);
+void orca_cq_event(struct ibv_cq *cq);
 
 /* qp.c */
 int orca_qp_rings_init(struct orca_context *ctx, struct orca_qp *qp,

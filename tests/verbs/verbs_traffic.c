@@ -4,11 +4,15 @@
  * registration and keys, SEND / SEND_WITH_IMM / RDMA WRITE (with
  * immediate) / RDMA READ / atomics on RC, SEND and WRITE on UC, inline
  * data, unsignaled completions, and the error completions: local
- * protection, remote access, RNR retries exhausted, flush on ERR.
+ * protection, remote access, RNR retries exhausted, flush on ERR; and
+ * completion events through a completion channel (one-shot arming,
+ * solicited-only arming).
  *
  *   verbs_traffic [-d orca0]
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -487,6 +491,71 @@ static void test_errors(void)
 	free_pair(&p);
 }
 
+/* One completion event within @ms: true if it came, for @want. */
+static bool wait_cq_event(struct ibv_comp_channel *ch, struct ibv_cq *want,
+			  int ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct ibv_cq *got;
+	void *cq_ctx;
+
+	if (poll(&pfd, 1, ms) != 1)
+		return false;
+	if (ibv_get_cq_event(ch, &got, &cq_ctx))
+		return false;
+	ibv_ack_cq_events(got, 1);
+	return got == want;
+}
+
+static void test_cq_events(void)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct ibv_cq *ecq = NULL, *saved = cq;
+	struct pair p = {};
+	struct ibv_wc wc[2];
+
+	if (ch)
+		ecq = ibv_create_cq(ctx, 16, NULL, ch, 0);
+	if (!ok(ch && ecq, "completion channel and a CQ on it"))
+		goto out;
+	fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK);
+	cq = ecq;
+	if (!ok(make_pair(&p, IBV_QPT_RC, 0, 7), "RC pair on the CQ"))
+		goto out;
+
+	ok(!ibv_req_notify_cq(ecq, 0), "ibv_req_notify_cq(all)");
+	post_recv(p.b, 1, dst, 64, dst_mr->lkey);
+	post_send(p.a, 2, IBV_WR_SEND, src, 8, src_mr->lkey,
+		  IBV_SEND_SIGNALED, 0, 0);
+	ok(wait_cq_event(ch, ecq, 5000), "armed CQ: a completion event");
+	ok(poll_all(wc, 2, 5000) == 2, "both completions polled after the event");
+
+	post_recv(p.b, 3, dst, 64, dst_mr->lkey);
+	post_send(p.a, 4, IBV_WR_SEND, src, 8, src_mr->lkey,
+		  IBV_SEND_SIGNALED, 0, 0);
+	ok(poll_all(wc, 2, 5000) == 2 && !wait_cq_event(ch, ecq, 300),
+	   "not re-armed: completions but no event (arming is one-shot)");
+
+	ok(!ibv_req_notify_cq(ecq, 1), "ibv_req_notify_cq(solicited only)");
+	post_recv(p.b, 5, dst, 64, dst_mr->lkey);
+	post_send(p.a, 6, IBV_WR_SEND, src, 8, src_mr->lkey,
+		  IBV_SEND_SIGNALED, 0, 0);
+	ok(poll_all(wc, 2, 5000) == 2 && !wait_cq_event(ch, ecq, 300),
+	   "solicited only: no event for an unsolicited message");
+	post_recv(p.b, 7, dst, 64, dst_mr->lkey);
+	post_send(p.a, 8, IBV_WR_SEND, src, 8, src_mr->lkey,
+		  IBV_SEND_SIGNALED | IBV_SEND_SOLICITED, 0, 0);
+	ok(wait_cq_event(ch, ecq, 5000), "solicited only: an event for IBV_SEND_SOLICITED");
+	poll_all(wc, 2, 2000);
+out:
+	free_pair(&p);
+	cq = saved;
+	if (ecq)
+		ibv_destroy_cq(ecq);
+	if (ch)
+		ibv_destroy_comp_channel(ch);
+}
+
 static void test_post_state(void)
 {
 	struct ibv_qp_init_attr init = {
@@ -577,6 +646,7 @@ int main(int argc, char **argv)
 	test_unsignaled();
 	test_inline();
 	test_post_state();
+	test_cq_events();
 	test_errors();
 
 	ibv_dereg_mr(src_mr);

@@ -2,6 +2,7 @@
 #ifndef _ORCA_H_
 #define _ORCA_H_
 
+#include <linux/interrupt.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/workqueue.h>
@@ -37,6 +38,13 @@ struct orca_dev {
 	u16 *pkeys;
 	u32 gid_tbl_len;
 	u32 pkey_tbl_len;
+
+	/* completion events (orca_eq.c) */
+	struct orca_eqe *ceq;
+	dma_addr_t ceq_dma;
+	u32 ceq_ci;
+	u32 ceq_overflows;
+	spinlock_t ceq_lock;		/* ceq_ci, completion handlers */
 
 	struct xarray qps;		/* QPN -> orca_qp, for events */
 	struct xarray cqs;		/* CQN -> orca_cq, for events */
@@ -140,6 +148,14 @@ static inline struct orca_dev *com_to_odev(struct orca_com *com)
 {
 	return container_of(com, struct orca_dev, com);
 }
+
+/* orca_eq.c */
+#define ORCA_CEQ_LOG_DEPTH	8
+int orca_ceq_alloc(struct orca_dev *dev);
+void orca_ceq_free(struct orca_dev *dev, bool quiesced);
+void orca_ceq_program(struct orca_dev *dev);
+irqreturn_t orca_ceq_irq(int irq, void *data);
+void orca_ceq_sync(struct orca_dev *dev);
 
 /* orca_mr.c */
 int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,

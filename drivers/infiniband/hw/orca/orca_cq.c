@@ -97,6 +97,7 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	int err;
 
 	orca_forget(dev, &dev->cqs, cq->cqn);
+	orca_ceq_sync(dev);
 	err = orca_cmd_destroy_cq(&dev->com, cq->cqn);
 	if (err) {	/* still the device's: nobody else can have it */
 		WARN_ON(xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL));

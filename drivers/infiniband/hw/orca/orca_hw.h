@@ -46,6 +46,7 @@
 
 /* MSI-X vectors of the function (what the device raises). */
 #define ORCA_MSIX_EQ			0	/* event queue 0 */
+#define ORCA_MSIX_COMP			1	/* completion event queue */
 #define ORCA_NUM_MSIX			2
 /* vectors= of ivshmem-doorbell: the larger of both peers' counts */
 #define ORCA_IVSHMEM_VECTORS		3
@@ -86,7 +87,12 @@ struct orca_regs {
 	__u8 fw_name[32];		/* 0x070 fw: NUL-terminated */
 	__le32 dev_ctl;			/* 0x090 drv: ORCA_DEV_CTL_* */
 	__le32 dev_sts;			/* 0x094 fw: ORCA_DEV_STS_* */
-	__u8 reserved[0x1000 - 0x98];
+	__le64 ceq_base;		/* 0x098 drv: completion EQ, 0 = none */
+	__le32 ceq_log_depth;		/* 0x0a0 drv */
+	__le32 ceq_pi;			/* 0x0a4 fw */
+	__le32 ceq_ci;			/* 0x0a8 drv */
+	__le32 ceq_overflows;		/* 0x0ac fw: completion events dropped */
+	__u8 reserved[0x1000 - 0xb0];
 };
 
 /*
@@ -102,7 +108,7 @@ struct orca_regs {
  * so the driver may free the queue memory once it sees RESET_DONE (and
  * must not before).
  *
- * Enable: with the cmdq_* and eq_* registers programmed, the driver
+ * Enable: with the cmdq_*, eq_* and ceq_* registers programmed, the driver
  * writes dev_ctl = ORCA_DEV_CTL_ENABLE.  The device latches those
  * registers once (later writes to them are ignored until the next reset)
  * and sets ORCA_DEV_STS_ENABLED instead of RESET_DONE.
@@ -235,6 +241,7 @@ enum orca_eqe_type {
 	ORCA_EQE_PORT_EVENT		= 0x03,
 	ORCA_EQE_CQ_ERROR		= 0x04,
 	ORCA_EQE_DEVICE_FATAL		= 0x05,
+	ORCA_EQE_COMP			= 0x06,	/* completion EQ only */
 };
 
 enum orca_qp_event {
@@ -281,6 +288,18 @@ struct orca_eqe_cq_error {
 	__le32 syndrome;
 };
 
+/*
+ * Completion event: a CQE was written to an armed CQ (orca_hw_io.h, CQ
+ * arming).  Posted to the completion EQ (ceq_*), which works like EQ 0:
+ * the device writes the entry, advances ceq_pi and raises ORCA_MSIX_COMP;
+ * the driver consumes up to ceq_pi and publishes ceq_ci.  When the
+ * completion EQ is full the event is dropped and ceq_overflows counts it.
+ */
+struct orca_eqe_comp {
+	__le32 cqn;
+	__le32 reserved;
+};
+
 struct orca_eqe_fatal {
 	__le32 syndrome;		/* ORCA_FATAL_* */
 };
@@ -306,6 +325,7 @@ struct orca_eqe {
 		struct orca_eqe_qp_event qp;
 		struct orca_eqe_port_event port;
 		struct orca_eqe_cq_error cq;
+		struct orca_eqe_comp comp;
 		struct orca_eqe_fatal fatal;
 		__u8 raw[56];
 	};

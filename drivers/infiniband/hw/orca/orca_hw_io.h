@@ -49,11 +49,22 @@ struct orca_qp_dbrec {
 	__le32 rq_pi;
 };
 
-/* The consumer index lets the device see free CQ entries. */
+/*
+ * The consumer index lets the device see free CQ entries.  The arm word
+ * asks for a completion event: ORCA_CQ_ARM_NEXT for the next CQE, with
+ * ORCA_CQ_ARM_SOLICITED only for a solicited or error one.  The sequence
+ * number in bits 31:2 is the consumer's count of events it received; the
+ * device fires once per sequence number, so an arm is one-shot and a
+ * stale one never fires twice.  The device reads the word after each CQE.
+ */
 struct orca_cq_dbrec {
 	__le32 ci;
-	__le32 arm;			/* reserved, write 0 */
+	__le32 arm;
 };
+
+#define ORCA_CQ_ARM_NEXT		BIT(0)
+#define ORCA_CQ_ARM_SOLICITED		BIT(1)
+#define ORCA_CQ_ARM_SN_SHIFT		2
 
 /* Send WQE opcodes. */
 enum orca_wr_opcode {

@@ -216,6 +216,7 @@ static int orca_bring_up(struct orca_dev *dev)
 	u64 fw;
 	int err;
 
+	orca_ceq_program(dev);
 	orca_com_program_queues(&dev->com);
 	err = orca_cmd_query_caps(&dev->com, &dev->caps);
 	if (err) {
@@ -258,6 +259,7 @@ static void orca_stop(struct orca_dev *dev)
 	struct pci_dev *pdev = dev->pdev;
 	bool quiesced;
 
+	free_irq(pci_irq_vector(pdev, ORCA_MSIX_COMP), dev);
 	free_irq(pci_irq_vector(pdev, ORCA_MSIX_EQ), dev);
 	orca_com_set_event_mode(&dev->com, false);
 	/* only the EQ (IRQ, or a waiter, and there is none) schedules it */
@@ -266,6 +268,7 @@ static void orca_stop(struct orca_dev *dev)
 	pci_free_irq_vectors(pdev);
 	pci_clear_master(pdev);
 	orca_free_port_tables(dev);
+	orca_ceq_free(dev, quiesced);
 	if (!quiesced) {
 		if (dev->mirror)
 			dev_warn(&pdev->dev, "leaking the QP mirror too\n");
@@ -374,6 +377,9 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_clear_master;
 	dev->com.overflow_fn = orca_events_lost;
+	err = orca_ceq_alloc(dev);
+	if (err)
+		goto err_com;
 
 	err = pci_alloc_irq_vectors(pdev, ORCA_NUM_MSIX, ORCA_NUM_MSIX,
 				    PCI_IRQ_MSIX);
@@ -383,6 +389,10 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			  DRV_MODULE_NAME, dev);
 	if (err)
 		goto err_vectors;
+	err = request_irq(pci_irq_vector(pdev, ORCA_MSIX_COMP), orca_ceq_irq, 0,
+			  DRV_MODULE_NAME "-comp", dev);
+	if (err)
+		goto err_irq_eq;
 
 	/* whatever a previous driver left running stops here */
 	err = orca_com_dev_reset(&dev->com);
@@ -403,11 +413,14 @@ err_stop:
 	orca_stop(dev);
 	goto err_unmap;
 err_irq:
+	free_irq(pci_irq_vector(pdev, ORCA_MSIX_COMP), dev);
+err_irq_eq:
 	free_irq(pci_irq_vector(pdev, ORCA_MSIX_EQ), dev);
 err_vectors:
 	pci_free_irq_vectors(pdev);
 err_com:
 	/* the device was never given these addresses */
+	orca_ceq_free(dev, true);
 	orca_com_destroy(&dev->com);
 err_clear_master:
 	pci_clear_master(pdev);
