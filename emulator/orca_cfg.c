@@ -151,7 +151,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->max_pkeys = 1;
 	cfg->local_ca_ack_delay = 15;
 	cfg->phys_port_cnt = 1;
-	cfg->atomic_cap = ORCA_ATOMIC_NONE;
+	cfg->atomic_cap = ORCA_ATOMIC_HCA;
 	cfg->num_comp_vectors = 1;
 	cfg->page_size_cap = 0xfffff000ULL;
 	cfg->max_mr_size = 1ULL << 40;

@@ -125,8 +125,10 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 			}
 		}
 	}
+	/* atomic_cap NONE: the device has no atomics to offer */
 	if (is_atomic(r->wqe.opcode) &&
-	    (r->wqe.num_sge != 1 || len < 8)) {
+	    (r->wqe.num_sge != 1 || len < 8 ||
+	     dev->cfg.atomic_cap == ORCA_ATOMIC_NONE)) {
 		status = ORCA_CQE_LOC_QP_OP_ERR;
 		goto bad;
 	}

@@ -506,7 +506,7 @@ static void query_caps_defaults(void)
 	CHECK_EQ(le16toh(c.max_pkeys), 1);
 	CHECK_EQ(c.local_ca_ack_delay, 15);
 	CHECK_EQ(c.phys_port_cnt, 1);
-	CHECK_EQ(c.atomic_cap, ORCA_ATOMIC_NONE);
+	CHECK_EQ(c.atomic_cap, ORCA_ATOMIC_HCA);
 	CHECK_EQ(c.num_comp_vectors, 1);
 	CHECK_EQ(c.dio_send, ORCA_DIO_WHOLE_MSG | ORCA_DIO_ALIGNED_128_BYTES);
 	CHECK_EQ(c.dio_rdma_write, ORCA_DIO_WHOLE_MSG | ORCA_DIO_ALIGNED_128_BYTES);

@@ -150,7 +150,7 @@ static void defaults(struct expect *e)
 	e->max_pkeys = 1;
 	e->local_ca_ack_delay = 15;
 	e->phys_port_cnt = 1;
-	e->atomic_cap = 0;
+	e->atomic_cap = 1;
 	e->num_comp_vectors = 1;
 	e->page_size_cap = 0xfffff000ULL;
 	e->max_mr_size = 1ULL << 40;
