@@ -63,7 +63,7 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(max_srq, 0, U32),
 	NUM(max_srq_wr, 0, U32),
 	NUM(max_srq_sge, 0, U32),
-	NUM(max_ah, 0, U32),
+	NUM(max_ah, 0, ORCA_EMU_MAX_OBJS),
 	NUM(max_mcast_grp, 0, U32),
 	NUM(max_mcast_qp_attach, 0, U32),
 	NUM(max_total_mcast_qp_attach, 0, U32),
@@ -143,6 +143,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->max_cq = 1024;
 	cfg->max_cqe = 65535;
 	cfg->max_mr = 4096;
+	cfg->max_ah = 4096;
 	cfg->max_pd = 256;
 	cfg->max_qp_rd_atom = 16;
 	cfg->max_qp_init_rd_atom = 16;

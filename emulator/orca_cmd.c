@@ -327,10 +327,10 @@ static int cmd_dealloc_pd(struct orca_dev *dev, struct cmd *c)
 	if (!pd)
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no PD %u", pdn);
-	if (pd->qp_refs || pd->mr_refs)
+	if (pd->qp_refs || pd->mr_refs || pd->ah_refs)
 		return fail(c, ORCA_STATUS_BAD_RES_STATE, ORCA_SYND_IN_USE,
-			    "PD %u still has %u QPs and %u MRs", pdn,
-			    pd->qp_refs, pd->mr_refs);
+			    "PD %u still has %u QPs, %u MRs and %u AHs", pdn,
+			    pd->qp_refs, pd->mr_refs, pd->ah_refs);
 	pd->used = false;
 	dev->n_pds--;
 	return ORCA_STATUS_OK;
@@ -402,6 +402,60 @@ static int cmd_destroy_cq(struct orca_dev *dev, struct cmd *c)
 	return ORCA_STATUS_OK;
 }
 
+/* ---- AH ---- */
+
+static bool ah_busy(struct orca_dev *dev, uint32_t h)
+{
+	return dev->ahs[h].used;
+}
+
+static int cmd_create_ah(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_create_ah_in *in = c->in;
+	struct orca_ah_handle *o = c->out;
+	uint32_t pdn = le32toh(in->pdn), ahn;
+	const struct orca_av *av = &in->av;
+	const struct orca_cfg *g = &dev->cfg;
+
+	CHECK_RESERVED(c, in->reserved);
+	if (!pd_get(dev, pdn))
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no PD %u", pdn);
+	if (av->port != 1 || av->sl > 15 || (av->flags & ~ORCA_AV_F_GRH) ||
+	    le32toh(av->flow_label) > 0xfffff ||
+	    ((av->flags & ORCA_AV_F_GRH) && av->sgid_index >= g->gid_tbl_len) ||
+	    av->timeout || av->pkey_index)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
+			    "address vector: port %u sl %u flags 0x%x sgid_index %u",
+			    av->port, av->sl, av->flags, av->sgid_index);
+	if (dev->n_ahs >= g->max_ah)
+		return fail(c, ORCA_STATUS_NO_RESOURCES, ORCA_SYND_LIMIT,
+			    "max_ah %llu reached", (unsigned long long)g->max_ah);
+	ahn = rr_next(&dev->next_ahn, 1, g->max_ah + 1, ah_busy, dev);
+	dev->ahs[ahn] = (struct orca_ah){ .used = true, .pdn = pdn, .av = *av };
+	dev->n_ahs++;
+	dev->pds[pdn].ah_refs++;
+	o->ahn = htole32(ahn);
+	return ORCA_STATUS_OK;
+}
+
+static int cmd_destroy_ah(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_ah_handle *in = c->in;
+	uint32_t ahn = le32toh(in->ahn);
+	struct orca_ah *ah;
+
+	CHECK_RESERVED(c, in->reserved);
+	ah = ahn && ahn <= dev->cfg.max_ah ? &dev->ahs[ahn] : NULL;
+	if (!ah || !ah->used)
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no AH %u", ahn);
+	dev->pds[ah->pdn].ah_refs--;
+	ah->used = false;
+	dev->n_ahs--;
+	return ORCA_STATUS_OK;
+}
+
 /* ---- dispatch table ---- */
 
 const struct cmd_desc orca_cmd_table[256] = {
@@ -445,4 +499,9 @@ const struct cmd_desc orca_cmd_table[256] = {
 			      cmd_reg_mr },
 	[ORCA_CMD_DEREG_MR] = { sizeof(struct orca_mr_handle), 0, true,
 				cmd_dereg_mr },
+	[ORCA_CMD_CREATE_AH] = { sizeof(struct orca_create_ah_in),
+				 sizeof(struct orca_ah_handle), true,
+				 cmd_create_ah },
+	[ORCA_CMD_DESTROY_AH] = { sizeof(struct orca_ah_handle), 0, true,
+				  cmd_destroy_ah },
 };

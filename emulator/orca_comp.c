@@ -40,7 +40,11 @@ bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
 	cqe_common(&cqe, qp, wqe_idx, status, opcode);
 	cqe.byte_len = htole32(byte_len);
 	if (p) {
-		cqe.src_qp = qp->ctx.dest_qpn;
+		/* UD: the sender's QP from the DETH; RC/UC: the connected one */
+		cqe.src_qp = (p->hdrs & PKT_DETH) ? htole32(p->sqpn) :
+						    qp->ctx.dest_qpn;
+		if (p->hdrs & PKT_GRH)
+			cqe.flags |= ORCA_CQE_F_GRH;
 		cqe.slid = htole16(p->slid);
 		cqe.sl = p->sl;
 		if (status == ORCA_CQE_SUCCESS && (p->hdrs & PKT_IMM)) {

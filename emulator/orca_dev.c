@@ -39,6 +39,8 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_DESTROY_QP:	return "DESTROY_QP";
 	case ORCA_CMD_REG_MR:		return "REG_MR";
 	case ORCA_CMD_DEREG_MR:		return "DEREG_MR";
+	case ORCA_CMD_CREATE_AH:	return "CREATE_AH";
+	case ORCA_CMD_DESTROY_AH:	return "DESTROY_AH";
 	}
 	return "UNKNOWN";
 }
@@ -310,6 +312,9 @@ void destroy_all(struct orca_dev *dev)
 	for (i = 0; i <= dev->cfg.max_cq; i++)
 		cq_ring_destroy(&dev->cqs[i]);
 	mr_destroy_all(dev);
+	if (dev->ahs)
+		memset(dev->ahs, 0, (dev->cfg.max_ah + 1) * sizeof(*dev->ahs));
+	dev->n_ahs = 0;
 	dev->dp_pending = false;
 	memset(dev->pds, 0, (dev->cfg.max_pd + 1) * sizeof(*dev->pds));
 	memset(dev->cqs, 0, (dev->cfg.max_cq + 1) * sizeof(*dev->cqs));
@@ -543,8 +548,9 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 	dev->qps = calloc(nqp, sizeof(*dev->qps));
 	dev->mirror_seq = calloc(nqp, sizeof(*dev->mirror_seq));
 	dev->mrs = calloc(cfg->max_mr + 1, sizeof(*dev->mrs));
+	dev->ahs = calloc(cfg->max_ah + 1, sizeof(*dev->ahs));
 	if (!dev->pds || !dev->cqs || !dev->qps || !dev->mirror_seq ||
-	    !dev->mrs) {
+	    !dev->mrs || !dev->ahs) {
 		orca_dev_destroy(dev);
 		return -ENOMEM;
 	}
@@ -569,6 +575,8 @@ void orca_dev_destroy(struct orca_dev *dev)
 	pkt_cache_free(dev);
 	free(dev->mrs);
 	dev->mrs = NULL;
+	free(dev->ahs);
+	dev->ahs = NULL;
 	free(dev->pds);
 	free(dev->cqs);
 	free(dev->qps);

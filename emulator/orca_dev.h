@@ -42,6 +42,13 @@ struct orca_pd {
 	bool used;
 	uint32_t qp_refs;
 	uint32_t mr_refs;
+	uint32_t ah_refs;
+};
+
+struct orca_ah {
+	bool used;
+	uint32_t pdn;
+	struct orca_av av;
 };
 
 /* A page list the driver gave, copied and checked at command time. */
@@ -242,6 +249,8 @@ struct orca_dev {
 	struct orca_cq *cqs;		/* [max_cq + 1], index 0 unused */
 	struct orca_qp **qps;		/* [max_qp + ORCA_QPN_BASE] */
 	struct orca_mr *mrs;		/* [max_mr + 1], index 0 unused */
+	struct orca_ah *ahs;		/* [max_ah + 1], index 0 unused */
+	uint32_t n_ahs, next_ahn;
 	uint32_t n_mrs, next_mr;
 	uint8_t mr_key;			/* rolling key byte */
 	/* the link: packets in flight, in order */

@@ -29,9 +29,6 @@ uint8_t wr_to_cqe_opcode(uint8_t wr_opcode)
 
 static bool opcode_ok(uint8_t qp_type, uint8_t op)
 {
-	/* UD sends need address handles, which the device does not have yet */
-	if (qp_type == ORCA_QPT_UD)
-		return false;
 	switch (op) {
 	case ORCA_WR_SEND:
 	case ORCA_WR_SEND_WITH_IMM:
@@ -134,6 +131,16 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 	}
 	if (is_atomic(r->wqe.opcode))
 		len = 8;
+	if (x->qp_type == ORCA_QPT_UD) {
+		uint32_t ahn = le32toh(r->wqe.ud_ah);
+
+		/* an address handle of this QP's PD */
+		if (!ahn || ahn > dev->cfg.max_ah || !dev->ahs[ahn].used ||
+		    dev->ahs[ahn].pdn != pdn) {
+			status = ORCA_CQE_LOC_QP_OP_ERR;
+			goto bad;
+		}
+	}
 	if (len > dev->cfg.max_msg_sz) {
 		status = ORCA_CQE_LOC_LEN_ERR;
 		goto bad;
@@ -206,6 +213,62 @@ void qp_address(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 static uint8_t transport(const struct orca_qp *qp)
 {
 	return qp->ctx.qp_type == ORCA_QPT_UC ? IB_UC : IB_RC;
+}
+
+/*
+ * UD: one SEND_ONLY from the address handle, with a DETH.  A message over
+ * the port's MTU is not sent at all and still completes successfully
+ * (IBTA C10-93.1.1: a UD requester does not report it).
+ */
+static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_req *r = &qp->req;
+	const struct orca_av *av = &dev->ahs[le32toh(r->wqe.ud_ah)].av;
+	uint32_t qkey = le32toh(r->wqe.ud_remote_qkey);
+	struct orca_pkt *p;
+
+	if (r->len > pmtu_bytes(dev->cfg.active_mtu)) {
+		r->sent_all = true;
+		comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
+		return true;
+	}
+	p = pkt_alloc(dev);
+	if (!p)
+		return false;
+	if (!req_gather(dev, qp, 0, p->payload, r->len)) {
+		pkt_free(dev, p);
+		comp_send_done(dev, qp, ORCA_CQE_LOC_PROT_ERR, 3);
+		return true;
+	}
+	p->paylen = r->len;
+	p->dlid = le16toh(av->dlid);
+	p->slid = dev->cfg.lid | (av->src_path_bits &
+				  ((1U << dev->cfg.lmc) - 1));
+	p->sl = av->sl;
+	if (av->flags & ORCA_AV_F_GRH) {
+		p->hdrs |= PKT_GRH;
+		memcpy(p->dgid, av->dgid, 16);
+		orca_gid_entry(&dev->cfg, av->sgid_index, p->sgid);
+	}
+	p->pkey = qp_pkey(dev, qp);
+	p->dqpn = le32toh(r->wqe.ud_remote_qpn);
+	p->hdrs |= PKT_DETH;
+	/* IBTA: a Q_Key with its high bit set means the QP's own */
+	p->qkey = (qkey & 0x80000000U) ? le32toh(qp->ctx.qkey) : qkey;
+	p->sqpn = le32toh(qp->ctx.qpn);
+	p->opcode = IB_UD | (r->wqe.opcode == ORCA_WR_SEND_WITH_IMM ?
+			     IB_SEND_ONLY_IMM : IB_SEND_ONLY);
+	if (r->wqe.opcode == ORCA_WR_SEND_WITH_IMM) {
+		p->hdrs |= PKT_IMM;
+		memcpy(&p->imm, &r->wqe.imm_data, 4);
+	}
+	p->se = !!(r->wqe.flags & ORCA_WQE_F_SOLICITED);
+	p->psn = r->psn;
+	r->psn = r->next_psn = (r->psn + 1) & PSN_MASK;
+	r->sent_all = true;
+	wire_xmit(dev, p);
+	comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
+	return true;
 }
 
 /* One request packet of the WQE in flight. */
@@ -341,5 +404,7 @@ bool req_step(struct orca_dev *dev, struct orca_qp *qp)
 	if (r->sent_all || r->rnr_wait ||
 	    (st != ORCA_QPS_RTS && st != ORCA_QPS_SQD))
 		return false;
+	if (qp->ctx.qp_type == ORCA_QPT_UD)
+		return req_ud(dev, qp);
 	return req_packet(dev, qp);
 }

@@ -384,16 +384,81 @@ static void rx_duplicate(struct orca_dev *dev, struct orca_qp *qp,
 		send_aeth(dev, qp, IB_ACK, AETH_ACK, s->epsn - 1, 0);
 }
 
+/*
+ * UD: a whole message per packet.  Q_Key checked, no RNR (a message
+ * without a receive WQE is dropped), the GRH (when the packet has one)
+ * in the first 40 bytes of the buffer and the payload always after them.
+ */
+static void rx_ud(struct orca_dev *dev, struct orca_qp *qp,
+		  const struct orca_pkt *p)
+{
+	struct orca_resp *s = &qp->resp;
+	uint8_t op = p->opcode & 0x1f, grh[40];
+	bool ok = false;
+	uint32_t pi;
+
+	if ((op != IB_SEND_ONLY && op != IB_SEND_ONLY_IMM) ||
+	    !(p->hdrs & PKT_DETH) || p->qkey != le32toh(qp->ctx.qkey)) {
+		dev->stats.pkts_dropped++;
+		return;
+	}
+	pi = qp->rq.present ? qp_rq_pi(dev, qp, &ok) : 0;
+	if (!ok || pi == qp->rq.ci) {
+		dev->stats.pkts_dropped++;
+		return;
+	}
+	if (!take_rwqe(dev, qp, p))
+		return;
+	if (p->hdrs & PKT_GRH) {
+		uint32_t vtf = htobe32(6U << 28);
+		uint16_t len = htobe16(p->paylen);
+
+		memset(grh, 0, sizeof(grh));
+		memcpy(grh, &vtf, 4);
+		memcpy(grh + 4, &len, 2);
+		grh[6] = 0x1b;		/* next header: IBA transport */
+		grh[7] = 64;		/* hop limit */
+		memcpy(grh + 8, p->sgid, 16);
+		memcpy(grh + 24, p->dgid, 16);
+		if (!rwqe_scatter(dev, qp, p, grh, sizeof(grh)))
+			return;
+	} else {
+		/* the GRH's room is used whether or not a GRH arrived */
+		uint64_t total = 0;
+		uint32_t i;
+
+		for (i = 0; i < s->rnum_sge; i++)
+			total += le32toh(s->rsge[i].length);
+		if (total < 40) {
+			rwqe_fail(dev, qp, p, ORCA_CQE_LOC_LEN_ERR, 0,
+				  "UD receive WQE shorter than the GRH");
+			return;
+		}
+		s->roff = 40;
+	}
+	if (!rwqe_scatter(dev, qp, p, p->payload, p->paylen))
+		return;
+	recv_cqe(dev, qp, s->rwqe_idx, ORCA_CQE_SUCCESS, ORCA_CQE_OP_RECV,
+		 s->roff, p);
+	qp->rq.ci++;
+	s->have_rwqe = false;
+}
+
 void resp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 {
 	struct orca_resp *s = &qp->resp;
 	uint8_t st = qp->ctx.state, op = p->opcode & 0x1f;
 	uint8_t want = qp->ctx.qp_type == ORCA_QPT_UC ? IB_UC : IB_RC;
 
+	if (qp->ctx.qp_type == ORCA_QPT_UD)
+		want = IB_UD;
 	if ((st != ORCA_QPS_RTR && st != ORCA_QPS_RTS && st != ORCA_QPS_SQD &&
-	     st != ORCA_QPS_SQE) || qp->ctx.qp_type == ORCA_QPT_UD ||
-	    (p->opcode & 0xe0) != want) {
+	     st != ORCA_QPS_SQE) || (p->opcode & 0xe0) != want) {
 		dev->stats.pkts_dropped++;
+		return;
+	}
+	if (qp->ctx.qp_type == ORCA_QPT_UD) {
+		rx_ud(dev, qp, p);
 		return;
 	}
 	if (p->psn != s->epsn) {

@@ -500,7 +500,7 @@ static void query_caps_defaults(void)
 	CHECK_EQ(le32toh(c.max_res_rd_atom), 16 * 1024);
 	CHECK_EQ(le32toh(c.max_mw), 0);
 	CHECK_EQ(le32toh(c.max_srq), 0);
-	CHECK_EQ(le32toh(c.max_ah), 0);
+	CHECK_EQ(le32toh(c.max_ah), 4096);
 	CHECK_EQ(le32toh(c.max_mcast_grp), 0);
 	CHECK_EQ(le32toh(c.max_inline_data), 256);
 	CHECK_EQ(le16toh(c.max_pkeys), 1);

@@ -10,6 +10,8 @@ DECLARE_DRV_CMD(orca_alloc_ucontext, IB_USER_VERBS_CMD_GET_CONTEXT,
 		orca_ibv_alloc_ucontext_cmd, orca_ibv_alloc_ucontext_resp);
 DECLARE_DRV_CMD(orca_query_device_ex, IB_USER_VERBS_EX_CMD_QUERY_DEVICE,
 		empty, orca_ibv_ex_query_device_resp);
+DECLARE_DRV_CMD(orca_create_ah, IB_USER_VERBS_CMD_CREATE_AH,
+		empty, orca_ibv_create_ah_resp);
 DECLARE_DRV_CMD(orca_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		orca_ibv_create_cq, orca_ibv_create_cq_resp);
 DECLARE_DRV_CMD(orca_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,

@@ -160,12 +160,14 @@ static const struct verbs_device_ops orca_dev_ops = {
 
 static const struct verbs_context_ops orca_ctx_ops = {
 	.alloc_pd = orca_alloc_pd,
+	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
 	.create_qp = orca_create_qp,
 	.create_qp_ex = orca_create_qp_ex,
 	.cq_event = orca_cq_event,
 	.dealloc_pd = orca_dealloc_pd,
 	.dereg_mr = orca_dereg_mr,
+	.destroy_ah = orca_destroy_ah,
 	.destroy_cq = orca_destroy_cq,
 	.destroy_qp = orca_destroy_qp,
 	.free_context = orca_free_context,

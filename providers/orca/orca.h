@@ -144,6 +144,16 @@ static inline struct orca_qp *to_oqp(struct ibv_qp *ibqp)
 	return container_of(ibqp, struct orca_qp, vqp.qp);
 }
 
+struct orca_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ahn;			/* the device's handle */
+};
+
+static inline struct orca_ah *to_oah(struct ibv_ah *ibah)
+{
+	return container_of(ibah, struct orca_ah, ibv_ah);
+}
+
 static inline struct orca_cq *to_ocq(struct ibv_cq *ibcq)
 {
 	return container_of(ibcq, struct orca_cq, ibv_cq);
@@ -198,6 +208,10 @@ int orca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 int orca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
+
+/* ah */
+struct ibv_ah *orca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+int orca_destroy_ah(struct ibv_ah *ah);
 
 /* mr */
 struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,

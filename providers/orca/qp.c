@@ -175,9 +175,9 @@ static uint8_t wr_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op)
 {
 	switch (op) {
 	case IBV_WR_SEND:
-		return type == IBV_QPT_UD ? 0 : ORCA_WR_SEND;
+		return ORCA_WR_SEND;
 	case IBV_WR_SEND_WITH_IMM:
-		return type == IBV_QPT_UD ? 0 : ORCA_WR_SEND_WITH_IMM;
+		return ORCA_WR_SEND_WITH_IMM;
 	case IBV_WR_RDMA_WRITE:
 		return type == IBV_QPT_UD ? 0 : ORCA_WR_RDMA_WRITE;
 	case IBV_WR_RDMA_WRITE_WITH_IMM:
@@ -202,11 +202,9 @@ static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 	uint32_t len = 0;
 	int i;
 
-	/* UD needs address handles, which the device does not have yet */
-	if (!op && qp->vqp.qp.qp_type == IBV_QPT_UD &&
-	    (wr->opcode == IBV_WR_SEND || wr->opcode == IBV_WR_SEND_WITH_IMM))
-		return EOPNOTSUPP;
 	if (!op || wr->num_sge < 0)
+		return EINVAL;
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
 		return EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->opcode = op;
@@ -218,6 +216,11 @@ static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 		w->flags |= ORCA_WQE_F_FENCE;
 	if (op == ORCA_WR_SEND_WITH_IMM || op == ORCA_WR_RDMA_WRITE_WITH_IMM)
 		w->imm_data = wr->imm_data;
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+		w->ud_ah = htole32(to_oah(wr->wr.ud.ah)->ahn);
+		w->ud_remote_qpn = htole32(wr->wr.ud.remote_qpn);
+		w->ud_remote_qkey = htole32(wr->wr.ud.remote_qkey);
+	}
 	switch (op) {
 	case ORCA_WR_RDMA_WRITE:
 	case ORCA_WR_RDMA_WRITE_WITH_IMM:

@@ -420,3 +420,34 @@ int orca_query_qp_data_in_order(struct ibv_qp *ibqp, enum ibv_wr_opcode op,
 		return caps;
 	return !!(caps & IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG);
 }
+
+struct ibv_ah *orca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	struct orca_create_ah_resp resp = {};
+	struct orca_ah *ah;
+	int ret;
+
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+	ah->ahn = resp.drv_payload.ahn;
+	return &ah->ibv_ah;
+}
+
+int orca_destroy_ah(struct ibv_ah *ibah)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_ah(ibah);
+	if (ret)
+		return ret;
+	free(to_oah(ibah));
+	return 0;
+}

@@ -136,6 +136,7 @@ int main(int argc, char **argv)
 	SIZE(orca_ibv_alloc_ucontext_cmd, 8);
 	SIZE(orca_ibv_alloc_ucontext_resp, 24);
 	SIZE(orca_ibv_ex_query_device_resp, 32);
+	SIZE(orca_ibv_create_ah_resp, 8);
 	SIZE(orca_ibv_create_cq, 24);
 	SIZE(orca_ibv_create_cq_resp, 8);
 	SIZE(orca_ibv_create_qp, 24);

@@ -65,10 +65,12 @@ ok $? "libibverbs imports bound to IBVERBS_PRIVATE_34 / IBVERBS_1.x only" "$T/ba
 cat > "$T/expected_imports.txt" <<EOT
 _verbs_init_and_alloc_context
 ibv_cmd_alloc_pd
+ibv_cmd_create_ah
 ibv_cmd_create_cq
 ibv_cmd_create_qp_ex2
 ibv_cmd_dealloc_pd
 ibv_cmd_dereg_mr
+ibv_cmd_destroy_ah
 ibv_cmd_destroy_cq
 ibv_cmd_destroy_qp
 ibv_cmd_get_context

@@ -491,6 +491,111 @@ static void test_errors(void)
 	free_pair(&p);
 }
 
+static struct ibv_qp *ud_qp(void)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_UD,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp = ibv_create_qp(pd, &init);
+
+	if (qp && (walk_to(qp, &port, IBV_QPS_RESET, IBV_QPS_INIT) ||
+		   walk_to(qp, &port, IBV_QPS_INIT, IBV_QPS_RTR) ||
+		   walk_to(qp, &port, IBV_QPS_RTR, IBV_QPS_RTS))) {
+		ibv_destroy_qp(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+static int post_ud(struct ibv_qp *qp, uint64_t id, struct ibv_ah *ah,
+		   uint32_t qpn, uint32_t qkey, uint32_t len)
+{
+	struct ibv_sge sge = { (uintptr_t)src, len, src_mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND_WITH_IMM,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	wr.imm_data = htobe32(0x5eed);
+	wr.wr.ud.ah = ah;
+	wr.wr.ud.remote_qpn = qpn;
+	wr.wr.ud.remote_qkey = qkey;
+	return ibv_post_send(qp, &wr, &bad);
+}
+
+/* UD through address handles: LID and GRH routing, Q_Key, GRH room. */
+static void test_ud(void)
+{
+	struct ibv_ah_attr lid_attr = { .dlid = port.lid, .port_num = 1 };
+	struct ibv_ah_attr grh_attr = { .dlid = port.lid, .port_num = 1,
+					.is_global = 1 };
+	struct ibv_qp *a = ud_qp(), *b = ud_qp();
+	struct ibv_ah *lah = NULL, *gah = NULL;
+	struct ibv_wc wc[2];
+	union ibv_gid gid;
+	int n, i, recvs = 0;
+
+	if (!ok(a && b, "two UD QPs in RTS"))
+		goto out;
+	ibv_query_gid(ctx, 1, 0, &gid);
+	grh_attr.grh.dgid = gid;
+	lah = ibv_create_ah(pd, &lid_attr);
+	gah = ibv_create_ah(pd, &grh_attr);
+	if (!ok(lah && gah, "ibv_create_ah by LID and by GID: %s",
+		lah && gah ? "ok" : strerror(errno)))
+		goto out;
+
+	pattern(src, 64, 77);
+	memset(dst, 0xee, 200);
+	post_recv(b, 0xd1, dst, 40 + 64, dst_mr->lkey);
+	ok(!post_ud(a, 0xd0, lah, b->qp_num, 0x11111111, 64), "post UD SEND");
+	n = poll_all(wc, 2, 5000);
+	for (i = 0; i < n; i++)
+		if (wc[i].wr_id == 0xd1)
+			recvs = !wc[i].status && wc[i].byte_len == 40 + 64 &&
+				wc[i].src_qp == a->qp_num &&
+				!(wc[i].wc_flags & IBV_WC_GRH) &&
+				be32toh(wc[i].imm_data) == 0x5eed;
+	ok(n == 2 && recvs, "UD by LID: send and receive completions, byte_len 40 + 64, src_qp, immediate");
+	ok(!memcmp(dst + 40, src, 64) && dst[0] == 0xee,
+	   "UD by LID: payload at +40, GRH room untouched");
+
+	post_recv(b, 0xd3, dst, 40 + 64, dst_mr->lkey);
+	ok(!post_ud(a, 0xd2, gah, b->qp_num, 0x11111111, 64), "post UD SEND with GRH");
+	n = poll_all(wc, 2, 5000);
+	recvs = 0;
+	for (i = 0; i < n; i++)
+		if (wc[i].wr_id == 0xd3)
+			recvs = !wc[i].status && (wc[i].wc_flags & IBV_WC_GRH);
+	ok(n == 2 && recvs && !memcmp(dst + 24, gid.raw, 16) &&
+	   !memcmp(dst + 40, src, 64),
+	   "UD by GID: IBV_WC_GRH, the GRH (destination GID) in the first 40 bytes");
+
+	post_recv(b, 0xd5, dst, 40 + 64, dst_mr->lkey);
+	post_ud(a, 0xd4, lah, b->qp_num, 0x22222222, 64);
+	n = poll_all(wc, 2, 300);
+	ok(n == 1 && wc[0].wr_id == 0xd4 && !wc[0].status,
+	   "wrong Q_Key: the send completes, nothing is received");
+	post_ud(a, 0xd6, lah, b->qp_num, 0x11111111, 8);
+	n = poll_all(wc, 2, 5000);
+	ok(n == 2, "the receive posted before is still there for the next message");
+	post_ud(a, 0xd7, lah, b->qp_num, 0x11111111, 4097);
+	n = poll_all(wc, 2, 300);
+	ok(n == 1 && wc[0].wr_id == 0xd7 && !wc[0].status,
+	   "UD over the port MTU: completes, nothing sent (IBTA C10-93.1.1)");
+out:
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+	ok(!lah || !ibv_destroy_ah(lah), "destroy AH");
+	if (gah)
+		ibv_destroy_ah(gah);
+	while (ibv_poll_cq(cq, 2, wc) > 0)
+		;
+}
+
 /* One completion event within @ms: true if it came, for @want. */
 static bool wait_cq_event(struct ibv_comp_channel *ch, struct ibv_cq *want,
 			  int ms)
@@ -647,6 +752,7 @@ int main(int argc, char **argv)
 	test_inline();
 	test_post_state();
 	test_cq_events();
+	test_ud();
 	test_errors();
 
 	ibv_dereg_mr(src_mr);

@@ -135,6 +135,12 @@ struct orca_ibv_create_qp {
 	__u8 rq_log_stride;
 };
 
+/* The device's handle of an address handle, for UD send WQEs. */
+struct orca_ibv_create_ah_resp {
+	__u32 ahn;
+	__u32 reserved;
+};
+
 enum orca_ibv_create_qp_resp_mask {
 	ORCA_IBV_CREATE_QP_RESP_ECE_OPTIONS	= 1 << 0,
 };

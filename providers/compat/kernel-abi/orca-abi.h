@@ -31,6 +31,8 @@ static_assert(sizeof(struct orca_ibv_create_cq) == 24, "orca_ibv_create_cq");
 static_assert(sizeof(struct orca_ibv_create_cq_resp) == 8,
 	      "orca_ibv_create_cq_resp");
 static_assert(sizeof(struct orca_ibv_create_qp) == 24, "orca_ibv_create_qp");
+static_assert(sizeof(struct orca_ibv_create_ah_resp) == 8,
+	      "orca_ibv_create_ah_resp");
 static_assert(sizeof(struct orca_ibv_create_qp_resp) == 8,
 	      "orca_ibv_create_qp_resp");
 static_assert(sizeof(struct orca_ibv_modify_qp) == 8, "orca_ibv_modify_qp");

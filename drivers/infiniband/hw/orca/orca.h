@@ -76,6 +76,11 @@ struct orca_mr {
 	struct ib_umem *umem;
 };
 
+struct orca_ah {
+	struct ib_ah ibah;
+	u32 ahn;
+};
+
 /* A page list for one command (orca_pbl_build). */
 struct orca_pbl_buf {
 	__le64 *va;
@@ -115,6 +120,11 @@ static inline struct orca_qp *to_oqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct orca_qp, ibqp);
 }
 
+static inline struct orca_ah *to_oah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct orca_ah, ibah);
+}
+
 static inline struct orca_mr *to_omr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct orca_mr, ibmr);
@@ -148,6 +158,11 @@ static inline struct orca_dev *com_to_odev(struct orca_com *com)
 {
 	return container_of(com, struct orca_dev, com);
 }
+
+/* orca_ah.c */
+int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		   struct ib_udata *udata);
+int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* orca_eq.c */
 #define ORCA_CEQ_LOG_DEPTH	8

@@ -322,7 +322,7 @@ static int orca_access_to_ib(u32 access)
 	return flags;
 }
 
-static void orca_av_from_ib(const struct rdma_ah_attr *ah, struct orca_av *av)
+void orca_av_from_ib(const struct rdma_ah_attr *ah, struct orca_av *av)
 {
 	av->dlid = cpu_to_le16(rdma_ah_get_dlid(ah));
 	av->sl = rdma_ah_get_sl(ah);

@@ -38,6 +38,8 @@ static const char *const orca_opcode_names[] = {
 	[ORCA_CMD_DESTROY_QP] = "DESTROY_QP",
 	[ORCA_CMD_REG_MR] = "REG_MR",
 	[ORCA_CMD_DEREG_MR] = "DEREG_MR",
+	[ORCA_CMD_CREATE_AH] = "CREATE_AH",
+	[ORCA_CMD_DESTROY_AH] = "DESTROY_AH",
 };
 
 const char *orca_com_opcode_str(u16 opcode)
@@ -92,6 +94,7 @@ bool orca_com_cmd_releases(u16 opcode)
 	case ORCA_CMD_DESTROY_CQ:
 	case ORCA_CMD_DESTROY_QP:
 	case ORCA_CMD_DEREG_MR:
+	case ORCA_CMD_DESTROY_AH:
 		return true;
 	default:
 		return false;

@@ -151,3 +151,24 @@ int orca_cmd_dereg_mr(struct orca_com *com, u32 lkey)
 
 	return orca_com_exec(com, ORCA_CMD_DEREG_MR, &in, sizeof(in), NULL, 0);
 }
+
+int orca_cmd_create_ah(struct orca_com *com, u32 pdn,
+		       const struct orca_av *av, u32 *ahn)
+{
+	struct orca_create_ah_in in = { .pdn = cpu_to_le32(pdn), .av = *av };
+	struct orca_ah_handle out;
+	int err;
+
+	err = orca_com_exec(com, ORCA_CMD_CREATE_AH, &in, sizeof(in), &out,
+			    sizeof(out));
+	if (!err)
+		*ahn = le32_to_cpu(out.ahn);
+	return err;
+}
+
+int orca_cmd_destroy_ah(struct orca_com *com, u32 ahn)
+{
+	struct orca_ah_handle in = { .ahn = cpu_to_le32(ahn) };
+
+	return orca_com_exec(com, ORCA_CMD_DESTROY_AH, &in, sizeof(in), NULL, 0);
+}

@@ -187,6 +187,8 @@ enum orca_cmd_opcode {
 	ORCA_CMD_DESTROY_QP		= 0x33,
 	ORCA_CMD_REG_MR			= 0x40,
 	ORCA_CMD_DEREG_MR		= 0x41,
+	ORCA_CMD_CREATE_AH		= 0x50,
+	ORCA_CMD_DESTROY_AH		= 0x51,
 };
 
 /* Completion status.  The syndrome is a device-specific detail code. */
@@ -805,6 +807,22 @@ struct orca_modify_qp_in {
 
 /* MODIFY_QP output (mailbox): struct orca_qp_ctx as applied. */
 
+/*
+ * CREATE_AH: an address vector the device keeps, for UD send WQEs
+ * (ud_ah).  A WQE may only use an AH of its QP's PD.
+ */
+struct orca_create_ah_in {
+	__le32 pdn;			/* 0x00 */
+	__le32 reserved;		/* 0x04 */
+	struct orca_av av;		/* 0x08 */
+};
+
+/* CREATE_AH output, DESTROY_AH input. */
+struct orca_ah_handle {
+	__le32 ahn;
+	__le32 reserved;
+};
+
 /* QUERY_QP / DESTROY_QP input. */
 struct orca_qp_handle {
 	__le32 qpn;
@@ -828,6 +846,7 @@ static_assert(sizeof(struct orca_create_qp_in) == 0x48, "orca_create_qp_in");
 static_assert(sizeof(struct orca_create_cq_in) == 0x20, "orca_create_cq_in");
 static_assert(sizeof(struct orca_pbl) == 16, "orca_pbl");
 static_assert(sizeof(struct orca_reg_mr_in) == 0x30, "orca_reg_mr_in");
+static_assert(sizeof(struct orca_create_ah_in) == 0x28, "orca_create_ah_in");
 static_assert(sizeof(struct orca_send_wqe) == 64, "orca_send_wqe");
 static_assert(sizeof(struct orca_recv_wqe) == 16, "orca_recv_wqe");
 static_assert(sizeof(struct orca_sge) == 16, "orca_sge");

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Address handles: device objects, so that a UD send WQE names its
+ * destination by a handle the device checks against the QP's PD.
+ */
+
+#include <rdma/uverbs_ioctl.h>
+
+#include "orca.h"
+#include "orca_attr.h"
+#include "orca_com_cmd.h"
+
+int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		   struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibah->device);
+	struct orca_ibv_create_ah_resp resp = {};
+	struct orca_av av = {};
+	struct orca_ah *ah = to_oah(ibah);
+	int err;
+
+	/* a firmware command sleeps; a device with max_ah 0 has no AHs */
+	if (!(init_attr->flags & RDMA_CREATE_AH_SLEEPABLE) || !dev->attr.max_ah)
+		return -EOPNOTSUPP;
+	err = orca_check_udata_in(dev, udata, 0);
+	if (err)
+		return err;
+	orca_av_from_ib(init_attr->ah_attr, &av);
+	err = orca_cmd_create_ah(&dev->com, to_opd(ibah->pd)->pdn, &av,
+				 &ah->ahn);
+	if (err)
+		return err;
+	resp.ahn = ah->ahn;
+	err = orca_respond(udata, &resp, sizeof(resp));
+	if (err) {
+		orca_cmd_destroy_ah(&dev->com, ah->ahn);
+		return err;
+	}
+	return 0;
+}
+
+int orca_destroy_ah(struct ib_ah *ibah, u32 flags)
+{
+	struct orca_dev *dev = to_odev(ibah->device);
+
+	if (!(flags & RDMA_DESTROY_AH_SLEEPABLE))
+		return -EOPNOTSUPP;
+	return orca_cmd_destroy_ah(&dev->com, to_oah(ibah)->ahn);
+}
