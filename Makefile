@@ -150,10 +150,11 @@ vm-default:
 	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/rmmod.sh || true
 
 # data path under real applications: perftest (server and client in the
-# guest, exchange over 127.0.0.1)
+# guest, exchange over 127.0.0.1) and rdma-core v44's own test suite (on
+# orca0, then on rxe0 in the same boot for the comparison)
 vm-data:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
-	    $(T)/lib/run-tests.sh $(T)/vm/perftest.sh || true
+	    $(T)/lib/run-tests.sh $(T)/vm/perftest.sh $(T)/vm/rdma-core-suite.sh || true
 
 # (b) non-default emulator configuration (tests/vm/caps.conf changes nearly
 # every capability) must show through to the guest; the verb tests read the
