@@ -39,7 +39,8 @@ struct fx {
 	uint32_t eq_ci;			/* driver's EQ consumer index */
 	uint32_t eq_depth;
 	uint16_t next_token;
-	unsigned int irqs;
+	unsigned int irqs;		/* MSI-X of EQ 0 */
+	unsigned int comp_irqs;		/* MSI-X of the completion EQ */
 	/* last completion seen by fx_cmd() */
 	uint8_t status;
 	uint32_t synd;
@@ -58,8 +59,11 @@ static inline void count_irq(void *priv, unsigned int vec)
 {
 	struct fx *f = priv;
 
-	CHECK_EQ(vec, ORCA_MSIX_EQ);
-	f->irqs++;
+	CHECK(vec == ORCA_MSIX_EQ || vec == ORCA_MSIX_COMP);
+	if (vec == ORCA_MSIX_EQ)
+		f->irqs++;
+	else
+		f->comp_irqs++;
 }
 
 /* A device with the defaults plus "key=value" overrides (NULL-ended). */

@@ -218,6 +218,8 @@ static void post_recv(struct fx *f, struct ring_qp *qp, uint64_t at,
 	*db = htole32(++qp->rq_pi);
 }
 
+static uint8_t wqe_extra_flags;	/* ORCA_WQE_F_* added by post_send() */
+
 static void post_send(struct fx *f, struct ring_qp *qp, uint8_t op,
 		      uint64_t at, uint32_t len, uint32_t lkey,
 		      uint64_t raddr, uint32_t rkey)
@@ -230,7 +232,7 @@ static void post_send(struct fx *f, struct ring_qp *qp, uint8_t op,
 
 	memset(w, 0, 1U << SQ_LOG_STRIDE);
 	h->opcode = op;
-	h->flags = ORCA_WQE_F_SIGNALED;
+	h->flags = ORCA_WQE_F_SIGNALED | wqe_extra_flags;
 	h->num_sge = 1;
 	h->remote_addr = htole64(raddr);
 	h->rkey = htole32(rkey);
@@ -494,6 +496,76 @@ static void bad_sq_pi(void)
 	fx_free(f);
 }
 
+/* Arming in the CQ's doorbell record, events on the completion EQ. */
+#define CEQ_BASE	0x2c0000ULL
+
+static void cq_events(void)
+{
+	struct fx *f;
+	uint64_t buf;
+	struct ring_qp a, b;
+	struct ring_cq cq;
+	struct orca_cqe c;
+	struct orca_eqe *e;
+	__le32 *arm;
+	uint32_t lk, i;
+
+	heap_next = HEAP_BASE;
+	f = fx_new_cfg(NULL);
+	f->regs->ceq_base = htole64(CEQ_BASE);
+	f->regs->ceq_log_depth = htole32(4);
+	fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
+	buf = heap_alloc(PAGE);
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, &lk), 0);
+	CHECK(make_cq(f, &cq, 4));
+	CHECK(make_qp(f, &a, cq.cqn));
+	CHECK(make_qp(f, &b, cq.cqn));
+	CHECK(connect_rc(f, &a, b.qpn, 0, 5));
+	CHECK(connect_rc(f, &b, a.qpn, 0, 5));
+	arm = gpa(f, cq.base + (64ULL << cq.log_depth) + 4);
+
+	/* not armed: no event */
+	post_recv(f, &b, buf, 64, lk);
+	post_send(f, &a, ORCA_WR_SEND, buf + 64, 8, lk, 0, 0);
+	CHECK(poll_cqe(f, &cq, &c) && poll_cqe(f, &cq, &c));
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 0);
+
+	/* armed (sn 0): one event for the next CQE, then no more */
+	*arm = htole32(ORCA_CQ_ARM_NEXT);
+	post_recv(f, &b, buf, 64, lk);
+	post_send(f, &a, ORCA_WR_SEND, buf + 64, 8, lk, 0, 0);
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 1);
+	e = gpa(f, CEQ_BASE);
+	CHECK_EQ(e->type, ORCA_EQE_COMP);
+	CHECK_EQ(le32toh(e->comp.cqn), cq.cqn);
+	for (i = 0; i < 2; i++)
+		CHECK(poll_cqe(f, &cq, &c));
+	post_recv(f, &b, buf, 64, lk);
+	post_send(f, &a, ORCA_WR_SEND, buf + 64, 8, lk, 0, 0);
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 1);
+	for (i = 0; i < 2; i++)
+		CHECK(poll_cqe(f, &cq, &c));
+
+	/* solicited only (sn 1): not for an unsolicited message ... */
+	*arm = htole32(ORCA_CQ_ARM_NEXT | ORCA_CQ_ARM_SOLICITED |
+		       1U << ORCA_CQ_ARM_SN_SHIFT);
+	post_recv(f, &b, buf, 64, lk);
+	post_send(f, &a, ORCA_WR_SEND, buf + 64, 8, lk, 0, 0);
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 1);
+	for (i = 0; i < 2; i++)
+		CHECK(poll_cqe(f, &cq, &c));
+	/* ... but for one whose last packet has SE */
+	wqe_extra_flags = ORCA_WQE_F_SOLICITED;
+	post_recv(f, &b, buf, 64, lk);
+	post_send(f, &a, ORCA_WR_SEND, buf + 64, 8, lk, 0, 0);
+	wqe_extra_flags = 0;
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 2);
+	CHECK_EQ(f->dev.stats.comp_events, 2);
+	CHECK_EQ(f->comp_irqs, 2);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -502,5 +574,6 @@ int main(int argc, char **argv)
 	RUN(rc_traffic);
 	RUN(cq_overrun);
 	RUN(bad_sq_pi);
+	RUN(cq_events);
 	return tap_done();
 }
