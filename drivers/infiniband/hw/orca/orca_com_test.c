@@ -388,8 +388,8 @@ static void exec_inline_polled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_PORT, 8, 1), 0);
 	KUNIT_EXPECT_EQ(test, orca_com_stat(&fw->com, ORCA_STAT_CMDS), 1);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(fw->regs.cmdq_ci), fw->com.cmdq_pi);
-	KUNIT_EXPECT_EQ(test, fw->held[0].in_mbox, 0);
-	KUNIT_EXPECT_EQ(test, fw->held[0].out_mbox, 0);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(fw->held[0].in_mbox), 0);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(fw->held[0].out_mbox), 0);
 }
 
 static void exec_mailbox(struct kunit *test)
@@ -397,8 +397,8 @@ static void exec_mailbox(struct kunit *test)
 	struct fake_fw *fw = test->priv;
 
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_MODIFY_QP, 300, 7), 0);
-	KUNIT_EXPECT_NE(test, fw->held[0].in_mbox, 0);
-	KUNIT_EXPECT_NE(test, fw->held[0].out_mbox, 0);
+	KUNIT_EXPECT_NE(test, le64_to_cpu(fw->held[0].in_mbox), 0);
+	KUNIT_EXPECT_NE(test, le64_to_cpu(fw->held[0].out_mbox), 0);
 	KUNIT_EXPECT_EQ(test, le16_to_cpu(fw->held[0].in_len), 300);
 	/* exactly at the inline limits: no mailbox */
 	KUNIT_EXPECT_EQ(test, exec_echo(fw, ORCA_CMD_QUERY_PORT,
