@@ -27,7 +27,7 @@ printf '#define IBVERBS_PABI_VERSION %s\n#define VERBS_WRITE_ONLY 0\n#define VER
 FLAGS="-std=gnu11 -O2 -Wall -Wextra -Wno-sign-compare -Wno-unused-parameter -Werror -I$W/inc -I$SRC"
 $CC $FLAGS -fPIC -shared -Wl,--no-undefined -Wl,-z,defs \
 	-Wl,--version-script="$P/provider.map" -o "$W/liborca-rdmav34.so" \
-	"$P/orca/orca.c" "$P/orca/verbs.c" -libverbs
+	-I"$P/../drivers/infiniband/hw/orca" "$P"/orca/*.c -libverbs
 $CC $FLAGS -I"$P/orca" -o "$W/layout" "$P/tests/layout.c" -libverbs
 "$W/layout" > "$W/layout.out"
 echo "in-tree headers: $(tail -1 "$W/layout.out") checks pass"
