@@ -12,49 +12,62 @@
 
 #include "orca.h"
 
+/* Ring and doorbell record for @cqe entries, then the create command. */
+static int cq_init(struct orca_context *ctx, struct orca_cq *cq, int cqe,
+		   struct orca_ibv_create_cq *drv)
+{
+	size_t ring;
+	int ret;
+
+	(void)ctx;
+	if (cqe < 1 || cqe > (1 << 24) - 1)
+		return EINVAL;
+	/* one more entry than asked for: the device reports 2^n - 1 */
+	cq->log_depth = orca_ilog2_up(cqe + 1);
+	ring = sizeof(struct orca_cqe) << cq->log_depth;
+	ret = orca_buf_alloc(&cq->buf, ring + sizeof(struct orca_cq_dbrec));
+	if (ret)
+		return ret;
+	cq->dbrec = (struct orca_cq_dbrec *)((uint8_t *)cq->buf.va + ring);
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	drv->buf_va = (uintptr_t)cq->buf.va;
+	drv->buf_len = cq->buf.len;
+	drv->dbrec_off = ring;
+	drv->log_depth = cq->log_depth;
+	return 0;
+}
+
+static void cq_fini(struct orca_cq *cq)
+{
+	pthread_spin_destroy(&cq->lock);
+	orca_buf_free(&cq->buf);
+}
+
 struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector)
 {
 	struct orca_create_cq_resp resp = {};
 	struct orca_create_cq cmd = {};
-	unsigned int log_depth;
-	size_t ring;
 	struct orca_cq *cq;
 	int ret;
 
-	if (cqe < 1 || cqe > (1 << 24) - 1) {
-		errno = EINVAL;
-		return NULL;
-	}
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
-	/* one more entry than asked for: the device reports 2^n - 1 */
-	log_depth = orca_ilog2_up(cqe + 1);
-	ring = sizeof(struct orca_cqe) << log_depth;
-	ret = orca_buf_alloc(&cq->buf, ring + sizeof(struct orca_cq_dbrec));
+	ret = cq_init(to_octx(context), cq, cqe, &cmd.drv_payload);
 	if (ret)
 		goto err_free;
-	cq->log_depth = log_depth;
-	cq->dbrec = (struct orca_cq_dbrec *)((uint8_t *)cq->buf.va + ring);
-	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
-
-	cmd.drv_payload.buf_va = (uintptr_t)cq->buf.va;
-	cmd.drv_payload.buf_len = cq->buf.len;
-	cmd.drv_payload.dbrec_off = ring;
-	cmd.drv_payload.log_depth = log_depth;
 	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
-				&cq->ibv_cq, &cmd.ibv_cmd, sizeof(cmd),
+				&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
 				&resp.ibv_resp, sizeof(resp));
 	if (ret)
-		goto err_buf;
+		goto err_fini;
 	cq->cqn = resp.drv_payload.cqn;
-	return &cq->ibv_cq;
+	return &cq->vcq.cq;
 
-err_buf:
-	pthread_spin_destroy(&cq->lock);
-	orca_buf_free(&cq->buf);
+err_fini:
+	cq_fini(cq);
 err_free:
 	free(cq);
 	errno = ret;
@@ -69,8 +82,7 @@ int orca_destroy_cq(struct ibv_cq *ibcq)
 	ret = ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;
-	pthread_spin_destroy(&cq->lock);
-	orca_buf_free(&cq->buf);
+	cq_fini(cq);
 	free(cq);
 	return 0;
 }
@@ -176,4 +188,171 @@ void orca_cq_event(struct ibv_cq *ibcq)
 	pthread_spin_lock(&cq->lock);
 	cq->arm_sn++;
 	pthread_spin_unlock(&cq->lock);
+}
+
+/*
+ * ibv_cq_ex: start_poll takes the lock and looks at the first CQE,
+ * next_poll consumes it and looks at the next, end_poll consumes the
+ * one looked at and publishes the consumer index.
+ */
+static struct orca_cq *cqx_to_ocq(struct ibv_cq_ex *cqx)
+{
+	return container_of(cqx, struct orca_cq, vcq.cq_ex);
+}
+
+static int ex_load(struct orca_cq *cq)
+{
+	struct orca_cqe *cqe = next_cqe(cq);
+
+	cq->ex_cur = cqe != NULL;
+	if (!cqe)
+		return ENOENT;
+	fill_wc(to_octx(cq->vcq.cq.context), cqe, &cq->ex_wc);
+	cq->vcq.cq_ex.status = cq->ex_wc.status;
+	cq->vcq.cq_ex.wr_id = cq->ex_wc.wr_id;
+	return 0;
+}
+
+static int ex_start_poll(struct ibv_cq_ex *cqx, struct ibv_poll_cq_attr *attr)
+{
+	struct orca_cq *cq = cqx_to_ocq(cqx);
+	int ret;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	ret = ex_load(cq);
+	if (ret)
+		pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
+static int ex_next_poll(struct ibv_cq_ex *cqx)
+{
+	struct orca_cq *cq = cqx_to_ocq(cqx);
+
+	if (cq->ex_cur)
+		cq->ci++;
+	return ex_load(cq);
+}
+
+static void ex_end_poll(struct ibv_cq_ex *cqx)
+{
+	struct orca_cq *cq = cqx_to_ocq(cqx);
+
+	if (cq->ex_cur)
+		cq->ci++;
+	cq->ex_cur = false;
+	__atomic_store_n(&cq->dbrec->ci, htole32(cq->ci), __ATOMIC_RELEASE);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode ex_opcode(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_ocq(cqx)->ex_wc.opcode;
+}
+
+static uint32_t ex_vendor_err(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_ocq(cqx)->ex_wc.vendor_err;
+}
+
+static uint32_t ex_byte_len(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_ocq(cqx)->ex_wc.byte_len;
+}
+
+static __be32 ex_imm_data(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_ocq(cqx)->ex_wc.imm_data;
+}
+
+static uint32_t ex_qp_num(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_ocq(cqx)->ex_wc.qp_num;
+}
+
+static uint32_t ex_src_qp(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_ocq(cqx)->ex_wc.src_qp;
+}
+
+static unsigned int ex_wc_flags(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_ocq(cqx)->ex_wc.wc_flags;
+}
+
+static uint32_t ex_slid(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_ocq(cqx)->ex_wc.slid;
+}
+
+static uint8_t ex_sl(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_ocq(cqx)->ex_wc.sl;
+}
+
+static uint8_t ex_dlid_path_bits(struct ibv_cq_ex *cqx)
+{
+	return cqx_to_ocq(cqx)->ex_wc.dlid_path_bits;
+}
+
+struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	struct orca_create_cq_ex_resp resp = {};
+	struct orca_create_cq_ex cmd = {};
+	struct ibv_cq_ex *cqx;
+	struct orca_cq *cq;
+	int ret;
+
+	/* what the device completes: no timestamps, flow tags, ... */
+	if ((attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) ||
+	    !check_comp_mask(attr->comp_mask, IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+	ret = cq_init(to_octx(context), cq, attr->cqe, &cmd.drv_payload);
+	if (ret)
+		goto err_free;
+	ret = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				   0);
+	if (ret)
+		goto err_fini;
+	cq->cqn = resp.drv_payload.cqn;
+	cqx = &cq->vcq.cq_ex;
+	cqx->start_poll = ex_start_poll;
+	cqx->next_poll = ex_next_poll;
+	cqx->end_poll = ex_end_poll;
+	cqx->read_opcode = ex_opcode;
+	cqx->read_vendor_err = ex_vendor_err;
+	cqx->read_wc_flags = ex_wc_flags;
+	if (attr->wc_flags & IBV_WC_EX_WITH_BYTE_LEN)
+		cqx->read_byte_len = ex_byte_len;
+	if (attr->wc_flags & IBV_WC_EX_WITH_IMM)
+		cqx->read_imm_data = ex_imm_data;
+	if (attr->wc_flags & IBV_WC_EX_WITH_QP_NUM)
+		cqx->read_qp_num = ex_qp_num;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SRC_QP)
+		cqx->read_src_qp = ex_src_qp;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SLID)
+		cqx->read_slid = ex_slid;
+	if (attr->wc_flags & IBV_WC_EX_WITH_SL)
+		cqx->read_sl = ex_sl;
+	if (attr->wc_flags & IBV_WC_EX_WITH_DLID_PATH_BITS)
+		cqx->read_dlid_path_bits = ex_dlid_path_bits;
+	return cqx;
+
+err_fini:
+	cq_fini(cq);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
 }

@@ -162,6 +162,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.alloc_pd = orca_alloc_pd,
 	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
+	.create_cq_ex = orca_create_cq_ex,
 	.create_qp = orca_create_qp,
 	.create_qp_ex = orca_create_qp_ex,
 	.cq_event = orca_cq_event,

@@ -88,7 +88,7 @@ struct orca_buf {
 };
 
 struct orca_cq {
-	struct ibv_cq ibv_cq;
+	struct verbs_cq vcq;
 	pthread_spinlock_t lock;	/* poll */
 	struct orca_buf buf;
 	unsigned int log_depth;
@@ -96,6 +96,9 @@ struct orca_cq {
 	struct orca_cq_dbrec *dbrec;
 	uint32_t cqn;
 	uint32_t arm_sn;		/* completion events received */
+	/* ibv_cq_ex polling: the CQE between start/next_poll and the next */
+	bool ex_cur;
+	struct ibv_wc ex_wc;
 };
 
 /* One work queue of a QP, in the QP's buffer. */
@@ -119,6 +122,10 @@ struct orca_qp {
 	uint32_t max_inline;
 	bool sq_sig_all;
 	unsigned long kick_errors;	/* device woken by its own scan */
+	/* ibv_wr_* batch, under sq.lock from wr_start to wr_complete */
+	int wr_err;
+	uint32_t wr_start;
+	struct orca_send_wqe *wr_cur;
 	uint32_t ece_supported;		/* options the device offers this QP */
 	uint32_t ece_current;		/* options in force (query_ece) */
 	uint32_t ece_pending;		/* requested by set_ece */
@@ -156,7 +163,7 @@ static inline struct orca_ah *to_oah(struct ibv_ah *ibah)
 
 static inline struct orca_cq *to_ocq(struct ibv_cq *ibcq)
 {
-	return container_of(ibcq, struct orca_cq, ibv_cq);
+	return container_of(ibcq, struct orca_cq, vcq.cq);
 }
 
 void orca_cache_device_extras(struct orca_context *ctx);
@@ -173,6 +180,8 @@ struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);
 int orca_destroy_cq(struct ibv_cq *cq);
+struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
 
 struct ibv_qp *orca_create_qp(struct ibv_pd *pd,
 			      struct ibv_qp_init_attr *attr);
@@ -206,6 +215,11 @@ void orca_qp_table_remove(struct orca_context *ctx, struct orca_qp *qp);
 struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn);
 int orca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
+void orca_qp_kick(struct orca_qp *qp);
+
+/* wr.c */
+int orca_wr_check(const struct ibv_qp_init_attr_ex *attr);
+void orca_wr_setup(struct orca_qp *qp, const struct ibv_qp_init_attr_ex *attr);
 int orca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
 

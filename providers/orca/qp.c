@@ -273,7 +273,7 @@ static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
  * the command carries no WR; a failure only delays the work until the
  * device's next scan of the doorbell records.
  */
-static void kick(struct orca_qp *qp)
+void orca_qp_kick(struct orca_qp *qp)
 {
 	struct {
 		struct ib_uverbs_cmd_hdr hdr;
@@ -326,7 +326,7 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (sq->head != start) {
 		__atomic_store_n(&qp->dbrec->sq_pi, htole32(sq->head),
 				 __ATOMIC_RELEASE);
-		kick(qp);
+		orca_qp_kick(qp);
 	}
 	pthread_spin_unlock(&sq->lock);
 	if (ret)
@@ -378,7 +378,7 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 				 __ATOMIC_RELEASE);
 		/* in ERR nothing arrives: the device must be told to flush */
 		if (ibqp->state == IBV_QPS_ERR)
-			kick(qp);
+			orca_qp_kick(qp);
 	}
 	pthread_spin_unlock(&rq->lock);
 	if (ret)

@@ -128,7 +128,10 @@ static int orca_check_qp_init_attr(struct orca_context *ctx,
 				   const struct ibv_qp_init_attr_ex *attr)
 {
 	if (!check_comp_mask(attr->comp_mask, IBV_QP_INIT_ATTR_PD |
-					      IBV_QP_INIT_ATTR_CREATE_FLAGS))
+					      IBV_QP_INIT_ATTR_CREATE_FLAGS |
+					      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
+		return EOPNOTSUPP;
+	if (orca_wr_check(attr))
 		return EOPNOTSUPP;
 
 	switch (attr->qp_type) {
@@ -183,6 +186,7 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 	if (ret)
 		goto err_rings;
 	orca_qp_rings_setup(qp, attr);
+	orca_wr_setup(qp, attr);
 	ret = orca_qp_table_insert(ctx, qp);
 	if (ret)
 		goto err_destroy;

@@ -67,6 +67,7 @@ _verbs_init_and_alloc_context
 ibv_cmd_alloc_pd
 ibv_cmd_create_ah
 ibv_cmd_create_cq
+ibv_cmd_create_cq_ex
 ibv_cmd_create_qp_ex2
 ibv_cmd_dealloc_pd
 ibv_cmd_dereg_mr
