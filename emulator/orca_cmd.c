@@ -499,6 +499,8 @@ const struct cmd_desc orca_cmd_table[256] = {
 			      cmd_reg_mr },
 	[ORCA_CMD_DEREG_MR] = { sizeof(struct orca_mr_handle), 0, true,
 				cmd_dereg_mr },
+	[ORCA_CMD_REREG_MR] = { sizeof(struct orca_rereg_mr_in), 0, true,
+				cmd_rereg_mr },
 	[ORCA_CMD_CREATE_AH] = { sizeof(struct orca_create_ah_in),
 				 sizeof(struct orca_ah_handle), true,
 				 cmd_create_ah },

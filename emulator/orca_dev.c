@@ -39,6 +39,7 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_DESTROY_QP:	return "DESTROY_QP";
 	case ORCA_CMD_REG_MR:		return "REG_MR";
 	case ORCA_CMD_DEREG_MR:		return "DEREG_MR";
+	case ORCA_CMD_REREG_MR:		return "REREG_MR";
 	case ORCA_CMD_CREATE_AH:	return "CREATE_AH";
 	case ORCA_CMD_DESTROY_AH:	return "DESTROY_AH";
 	}

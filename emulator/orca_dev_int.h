@@ -81,6 +81,7 @@ int cmd_destroy_qp(struct orca_dev *dev, struct cmd *c);
 /* orca_mem.c: memory region commands */
 int cmd_reg_mr(struct orca_dev *dev, struct cmd *c);
 int cmd_dereg_mr(struct orca_dev *dev, struct cmd *c);
+int cmd_rereg_mr(struct orca_dev *dev, struct cmd *c);
 
 /* orca_cmdq.c: the command queue */
 void flush_pending(struct orca_dev *dev);

@@ -223,15 +223,13 @@ void mr_destroy_all(struct orca_dev *dev)
 			 ORCA_ACCESS_REMOTE_READ | ORCA_ACCESS_REMOTE_ATOMIC | \
 			 ORCA_ACCESS_MW_BIND | ORCA_ACCESS_RELAXED_ORDERING)
 
-int cmd_reg_mr(struct orca_dev *dev, struct cmd *c)
+/* Check a region's description and copy its page list into @mr. */
+static int mr_parse(struct orca_dev *dev, struct cmd *c,
+		    const struct orca_reg_mr_in *in, struct orca_mr *mr)
 {
-	const struct orca_reg_mr_in *in = c->in;
-	struct orca_reg_mr_out *o = c->out;
 	uint64_t iova = le64toh(in->iova), len = le64toh(in->length);
 	uint32_t pdn = le32toh(in->pdn), access = le32toh(in->access);
-	uint32_t first_off = le32toh(in->first_off), idx = 0, i;
-	struct orca_pages pg;
-	struct orca_mr *mr;
+	uint32_t first_off = le32toh(in->first_off);
 	char why[160];
 
 	CHECK_RESERVED(c, in->reserved);
@@ -258,14 +256,30 @@ int cmd_reg_mr(struct orca_dev *dev, struct cmd *c)
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST,
 			    "first_off %u, page shift %u", first_off,
 			    in->pbl.page_shift);
+	*mr = (struct orca_mr){ .used = true, .pdn = pdn, .access = access,
+				.iova = iova, .length = len,
+				.first_off = first_off };
+	if (!pages_copy_in(dev, &in->pbl, &mr->pages, first_off + len, why,
+			   sizeof(why)))
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST,
+			    "MR page list: %s", why);
+	return ORCA_STATUS_OK;
+}
+
+int cmd_reg_mr(struct orca_dev *dev, struct cmd *c)
+{
+	struct orca_reg_mr_out *o = c->out;
+	struct orca_mr new;
+	uint32_t idx = 0, i;
+	int ret;
+
 	if (dev->n_mrs >= dev->cfg.max_mr)
 		return fail(c, ORCA_STATUS_NO_RESOURCES, ORCA_SYND_LIMIT,
 			    "max_mr %llu reached",
 			    (unsigned long long)dev->cfg.max_mr);
-	if (!pages_copy_in(dev, &in->pbl, &pg, first_off + len, why,
-			   sizeof(why)))
-		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST,
-			    "MR page list: %s", why);
+	ret = mr_parse(dev, c, c->in, &new);
+	if (ret)
+		return ret;
 
 	/* round robin, so a stale index is not reused at once */
 	for (i = 0; i < dev->cfg.max_mr; i++) {
@@ -274,15 +288,41 @@ int cmd_reg_mr(struct orca_dev *dev, struct cmd *c)
 			break;
 	}
 	dev->next_mr = dev->reuse_handles ? 0 : idx % dev->cfg.max_mr;
-	mr = &dev->mrs[idx];
 	/* a new key byte for every registration: stale keys miss */
-	*mr = (struct orca_mr){ .used = true, .key = ++dev->mr_key, .pdn = pdn,
-				.access = access, .iova = iova, .length = len,
-				.first_off = first_off, .pages = pg };
+	new.key = ++dev->mr_key;
+	dev->mrs[idx] = new;
 	dev->n_mrs++;
-	dev->pds[pdn].mr_refs++;
-	o->lkey = htole32(idx << 8 | mr->key);
+	dev->pds[new.pdn].mr_refs++;
+	o->lkey = htole32(idx << 8 | new.key);
 	o->rkey = o->lkey;
+	return ORCA_STATUS_OK;
+}
+
+/*
+ * REREG_MR: the region named by lkey takes the new description whole;
+ * its keys stay.  One thread runs commands and transfers, so no packet
+ * sees half of it.
+ */
+int cmd_rereg_mr(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_rereg_mr_in *in = c->in;
+	uint32_t key = le32toh(in->lkey);
+	struct orca_mr *mr, new;
+	int ret;
+
+	CHECK_RESERVED(c, in->reserved);
+	mr = mr_get(dev, key);
+	if (!mr)
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no MR with key 0x%x", key);
+	ret = mr_parse(dev, c, &in->mr, &new);
+	if (ret)
+		return ret;
+	new.key = mr->key;
+	dev->pds[mr->pdn].mr_refs--;
+	dev->pds[new.pdn].mr_refs++;
+	pages_free(&mr->pages);
+	*mr = new;
 	return ORCA_STATUS_OK;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "orca_dp.h"
 #include "orca_log.h"
 
 /* Fake RAM above the mailboxes belongs to the "provider". */
@@ -311,6 +312,34 @@ static void mr_checks(void)
 	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_REG_MR, &in, sizeof(in), NULL, 0),
 		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST);
 	CHECK_EQ(f->dev.n_mrs, 1);
+
+	/* REREG_MR: a new description under the same key, PD refs move */
+	{
+		struct orca_rereg_mr_in ri = {};
+		struct orca_pd_handle pd2;
+
+		CHECK_EQ(fx_cmd(f, ORCA_CMD_ALLOC_PD, NULL, 0, &pd2,
+				sizeof(pd2)), 0);
+		ri.lkey = htole32(k2);
+		ri.mr.iova = htole64(iova(buf));
+		ri.mr.length = htole64(2 * PAGE);
+		ri.mr.pdn = pd2.pdn;
+		ri.mr.access = htole32(ORCA_ACCESS_LOCAL_WRITE |
+				       ORCA_ACCESS_REMOTE_READ);
+		ri.mr.pbl = pbl_for(f, buf, 2);
+		CHECK_EQ(fx_cmd(f, ORCA_CMD_REREG_MR, &ri, sizeof(ri), NULL, 0),
+			 0);
+		CHECK(mr_check(&f->dev, k2, le32toh(pd2.pdn), MR_REMOTE_READ,
+			       iova(buf) + PAGE, PAGE));
+		CHECK(!mr_check(&f->dev, k2, f->pdn, 0, iova(buf), 8));
+		CHECK_EQ(f->dev.pds[f->pdn].mr_refs, 0);
+		CHECK_EQ(fx_cmd(f, ORCA_CMD_DEALLOC_PD, &pd, sizeof(pd), NULL,
+				0), 0);
+		ri.lkey = htole32(k1);	/* the dead key */
+		EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_REREG_MR, &ri, sizeof(ri),
+				      NULL, 0), ORCA_STATUS_BAD_RESOURCE,
+			    ORCA_SYND_HANDLE);
+	}
 	CHECK(canaries_ok(f));
 	fx_free(f);
 }

@@ -356,3 +356,43 @@ err_free:
 	errno = ret;
 	return NULL;
 }
+
+/*
+ * A QP went to RESET: drop its completions that nobody polled yet (mlx5
+ * does the same), or the QP's next life would see its flushed WQEs.
+ * Entries of other QPs move up over the dropped ones, keeping order; the
+ * device only appends after the last valid entry, which is not touched.
+ */
+void orca_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
+{
+	struct orca_cq *cq = to_ocq(ibcq);
+	uint32_t depth = 1U << cq->log_depth, pi, i, nfreed = 0;
+	struct orca_cqe *src, *dst;
+
+	pthread_spin_lock(&cq->lock);
+	for (pi = cq->ci; pi - cq->ci < depth; pi++) {
+		struct orca_cqe *c = (struct orca_cqe *)cq->buf.va +
+				     (pi & (depth - 1));
+
+		if (__atomic_load_n(&c->owner, __ATOMIC_ACQUIRE) !=
+		    1 + ((pi >> cq->log_depth) & 1))
+			break;
+	}
+	for (i = pi; i-- != cq->ci;) {
+		src = (struct orca_cqe *)cq->buf.va + (i & (depth - 1));
+		if (le32toh(src->qpn) == qpn) {
+			nfreed++;
+		} else if (nfreed) {
+			/* same pass (owner) as the slot it lands in */
+			dst = (struct orca_cqe *)cq->buf.va +
+			      ((i + nfreed) & (depth - 1));
+			memcpy(dst, src, offsetof(struct orca_cqe, owner));
+		}
+	}
+	if (nfreed) {
+		cq->ci += nfreed;
+		__atomic_store_n(&cq->dbrec->ci, htole32(cq->ci),
+				 __ATOMIC_RELEASE);
+	}
+	pthread_spin_unlock(&cq->lock);
+}

@@ -183,6 +183,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.query_qp_data_in_order = orca_query_qp_data_in_order,
 	.reg_mr = orca_reg_mr,
 	.req_notify_cq = orca_arm_cq,
+	.rereg_mr = orca_rereg_mr,
 	.set_ece = orca_set_ece,
 };
 

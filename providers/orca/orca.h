@@ -201,6 +201,7 @@ void orca_buf_free(struct orca_buf *buf);
 int orca_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int orca_arm_cq(struct ibv_cq *cq, int solicited_only);
 void orca_cq_event(struct ibv_cq *cq);
+void orca_cq_clean(struct ibv_cq *cq, uint32_t qpn);
 
 /* qp.c */
 int orca_qp_rings_init(struct orca_context *ctx, struct orca_qp *qp,
@@ -231,6 +232,8 @@ int orca_destroy_ah(struct ibv_ah *ah);
 struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
 int orca_dereg_mr(struct verbs_mr *vmr);
+int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access);
 
 int orca_set_ece(struct ibv_qp *qp, struct ibv_ece *ece);
 int orca_query_ece(struct ibv_qp *qp, struct ibv_ece *ece);

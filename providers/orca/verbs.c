@@ -272,8 +272,12 @@ int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	}
 	if (attr_mask & IBV_QP_STATE) {
 		ibqp->state = attr->qp_state;
-		if (attr->qp_state == IBV_QPS_RESET)
+		if (attr->qp_state == IBV_QPS_RESET) {
+			orca_cq_clean(ibqp->recv_cq, ibqp->qp_num);
+			if (ibqp->send_cq != ibqp->recv_cq)
+				orca_cq_clean(ibqp->send_cq, ibqp->qp_num);
 			orca_qp_reset_rings(qp);
+		}
 	}
 	return 0;
 }
@@ -325,6 +329,19 @@ struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		return NULL;
 	}
 	return &vmr->ibv_mr;
+}
+
+int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+
+	if (access & IBV_ACCESS_ON_DEMAND)
+		return EOPNOTSUPP;
+	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+				access, pd, &cmd, sizeof(cmd), &resp,
+				sizeof(resp));
 }
 
 int orca_dereg_mr(struct verbs_mr *vmr)

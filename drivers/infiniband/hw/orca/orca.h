@@ -74,6 +74,8 @@ struct orca_cq {
 struct orca_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
+	u64 start;			/* user address, for rereg */
+	int access;			/* IB_ACCESS_* as registered */
 };
 
 struct orca_ah {
@@ -184,6 +186,9 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
 			       struct ib_udata *udata);
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 virt_addr, int access,
+				 struct ib_pd *pd, struct ib_udata *udata);
 
 /* orca_qp.c */
 int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

@@ -172,3 +172,11 @@ int orca_cmd_destroy_ah(struct orca_com *com, u32 ahn)
 
 	return orca_com_exec(com, ORCA_CMD_DESTROY_AH, &in, sizeof(in), NULL, 0);
 }
+
+int orca_cmd_rereg_mr(struct orca_com *com, u32 lkey,
+		      const struct orca_reg_mr_in *mr)
+{
+	struct orca_rereg_mr_in in = { .lkey = cpu_to_le32(lkey), .mr = *mr };
+
+	return orca_com_exec(com, ORCA_CMD_REREG_MR, &in, sizeof(in), NULL, 0);
+}

@@ -30,6 +30,8 @@ int orca_cmd_destroy_qp(struct orca_com *com, u32 qpn);
 int orca_cmd_reg_mr(struct orca_com *com, const struct orca_reg_mr_in *in,
 		    u32 *lkey, u32 *rkey);
 int orca_cmd_dereg_mr(struct orca_com *com, u32 lkey);
+int orca_cmd_rereg_mr(struct orca_com *com, u32 lkey,
+		      const struct orca_reg_mr_in *mr);
 int orca_cmd_create_ah(struct orca_com *com, u32 pdn,
 		       const struct orca_av *av, u32 *ahn);
 int orca_cmd_destroy_ah(struct orca_com *com, u32 ahn);

@@ -266,6 +266,16 @@ struct orca_reg_mr_out {
 	__le32 rkey;
 };
 
+/*
+ * REREG_MR input (mailbox): the region lkey names takes the description
+ * in mr whole (PD, access, range, page list); its keys do not change.
+ */
+struct orca_rereg_mr_in {
+	__le32 lkey;
+	__le32 reserved;
+	struct orca_reg_mr_in mr;
+};
+
 /* DEREG_MR input.  Completes once the device holds no reference. */
 struct orca_mr_handle {
 	__le32 lkey;
@@ -495,6 +505,7 @@ static_assert(sizeof(struct orca_create_qp_in) == 0x48, "orca_create_qp_in");
 static_assert(sizeof(struct orca_create_cq_in) == 0x20, "orca_create_cq_in");
 static_assert(sizeof(struct orca_pbl) == 16, "orca_pbl");
 static_assert(sizeof(struct orca_reg_mr_in) == 0x30, "orca_reg_mr_in");
+static_assert(sizeof(struct orca_rereg_mr_in) == 0x38, "orca_rereg_mr_in");
 static_assert(sizeof(struct orca_create_ah_in) == 0x28, "orca_create_ah_in");
 static_assert(sizeof(struct orca_modify_qp_in) == 0x120, "orca_modify_qp_in");
 

@@ -195,6 +195,8 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_release;
 	mr->ibmr.lkey = lkey;
 	mr->ibmr.rkey = rkey;
+	mr->start = start;
+	mr->access = access_flags;
 	mr->ibmr.length = length;
 	mr->ibmr.iova = virt_addr;
 	return &mr->ibmr;
@@ -204,6 +206,75 @@ err_release:
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
+}
+
+/*
+ * Re-registration in place: the device gives the region a new
+ * description under the same keys (the keys a peer already holds stay
+ * valid, as rdma-core's tests expect).  Translation, PD and access keep
+ * their old values unless their flag says otherwise; the pages are pinned
+ * again when the translation changes or the region becomes writable.
+ */
+struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 virt_addr, int access,
+				 struct ib_pd *pd, struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibmr->device);
+	struct orca_mr *mr = to_omr(ibmr);
+	struct orca_reg_mr_in in = {};
+	struct orca_pbl_buf buf = {};
+	struct ib_umem *umem = mr->umem;
+	u32 first_off;
+	int err;
+
+	if (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->start;
+		length = ibmr->length;
+		virt_addr = ibmr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	if (!(flags & IB_MR_REREG_PD))
+		pd = ibmr->pd;
+	access &= ~IB_ACCESS_OPTIONAL | IB_ACCESS_RELAXED_ORDERING;
+	if (access & ~(ORCA_MR_ACCESS | IB_ACCESS_RELAXED_ORDERING))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
+		return ERR_PTR(-EINVAL);
+
+	if ((flags & IB_MR_REREG_TRANS) ||
+	    ((access & IB_ACCESS_LOCAL_WRITE) && !umem->writable)) {
+		umem = ib_umem_get(ibmr->device, start, length,
+				   access & ~IB_ACCESS_RELAXED_ORDERING);
+		if (IS_ERR(umem))
+			return ERR_CAST(umem);
+	}
+	err = orca_pbl_build(dev, umem, ~0UL, virt_addr, &in.pbl, &buf,
+			     &first_off);
+	if (!err) {
+		in.iova = cpu_to_le64(virt_addr);
+		in.length = cpu_to_le64(length);
+		in.pdn = cpu_to_le32(to_opd(pd)->pdn);
+		in.access = cpu_to_le32(orca_access_from_ib(access));
+		in.first_off = cpu_to_le32(first_off);
+		err = orca_cmd_rereg_mr(&dev->com, ibmr->lkey, &in);
+		orca_pbl_free(dev, &buf);
+	}
+	if (err) {
+		if (umem != mr->umem)
+			ib_umem_release(umem);
+		return ERR_PTR(err);
+	}
+	if (umem != mr->umem) {
+		ib_umem_release(mr->umem);
+		mr->umem = umem;
+	}
+	mr->start = start;
+	mr->access = access;
+	/* ib_core updates the PD, iova and length of the ib_mr */
+	return NULL;
 }
 
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
