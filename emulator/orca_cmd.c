@@ -381,6 +381,70 @@ static int cmd_create_cq(struct orca_dev *dev, struct cmd *c)
 	return ORCA_STATUS_OK;
 }
 
+/*
+ * RESIZE_CQ: the unread CQEs (per the old doorbell record) move to the
+ * start of the new ring, which the consumer reads from index 0.  One
+ * thread runs commands and transfers: no CQE is written meanwhile.
+ */
+static int cmd_resize_cq(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_resize_cq_in *in = c->in;
+	uint32_t cqn = le32toh(in->cqn), cqe = le32toh(in->cq.cqe);
+	struct orca_cq *cq, nc = { .used = true };
+	const struct orca_cq_dbrec *db;
+	uint32_t ci, n, k, old_depth;
+	int ret;
+
+	CHECK_RESERVED(c, in->reserved);
+	cq = cq_get(dev, cqn);
+	if (!cq)
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no CQ %u", cqn);
+	if (!cq->ring.n)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_RING,
+			    "CQ %u has no ring to resize", cqn);
+	if (!cqe || cqe > dev->cfg.max_cqe)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
+			    "cqe %u not in 1..%llu", cqe,
+			    (unsigned long long)dev->cfg.max_cqe);
+	ret = cq_ring_create(dev, c, &nc, &in->cq);
+	if (ret)
+		return ret;
+	old_depth = 1U << cq->log_depth;
+	db = pages_ptr(dev, &cq->ring, cq->dbrec_off, sizeof(*db));
+	ci = db ? le32toh(__atomic_load_n(&db->ci, __ATOMIC_ACQUIRE)) : cq->ci;
+	n = cq->pi - ci;
+	if (n > old_depth || n >= (1U << nc.log_depth)) {
+		cq_ring_destroy(&nc);
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_RING,
+			    "%u unread CQEs do not fit 2^%u - 1 entries", n,
+			    nc.log_depth);
+	}
+	for (k = 0; k < n; k++) {
+		const struct orca_cqe *src = pages_ptr(dev, &cq->ring,
+			(uint64_t)((ci + k) & (old_depth - 1)) << ORCA_CQE_LOG_SIZE,
+			sizeof(*src));
+		struct orca_cqe *dst = pages_ptr(dev, &nc.ring,
+			(uint64_t)k << ORCA_CQE_LOG_SIZE, sizeof(*dst));
+
+		if (!src || !dst)
+			break;
+		memcpy(dst, src, offsetof(struct orca_cqe, owner));
+		__atomic_store_n(&dst->owner, 1, __ATOMIC_RELEASE);
+		dev->stats.dma_writes++;
+	}
+	cq_ring_destroy(cq);
+	cq->ring = nc.ring;
+	cq->log_depth = nc.log_depth;
+	cq->dbrec_off = nc.dbrec_off;
+	cq->pi = n;
+	cq->ci = 0;
+	cq->cqe = (1U << nc.log_depth) - 1;
+	((struct orca_create_cq_out *)c->out)->cqn = htole32(cqn);
+	((struct orca_create_cq_out *)c->out)->cqe = htole32(cq->cqe);
+	return ORCA_STATUS_OK;
+}
+
 static int cmd_destroy_cq(struct orca_dev *dev, struct cmd *c)
 {
 	const struct orca_cq_handle *in = c->in;
@@ -483,6 +547,9 @@ const struct cmd_desc orca_cmd_table[256] = {
 				 cmd_create_cq },
 	[ORCA_CMD_DESTROY_CQ] = { sizeof(struct orca_cq_handle), 0, true,
 				  cmd_destroy_cq },
+	[ORCA_CMD_RESIZE_CQ] = { sizeof(struct orca_resize_cq_in),
+				 sizeof(struct orca_create_cq_out), true,
+				 cmd_resize_cq },
 	[ORCA_CMD_CREATE_QP] = { sizeof(struct orca_create_qp_in),
 				 sizeof(struct orca_qp_ctx), true,
 				 cmd_create_qp },

@@ -33,6 +33,7 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_DEALLOC_PD:	return "DEALLOC_PD";
 	case ORCA_CMD_CREATE_CQ:	return "CREATE_CQ";
 	case ORCA_CMD_DESTROY_CQ:	return "DESTROY_CQ";
+	case ORCA_CMD_RESIZE_CQ:	return "RESIZE_CQ";
 	case ORCA_CMD_CREATE_QP:	return "CREATE_QP";
 	case ORCA_CMD_MODIFY_QP:	return "MODIFY_QP";
 	case ORCA_CMD_QUERY_QP:		return "QUERY_QP";

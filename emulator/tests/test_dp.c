@@ -595,6 +595,61 @@ static void cq_events(void)
 	fx_free(f);
 }
 
+/* RESIZE_CQ: unread CQEs move to the new ring's start, or it is refused. */
+static void cq_resize(void)
+{
+	struct fx *f = dp_up();
+	struct orca_resize_cq_in ri = {};
+	struct orca_create_cq_out out;
+	uint64_t buf = heap_alloc(PAGE), nbase;
+	struct ring_qp a, b;
+	struct ring_cq cq;
+	struct orca_cqe c;
+	uint32_t lk, i;
+
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE |
+			ORCA_ACCESS_REMOTE_WRITE, &lk), 0);
+	CHECK(make_cq(f, &cq, 4));
+	CHECK(make_qp(f, &a, cq.cqn));
+	CHECK(make_qp(f, &b, cq.cqn));
+	CHECK(connect_rc(f, &a, b.qpn, 0, 5));
+	CHECK(connect_rc(f, &b, a.qpn, ORCA_ACCESS_REMOTE_WRITE, 5));
+	for (i = 0; i < 3; i++)
+		post_send(f, &a, ORCA_WR_RDMA_WRITE, buf, 8, lk,
+			  iova(buf) + 64, lk);
+	CHECK(poll_cqe(f, &cq, &c));	/* one read, two unread */
+
+	/* a ring of 2 (1 usable) cannot take 2 unread CQEs */
+	nbase = heap_alloc(PAGE);
+	memset(gpa(f, nbase), 0, PAGE);
+	ri.cqn = htole32(cq.cqn);
+	ri.cq.cqe = htole32(1);
+	ri.cq.log_depth = 1;
+	ri.cq.dbrec_off = htole32(128);
+	ri.cq.ring = pbl_for(f, nbase, 1);
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_RESIZE_CQ, &ri, sizeof(ri), &out,
+			      sizeof(out)), ORCA_STATUS_BAD_PARAM,
+		    ORCA_SYND_RING);
+	/* 8 entries: both arrive at indices 0 and 1, in order */
+	ri.cq.cqe = htole32(7);
+	ri.cq.log_depth = 3;
+	ri.cq.dbrec_off = htole32(8 * 64);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_RESIZE_CQ, &ri, sizeof(ri), &out,
+			sizeof(out)), 0);
+	CHECK_EQ(le32toh(out.cqe), 7);
+	cq.base = nbase;
+	cq.ci = 0;
+	cq.log_depth = 3;
+	CHECK(poll_cqe(f, &cq, &c) && le32toh(c.wqe_idx) == 1);
+	CHECK(poll_cqe(f, &cq, &c) && le32toh(c.wqe_idx) == 2);
+	CHECK(!poll_cqe(f, &cq, &c));
+	/* and new completions follow there */
+	post_send(f, &a, ORCA_WR_RDMA_WRITE, buf, 8, lk, iova(buf) + 64, lk);
+	CHECK(poll_cqe(f, &cq, &c) && le32toh(c.wqe_idx) == 3);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -604,5 +659,6 @@ int main(int argc, char **argv)
 	RUN(cq_overrun);
 	RUN(bad_sq_pi);
 	RUN(cq_events);
+	RUN(cq_resize);
 	return tap_done();
 }

@@ -396,3 +396,48 @@ void orca_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
 	}
 	pthread_spin_unlock(&cq->lock);
 }
+
+/*
+ * A new ring: the device copies the unread completions to its start (or
+ * refuses, EINVAL, if they do not fit), and we read from index 0 there.
+ */
+int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct orca_cq *cq = to_ocq(ibcq);
+	struct orca_resize_cq_resp resp = {};
+	struct orca_resize_cq cmd = {};
+	struct orca_buf nb, old;
+	unsigned int log_depth;
+	size_t ring;
+	int ret;
+
+	if (cqe < 1 || cqe > (1 << 24) - 1)
+		return EINVAL;
+	log_depth = orca_ilog2_up(cqe + 1);
+	ring = sizeof(struct orca_cqe) << log_depth;
+	ret = orca_buf_alloc(&nb, ring + sizeof(struct orca_cq_dbrec));
+	if (ret)
+		return ret;
+	pthread_spin_lock(&cq->lock);
+	cmd.drv_payload.buf_va = (uintptr_t)nb.va;
+	cmd.drv_payload.buf_len = nb.len;
+	cmd.drv_payload.dbrec_off = ring;
+	cmd.drv_payload.log_depth = log_depth;
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret) {
+		pthread_spin_unlock(&cq->lock);
+		orca_buf_free(&nb);
+		return ret;
+	}
+	old = cq->buf;
+	((struct orca_cq_dbrec *)((uint8_t *)nb.va + ring))->arm =
+		cq->dbrec->arm;
+	cq->buf = nb;
+	cq->log_depth = log_depth;
+	cq->dbrec = (struct orca_cq_dbrec *)((uint8_t *)nb.va + ring);
+	cq->ci = 0;
+	pthread_spin_unlock(&cq->lock);
+	orca_buf_free(&old);
+	return 0;
+}

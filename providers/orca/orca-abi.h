@@ -14,6 +14,8 @@ DECLARE_DRV_CMD(orca_create_ah, IB_USER_VERBS_CMD_CREATE_AH,
 		empty, orca_ibv_create_ah_resp);
 DECLARE_DRV_CMD(orca_create_cq, IB_USER_VERBS_CMD_CREATE_CQ,
 		orca_ibv_create_cq, orca_ibv_create_cq_resp);
+DECLARE_DRV_CMD(orca_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
+		orca_ibv_create_cq, empty);
 DECLARE_DRV_CMD(orca_create_cq_ex, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 		orca_ibv_create_cq, orca_ibv_create_cq_resp);
 DECLARE_DRV_CMD(orca_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,

@@ -184,6 +184,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.reg_mr = orca_reg_mr,
 	.req_notify_cq = orca_arm_cq,
 	.rereg_mr = orca_rereg_mr,
+	.resize_cq = orca_resize_cq,
 	.set_ece = orca_set_ece,
 };
 

@@ -202,6 +202,7 @@ int orca_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int orca_arm_cq(struct ibv_cq *cq, int solicited_only);
 void orca_cq_event(struct ibv_cq *cq);
 void orca_cq_clean(struct ibv_cq *cq, uint32_t qpn);
+int orca_resize_cq(struct ibv_cq *cq, int cqe);
 
 /* qp.c */
 int orca_qp_rings_init(struct orca_context *ctx, struct orca_qp *qp,

@@ -81,6 +81,7 @@ ibv_cmd_query_port
 ibv_cmd_query_qp
 ibv_cmd_reg_mr
 ibv_cmd_rereg_mr
+ibv_cmd_resize_cq
 ibv_dofork_range
 ibv_dontfork_range
 ibv_read_ibdev_sysfs_file

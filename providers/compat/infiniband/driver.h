@@ -387,6 +387,9 @@ int ibv_cmd_create_cq(struct ibv_context *context, int cqe,
 		      size_t cmd_size, struct ib_uverbs_create_cq_resp *resp,
 		      size_t resp_size);
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 const struct ibv_cq_init_attr_ex *cq_attr,
 			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,

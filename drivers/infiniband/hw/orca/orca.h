@@ -227,6 +227,7 @@ int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata);
 int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata);
 int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

@@ -38,6 +38,7 @@ static const char *const orca_opcode_names[] = {
 	[ORCA_CMD_DESTROY_QP] = "DESTROY_QP",
 	[ORCA_CMD_REG_MR] = "REG_MR",
 	[ORCA_CMD_DEREG_MR] = "DEREG_MR",
+	[ORCA_CMD_RESIZE_CQ] = "RESIZE_CQ",
 	[ORCA_CMD_REREG_MR] = "REREG_MR",
 	[ORCA_CMD_CREATE_AH] = "CREATE_AH",
 	[ORCA_CMD_DESTROY_AH] = "DESTROY_AH",

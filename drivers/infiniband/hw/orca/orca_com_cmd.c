@@ -180,3 +180,17 @@ int orca_cmd_rereg_mr(struct orca_com *com, u32 lkey,
 
 	return orca_com_exec(com, ORCA_CMD_REREG_MR, &in, sizeof(in), NULL, 0);
 }
+
+int orca_cmd_resize_cq(struct orca_com *com, u32 cqn,
+		       const struct orca_create_cq_in *cq, u32 *actual_cqe)
+{
+	struct orca_resize_cq_in in = { .cqn = cpu_to_le32(cqn), .cq = *cq };
+	struct orca_create_cq_out out;
+	int err;
+
+	err = orca_com_exec(com, ORCA_CMD_RESIZE_CQ, &in, sizeof(in), &out,
+			    sizeof(out));
+	if (!err)
+		*actual_cqe = le32_to_cpu(out.cqe);
+	return err;
+}

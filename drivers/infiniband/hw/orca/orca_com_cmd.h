@@ -19,6 +19,8 @@ int orca_cmd_create_cq(struct orca_com *com,
 		       const struct orca_create_cq_in *in, u32 *cqn,
 		       u32 *actual_cqe);
 int orca_cmd_destroy_cq(struct orca_com *com, u32 cqn);
+int orca_cmd_resize_cq(struct orca_com *com, u32 cqn,
+		       const struct orca_create_cq_in *cq, u32 *actual_cqe);
 int orca_cmd_create_qp(struct orca_com *com,
 		       const struct orca_create_qp_in *in,
 		       struct orca_qp_ctx *ctx);

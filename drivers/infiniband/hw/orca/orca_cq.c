@@ -11,6 +11,40 @@
 #include "orca.h"
 #include "orca_com_cmd.h"
 
+/* The provider's ring for @cqe entries: read and checked. */
+static int orca_cq_udata(struct orca_dev *dev, struct ib_udata *udata,
+			 int cqe, struct orca_ibv_create_cq *cmd)
+{
+	u64 ring_bytes;
+	int err;
+
+	/* no kernel consumers: queues live in user memory only */
+	if (!udata)
+		return -EOPNOTSUPP;
+	if (udata->inlen < sizeof(*cmd))
+		return -EINVAL;
+	err = ib_copy_from_udata(cmd, udata, sizeof(*cmd));
+	if (err)
+		return err;
+	err = orca_check_udata_in(dev, udata, sizeof(*cmd));
+	if (err)
+		return err;
+	if (cmd->reserved)
+		return -EOPNOTSUPP;
+	if (cqe < 1 || cqe > dev->attr.max_cqe)
+		return -EINVAL;
+	ring_bytes = (u64)sizeof(struct orca_cqe) << min(cmd->log_depth, 32U);
+	if (cmd->log_depth > 24 || BIT_ULL(cmd->log_depth) <= cqe ||
+	    cmd->dbrec_off < ring_bytes || !IS_ALIGNED(cmd->dbrec_off, 8) ||
+	    cmd->buf_len < sizeof(struct orca_cq_dbrec) ||
+	    cmd->dbrec_off > cmd->buf_len - sizeof(struct orca_cq_dbrec)) {
+		ibdev_dbg(&dev->ibdev, "CQ ring 2^%u, dbrec at %u, buffer %u: inconsistent\n",
+			  cmd->log_depth, cmd->dbrec_off, cmd->buf_len);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata)
 {
@@ -20,36 +54,14 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	struct orca_ibv_create_cq cmd = {};
 	struct orca_create_cq_in in = {};
 	struct orca_pbl_buf buf = {};
-	u64 ring_bytes;
 	u32 cqe;
 	int err;
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	/* no kernel consumers: queues live in user memory only */
-	if (!udata)
-		return -EOPNOTSUPP;
-	if (udata->inlen < sizeof(cmd))
-		return -EINVAL;
-	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+	err = orca_cq_udata(dev, udata, attr->cqe, &cmd);
 	if (err)
 		return err;
-	err = orca_check_udata_in(dev, udata, sizeof(cmd));
-	if (err)
-		return err;
-	if (cmd.reserved)
-		return -EOPNOTSUPP;
-	if (!attr->cqe || attr->cqe > dev->attr.max_cqe)
-		return -EINVAL;
-	ring_bytes = (u64)sizeof(struct orca_cqe) << min(cmd.log_depth, 32U);
-	if (cmd.log_depth > 24 || BIT_ULL(cmd.log_depth) <= attr->cqe ||
-	    cmd.dbrec_off < ring_bytes || !IS_ALIGNED(cmd.dbrec_off, 8) ||
-	    cmd.dbrec_off > cmd.buf_len - sizeof(struct orca_cq_dbrec) ||
-	    cmd.buf_len < sizeof(struct orca_cq_dbrec)) {
-		ibdev_dbg(&dev->ibdev, "CQ ring 2^%u, dbrec at %u, buffer %u: inconsistent\n",
-			  cmd.log_depth, cmd.dbrec_off, cmd.buf_len);
-		return -EINVAL;
-	}
 
 	cq->umem = orca_umem_ring(dev, cmd.buf_va, cmd.buf_len,
 				  IB_ACCESS_LOCAL_WRITE, &in.ring, &buf);
@@ -104,5 +116,43 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		return err;
 	}
 	ib_umem_release(cq->umem);
+	return 0;
+}
+
+/*
+ * The provider hands a new ring; the device copies the unread CQEs to its
+ * start (or refuses a ring too small for them: -EINVAL) and from then on
+ * writes only there, so the old ring can go.
+ */
+int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibcq->device);
+	struct orca_cq *cq = to_ocq(ibcq);
+	struct orca_ibv_create_cq cmd = {};
+	struct orca_create_cq_in in = {};
+	struct orca_pbl_buf buf = {};
+	struct ib_umem *umem;
+	u32 actual;
+	int err;
+
+	err = orca_cq_udata(dev, udata, cqe, &cmd);
+	if (err)
+		return err;
+	umem = orca_umem_ring(dev, cmd.buf_va, cmd.buf_len,
+			      IB_ACCESS_LOCAL_WRITE, &in.ring, &buf);
+	if (IS_ERR(umem))
+		return PTR_ERR(umem);
+	in.cqe = cpu_to_le32(cqe);
+	in.log_depth = cmd.log_depth;
+	in.dbrec_off = cpu_to_le32(cmd.dbrec_off);
+	err = orca_cmd_resize_cq(&dev->com, cq->cqn, &in, &actual);
+	orca_pbl_free(dev, &buf);
+	if (err) {
+		ib_umem_release(umem);
+		return err;
+	}
+	ib_umem_release(cq->umem);
+	cq->umem = umem;
+	ibcq->cqe = actual;
 	return 0;
 }

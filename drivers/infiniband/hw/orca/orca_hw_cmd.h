@@ -302,6 +302,19 @@ struct orca_create_cq_out {
 	__le32 cqe;			/* actual entries */
 };
 
+/*
+ * RESIZE_CQ input (mailbox): the CQ moves to a new ring (geometry as in
+ * CREATE_CQ).  The device copies the CQEs the consumer has not read (per
+ * the old doorbell record) to the start of the new ring, which the
+ * consumer then reads from index 0; it refuses a ring that cannot hold
+ * them.  Output: struct orca_create_cq_out (cqn, actual entries).
+ */
+struct orca_resize_cq_in {
+	__le32 cqn;
+	__le32 reserved;
+	struct orca_create_cq_in cq;
+};
+
 /* DESTROY_CQ input. */
 struct orca_cq_handle {
 	__le32 cqn;
@@ -503,6 +516,7 @@ static_assert(sizeof(struct orca_av) == 0x20, "orca_av");
 static_assert(sizeof(struct orca_qp_ctx) == 0x100, "orca_qp_ctx");
 static_assert(sizeof(struct orca_create_qp_in) == 0x48, "orca_create_qp_in");
 static_assert(sizeof(struct orca_create_cq_in) == 0x20, "orca_create_cq_in");
+static_assert(sizeof(struct orca_resize_cq_in) == 0x28, "orca_resize_cq_in");
 static_assert(sizeof(struct orca_pbl) == 16, "orca_pbl");
 static_assert(sizeof(struct orca_reg_mr_in) == 0x30, "orca_reg_mr_in");
 static_assert(sizeof(struct orca_rereg_mr_in) == 0x38, "orca_rereg_mr_in");

@@ -144,6 +144,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
 	.reg_user_mr = orca_reg_user_mr,
+	.resize_cq = orca_resize_cq,
 	.rereg_user_mr = orca_rereg_user_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, orca_ah, ibah),
