@@ -19,8 +19,9 @@ plan ${#progs[@]}
 
 ip link set lo up
 
-port=18515
-for p in "${progs[@]}"; do
+# one server/client pair on a fresh port; sets crc, src, row, secs
+run_pair() {
+    local p=$1 args t0
     port=$((port + 1))
     args=(-d "$dev" -n "$iters" -p "$port")
     timeout -k 5 "$limit" "$p" "${args[@]}" > "$tmp/server" 2>&1 &
@@ -35,10 +36,22 @@ for p in "${progs[@]}"; do
     crc=$?
     wait "$spid"
     src=$?
+    secs=$(secs_since "$t0")
     row=$(grep -A1 '#bytes' "$tmp/client" | tail -n 1)
     row=${row//$'\t'/ }
+}
+
+port=18515
+for p in "${progs[@]}"; do
+    run_pair "$p"
+    # perftest's own clock calibration fails now and then under TCG
+    # ("Correlation coefficient r^2 ... Can't produce a report"): one retry
+    if ((crc)) && grep -q "Can't produce a report" "$tmp/client"; then
+        diag "$p: perftest could not calibrate the CPU clock: $(grep -m1 Correlation "$tmp/client"); retrying once"
+        run_pair "$p"
+    fi
     [[ $crc == 0 && $src == 0 && $row =~ ^\ *[0-9]+\ +[0-9]+\ +[0-9] ]]
-    ok $? "$p: client and server exit 0 in $(secs_since "$t0") s: ${row//  / }"
+    ok $? "$p: client and server exit 0 in $secs s: ${row//  / }"
     if ((crc || src)); then
         diag "client rc $crc, server rc $src" "$(tail -n 5 "$tmp/client")" \
             "$(tail -n 5 "$tmp/server")"
