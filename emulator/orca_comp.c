@@ -216,34 +216,14 @@ static void rx_nak(struct orca_dev *dev, struct orca_qp *qp,
 	}
 }
 
-/* Scatter READ response data into the WQE's SGEs at @off. */
+/* Scatter READ response data (or an atomic's result) into the WQE. */
 static bool read_scatter(struct orca_dev *dev, struct orca_qp *qp,
 			 uint64_t off, const uint8_t *buf, uint32_t len)
 {
 	struct orca_req *r = &qp->req;
-	uint32_t pdn = le32toh(qp->ctx.pdn), i;
 
-	for (i = 0; i < r->wqe.num_sge && len; i++) {
-		uint64_t l = le32toh(r->sge[i].length), a;
-		struct orca_mr *mr;
-		uint32_t n;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		n = l - off < len ? l - off : len;
-		a = le64toh(r->sge[i].addr) + off;
-		mr = mr_check(dev, le32toh(r->sge[i].lkey), pdn,
-			      MR_LOCAL_WRITE, a, n);
-		if (!mr)
-			return false;
-		mr_write(dev, mr, a, buf, n);
-		buf += n;
-		len -= n;
-		off = 0;
-	}
-	return !len;
+	return sge_copy(dev, r->sge, r->wqe.num_sge, le32toh(qp->ctx.pdn),
+			MR_LOCAL_WRITE, off, (uint8_t *)buf, len, true);
 }
 
 void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)

@@ -113,6 +113,9 @@ void mr_read(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 	     void *dst, uint32_t len);
 void *mr_ptr(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 	     uint32_t len);
+bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
+	      uint32_t pdn, uint32_t need, uint64_t off, uint8_t *buf,
+	      uint32_t len, bool to_guest);
 
 /* orca_cq.c */
 int cq_ring_create(struct orca_dev *dev, struct cmd *c, struct orca_cq *cq,

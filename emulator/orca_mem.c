@@ -207,6 +207,43 @@ void mr_read(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 	}
 }
 
+/*
+ * Copy @len bytes between @buf and byte @off of the scatter list
+ * @sge[0..@n): into guest memory when @to_guest, out of it otherwise.
+ * Each region is checked again for @pdn and @need (it may be gone since
+ * the WQE was taken).  False if a key is refused or the list is short.
+ */
+bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
+	      uint32_t pdn, uint32_t need, uint64_t off, uint8_t *buf,
+	      uint32_t len, bool to_guest)
+{
+	uint32_t i;
+
+	for (i = 0; i < n && len; i++) {
+		uint64_t l = le32toh(sge[i].length), a;
+		struct orca_mr *mr;
+		uint32_t chunk;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		chunk = l - off < len ? l - off : len;
+		a = le64toh(sge[i].addr) + off;
+		mr = mr_check(dev, le32toh(sge[i].lkey), pdn, need, a, chunk);
+		if (!mr)
+			return false;
+		if (to_guest)
+			mr_write(dev, mr, a, buf, chunk);
+		else
+			mr_read(dev, mr, a, buf, chunk);
+		buf += chunk;
+		len -= chunk;
+		off = 0;
+	}
+	return !len;
+}
+
 void mr_destroy_all(struct orca_dev *dev)
 {
 	uint32_t i;

@@ -163,40 +163,19 @@ static bool req_gather(struct orca_dev *dev, struct orca_qp *qp, uint64_t off,
 		       uint8_t *buf, uint32_t len)
 {
 	struct orca_req *r = &qp->req;
-	uint32_t pdn = le32toh(qp->ctx.pdn), i;
 
 	if (r->wqe.flags & ORCA_WQE_F_INLINE) {
 		memcpy(buf, r->inl + off, len);
 		return true;
 	}
-	for (i = 0; i < r->wqe.num_sge && len; i++) {
-		uint64_t l = le32toh(r->sge[i].length), a;
-		uint32_t n;
-		struct orca_mr *mr;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		n = l - off < len ? l - off : len;
-		a = le64toh(r->sge[i].addr) + off;
-		mr = mr_check(dev, le32toh(r->sge[i].lkey), pdn, MR_LOCAL_READ,
-			      a, n);
-		if (!mr)
-			return false;
-		mr_read(dev, mr, a, buf, n);
-		buf += n;
-		len -= n;
-		off = 0;
-	}
-	return !len;
+	return sge_copy(dev, r->sge, r->wqe.num_sge, le32toh(qp->ctx.pdn),
+			MR_LOCAL_READ, off, buf, len, false);
 }
 
-/* Routing headers from the QP's address vector. */
-void qp_address(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
+/* Routing headers (LRH, GRH) from an address vector. */
+static void av_address(struct orca_dev *dev, const struct orca_av *av,
+		       struct orca_pkt *p)
 {
-	const struct orca_av *av = &qp->ctx.av;
-
 	p->dlid = le16toh(av->dlid);
 	p->slid = dev->cfg.lid | (av->src_path_bits &
 				  ((1U << dev->cfg.lmc) - 1));
@@ -206,6 +185,12 @@ void qp_address(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 		memcpy(p->dgid, av->dgid, 16);
 		orca_gid_entry(&dev->cfg, av->sgid_index, p->sgid);
 	}
+}
+
+/* Routing headers, P_Key and destination from the QP's path. */
+void qp_address(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
+{
+	av_address(dev, &qp->ctx.av, p);
 	p->pkey = qp_pkey(dev, qp);
 	p->dqpn = le32toh(qp->ctx.dest_qpn);
 }
@@ -241,15 +226,7 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 		return true;
 	}
 	p->paylen = r->len;
-	p->dlid = le16toh(av->dlid);
-	p->slid = dev->cfg.lid | (av->src_path_bits &
-				  ((1U << dev->cfg.lmc) - 1));
-	p->sl = av->sl;
-	if (av->flags & ORCA_AV_F_GRH) {
-		p->hdrs |= PKT_GRH;
-		memcpy(p->dgid, av->dgid, 16);
-		orca_gid_entry(&dev->cfg, av->sgid_index, p->sgid);
-	}
+	av_address(dev, av, p);
 	p->pkey = qp_pkey(dev, qp);
 	p->dqpn = le32toh(r->wqe.ud_remote_qpn);
 	p->hdrs |= PKT_DETH;

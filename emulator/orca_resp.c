@@ -148,7 +148,7 @@ static bool rwqe_scatter(struct orca_dev *dev, struct orca_qp *qp,
 {
 	struct orca_resp *s = &qp->resp;
 	uint32_t pdn = le32toh(qp->ctx.pdn), i;
-	uint64_t off = s->roff, total = 0;
+	uint64_t total = 0;
 
 	for (i = 0; i < s->rnum_sge; i++)
 		total += le32toh(s->rsge[i].length);
@@ -157,31 +157,13 @@ static bool rwqe_scatter(struct orca_dev *dev, struct orca_qp *qp,
 			  "message longer than the receive WQE");
 		return false;
 	}
-	for (i = 0; i < s->rnum_sge && len; i++) {
-		uint64_t l = le32toh(s->rsge[i].length), a;
-		struct orca_mr *mr;
-		uint32_t n;
-
-		if (off >= l) {
-			off -= l;
-			continue;
-		}
-		n = l - off < len ? l - off : len;
-		a = le64toh(s->rsge[i].addr) + off;
-		mr = mr_check(dev, le32toh(s->rsge[i].lkey), pdn,
-			      MR_LOCAL_WRITE, a, n);
-		if (!mr) {
-			rwqe_fail(dev, qp, p, ORCA_CQE_LOC_PROT_ERR,
-				  AETH_NAK_REM_OP,
-				  "receive WQE's key refused");
-			return false;
-		}
-		mr_write(dev, mr, a, buf, n);
-		buf += n;
-		len -= n;
-		off = 0;
-		s->roff += n;
+	if (!sge_copy(dev, s->rsge, s->rnum_sge, pdn, MR_LOCAL_WRITE, s->roff,
+		      (uint8_t *)buf, len, true)) {
+		rwqe_fail(dev, qp, p, ORCA_CQE_LOC_PROT_ERR, AETH_NAK_REM_OP,
+			  "receive WQE's key refused");
+		return false;
 	}
+	s->roff += len;
 	return true;
 }
 
