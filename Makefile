@@ -179,7 +179,8 @@ vm-features-off:
 	    --emu-set atomic_cap=0 -- \
 	    $(T)/lib/run-tests.sh '$(BUILD)/tests/verbs_device -d orca0' \
 	    '$(BUILD)/tests/verbs_dio -d orca0 --expect 0,0,0' '$(BUILD)/tests/verbs_ece -d orca0' \
-	    '$(BUILD)/tests/verbs_query_qp -d orca0' $(T)/vm/rmmod.sh || true
+	    '$(BUILD)/tests/verbs_query_qp -d orca0' '$(BUILD)/tests/verbs_port -d orca0' \
+	    $(T)/vm/rmmod.sh || true
 
 # (c2) a misbehaving device: bad parameters and capabilities refused, a
 # stalled or slow device never writes to memory the driver gave back

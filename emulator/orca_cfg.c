@@ -130,6 +130,8 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->vendor_part_id = 0x0001;
 	cfg->hw_ver = 1;
 	cfg->dev_caps = ORCA_DEV_CAP_RC | ORCA_DEV_CAP_UC | ORCA_DEV_CAP_UD |
+			ORCA_DEV_CAP_BAD_PKEY_CNTR |
+			ORCA_DEV_CAP_BAD_QKEY_CNTR |
 			ORCA_DEV_CAP_SYS_IMAGE_GUID |
 			ORCA_DEV_CAP_RC_RNR_NAK_GEN |
 			ORCA_DEV_CAP_PORT_ACTIVE_EVENT |

@@ -98,6 +98,7 @@ static int cmd_init(struct orca_dev *dev, struct cmd *c)
 	uint32_t flags = le32toh(in->flags);
 	uint64_t mbase = REG_RD64(dev, qp_mirror_base);
 	uint32_t mentries = REG_RD32(dev, qp_mirror_entries);
+	uint64_t pbase = REG_RD64(dev, port_mirror_base);
 
 	CHECK_RESERVED(c, in->reserved);
 	if (flags & ~ORCA_INIT_F_EQ_IRQ)
@@ -114,14 +115,25 @@ static int cmd_init(struct orca_dev *dev, struct cmd *c)
 			    "QP mirror 0x%llx x %u entries outside host memory or misaligned",
 			    (unsigned long long)mbase, mentries);
 	}
+	if (pbase && ((pbase & 63) ||
+		      !dma_ok(dev, pbase, dev->cfg.phys_port_cnt *
+			      sizeof(struct orca_port_mirror)))) {
+		dev->stats.bad_addr++;
+		return fail(c, ORCA_STATUS_DMA_FAULT, ORCA_SYND_QUEUE_ADDR,
+			    "port mirror 0x%llx outside host memory or misaligned",
+			    (unsigned long long)pbase);
+	}
 	dev->mirror_base = mentries ? mbase : 0;
 	dev->mirror_entries = mentries;
+	dev->port_mirror_base = pbase;
 	dev->armed = true;
+	port_mirror_write(dev);
 	dev->irq_enabled = flags & ORCA_INIT_F_EQ_IRQ;
 	dev->state = ORCA_DEV_S_ACTIVE;
-	orca_log("INIT: armed, MSI-X %s, mirror 0x%llx x %u",
+	orca_log("INIT: armed, MSI-X %s, mirror 0x%llx x %u, port mirror 0x%llx",
 		 dev->irq_enabled ? "on" : "off",
-		 (unsigned long long)dev->mirror_base, dev->mirror_entries);
+		 (unsigned long long)dev->mirror_base, dev->mirror_entries,
+		 (unsigned long long)dev->port_mirror_base);
 	return ORCA_STATUS_OK;
 }
 
@@ -192,18 +204,13 @@ static int cmd_query_caps(struct orca_dev *dev, struct cmd *c)
 	return ORCA_STATUS_OK;
 }
 
-static int cmd_query_port(struct orca_dev *dev, struct cmd *c)
+/* What QUERY_PORT and the port mirror say (every port alike). */
+void port_attr_fill(struct orca_dev *dev, struct orca_port_attr *o)
 {
-	const struct orca_query_port_in *in = c->in;
 	const struct orca_cfg *g = &dev->cfg;
-	struct orca_port_attr *o = c->out;
 	bool up = dev->port_state == ORCA_PORT_ACTIVE;
 
-	CHECK_RESERVED(c, in->reserved);
-	if (!in->port || in->port > g->phys_port_cnt)
-		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
-			    "port %u not in 1..%llu", in->port,
-			    (unsigned long long)g->phys_port_cnt);
+	memset(o, 0, sizeof(*o));
 	o->subnet_prefix = htole64(g->subnet_prefix);
 	o->port_guid = htole64(g->port_guid);
 	o->port_cap_flags = htole32(g->port_cap_flags);
@@ -223,6 +230,52 @@ static int cmd_query_port(struct orca_dev *dev, struct cmd *c)
 	o->active_width = g->active_width;
 	o->active_speed = g->active_speed;
 	o->link_layer = ORCA_LINK_LAYER_IB;
+	o->bad_pkey_cntr = htole32(dev->bad_pkey_cntr);
+	o->qkey_viol_cntr = htole32(dev->qkey_viol_cntr);
+}
+
+static int cmd_query_port(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_query_port_in *in = c->in;
+	const struct orca_cfg *g = &dev->cfg;
+
+	CHECK_RESERVED(c, in->reserved);
+	if (!in->port || in->port > g->phys_port_cnt)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
+			    "port %u not in 1..%llu", in->port,
+			    (unsigned long long)g->phys_port_cnt);
+	port_attr_fill(dev, c->out);
+	return ORCA_STATUS_OK;
+}
+
+/* Counters since the last function reset (stats minus stats_base). */
+static int cmd_query_counters(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_stats *s = &dev->stats, *b = &dev->stats_base;
+	struct orca_query_counters_out *o = c->out;
+
+#define CNT(f, v)	(o->f = htole64(s->v - b->v))
+	CNT(cmds, cmds);
+	CNT(cmd_errors, cmds_failed);
+	CNT(async_events, events);
+	CNT(async_events_lost, events_lost);
+	CNT(comp_events, comp_events);
+	CNT(comp_events_lost, comp_events_lost);
+	CNT(doorbells, db_kicks);
+	CNT(send_wqes, wqes);
+	CNT(tx_packets, pkts);
+	CNT(tx_bytes, pkt_bytes);
+	CNT(rx_packets, rx_pkts);
+	CNT(rx_bytes, rx_bytes);
+	CNT(dropped_packets, pkts_dropped);
+	CNT(cqes, cqes);
+	CNT(cqe_errors, cqe_errors);
+	CNT(naks_sent, naks);
+	CNT(rnr_naks_sent, rnr_naks);
+	CNT(retransmits, retries);
+	CNT(cq_overruns, cq_overruns);
+	CNT(dma_faults, bad_addr);
+#undef CNT
 	return ORCA_STATUS_OK;
 }
 
@@ -538,6 +591,8 @@ const struct cmd_desc orca_cmd_table[256] = {
 	[ORCA_CMD_QUERY_PKEY_TABLE] = { sizeof(struct orca_query_table_in),
 					ORCA_MBOX_SIZE, false,
 					cmd_query_pkey_table },
+	[ORCA_CMD_QUERY_COUNTERS] = { 0, sizeof(struct orca_query_counters_out),
+				      false, cmd_query_counters },
 	[ORCA_CMD_ALLOC_PD] = { 0, sizeof(struct orca_pd_handle), true,
 				cmd_alloc_pd },
 	[ORCA_CMD_DEALLOC_PD] = { sizeof(struct orca_pd_handle), 0, true,

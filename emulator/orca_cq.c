@@ -89,6 +89,7 @@ static void ceq_post(struct orca_dev *dev, uint32_t cqn)
 	    !ring_ok(dev, dev->ceq_base, dev->ceq_log_depth) ||
 	    dev->ceq_pi - ci >= depth) {
 		dev->ceq_overflows++;
+		dev->stats.comp_events_lost++;
 		REG_WR32(dev, ceq_overflows, dev->ceq_overflows);
 		orca_log("completion EQ full or unusable: event for CQ %u dropped (ceq_overflows %u)",
 			 cqn, dev->ceq_overflows);

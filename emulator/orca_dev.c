@@ -29,6 +29,7 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_QUERY_PORT:	return "QUERY_PORT";
 	case ORCA_CMD_QUERY_GID_TABLE:	return "QUERY_GID_TABLE";
 	case ORCA_CMD_QUERY_PKEY_TABLE:	return "QUERY_PKEY_TABLE";
+	case ORCA_CMD_QUERY_COUNTERS:	return "QUERY_COUNTERS";
 	case ORCA_CMD_ALLOC_PD:		return "ALLOC_PD";
 	case ORCA_CMD_DEALLOC_PD:	return "DEALLOC_PD";
 	case ORCA_CMD_CREATE_CQ:	return "CREATE_CQ";
@@ -242,6 +243,7 @@ void post_async(struct orca_dev *dev, const struct orca_eqe *eqe)
 		dev->irq_pending |= dev->irq_enabled;
 	} else if (ret == -EAGAIN || ret == -ENODEV) {
 		dev->eq_overflows++;
+		dev->stats.events_lost++;
 		REG_WR32(dev, eq_overflows, dev->eq_overflows);
 		orca_log("EQ full: async event type %u dropped (eq_overflows %u)",
 			 eqe->type, dev->eq_overflows);
@@ -296,6 +298,52 @@ uint32_t mirror_write(struct orca_dev *dev, uint32_t qpn,
 	return seq;
 }
 
+/*
+ * Publish what QUERY_PORT would return in every port's mirror entry, as
+ * mirror_write() does for a QP.  Called on every change, before the
+ * event that announces it.
+ */
+void port_mirror_write(struct orca_dev *dev)
+{
+	struct orca_port_mirror *m;
+	uint32_t seq = dev->port_mirror_seq;
+	uint64_t i;
+
+	if (!dev->armed || !dev->port_mirror_base)
+		return;
+	for (i = 0; i < dev->cfg.phys_port_cnt; i++) {
+		m = dma_ptr(dev, dev->port_mirror_base + i * sizeof(*m),
+			    sizeof(*m));
+		if (!m)
+			return;	/* cannot happen: INIT checked the range */
+		__atomic_store_n(&m->seq, htole32(seq + 1), __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		m->port = i + 1;
+		memset(m->reserved, 0, sizeof(m->reserved));
+		port_attr_fill(dev, &m->attr);
+		__atomic_store_n(&m->seq, htole32(seq + 2), __ATOMIC_RELEASE);
+		dev->stats.dma_writes++;
+	}
+	dev->port_mirror_seq = seq + 2;
+	dev->stats.port_mirror_writes++;
+}
+
+/*
+ * A packet dropped for its P_Key (@pkey) or Q_Key: PortInfo's violation
+ * counter, if the device has it, stopping at 0xffff.
+ */
+void port_count_violation(struct orca_dev *dev, bool pkey)
+{
+	uint64_t cap = pkey ? ORCA_DEV_CAP_BAD_PKEY_CNTR :
+			      ORCA_DEV_CAP_BAD_QKEY_CNTR;
+	uint16_t *cntr = pkey ? &dev->bad_pkey_cntr : &dev->qkey_viol_cntr;
+
+	if (!(dev->cfg.dev_caps & cap) || *cntr == 0xffff)
+		return;
+	(*cntr)++;
+	port_mirror_write(dev);
+}
+
 /* ------------------------------------------------------------------ */
 /* Objects                                                            */
 /* ------------------------------------------------------------------ */
@@ -329,6 +377,7 @@ void disarm(struct orca_dev *dev)
 	dev->irq_enabled = false;
 	dev->mirror_base = 0;
 	dev->mirror_entries = 0;
+	dev->port_mirror_base = 0;
 }
 
 struct orca_qp *qp_get(struct orca_dev *dev, uint32_t qpn)
@@ -373,7 +422,9 @@ static void func_reset(struct orca_dev *dev)
 	dev->irq_pending = false;
 	REG_WR32(dev, fatal_syndrome, 0);
 	REG_WR32(dev, health, ORCA_HEALTH_OK);
+	dev->bad_pkey_cntr = dev->qkey_viol_cntr = 0;
 	dev->stats.func_resets++;
+	dev->stats_base = dev->stats;
 	orca_log("function reset: objects destroyed, queues forgotten, no DMA until enabled");
 	REG_WR32(dev, dev_sts, ORCA_DEV_STS_RESET_DONE);
 }
@@ -487,6 +538,7 @@ static void reset_regs(struct orca_dev *dev)
 	r->eq_ci = 0;
 	r->qp_mirror_base = 0;
 	r->qp_mirror_entries = 0;
+	r->port_mirror_base = 0;
 	r->eq_overflows = 0;
 	r->fatal_syndrome = 0;
 	r->dev_ctl = 0;
@@ -515,6 +567,9 @@ void orca_dev_connect(struct orca_dev *dev)
 	memset(dev->mirror_seq, 0,
 	       (dev->cfg.max_qp + ORCA_QPN_BASE) * sizeof(*dev->mirror_seq));
 	memset(&dev->stats, 0, sizeof(dev->stats));
+	memset(&dev->stats_base, 0, sizeof(dev->stats_base));
+	dev->bad_pkey_cntr = dev->qkey_viol_cntr = 0;
+	dev->port_mirror_seq = 0;
 	REG_WR64(dev, generation, REG_RD64(dev, generation) + 1);
 }
 
@@ -600,7 +655,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu comp_events=%llu",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -626,7 +681,13 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->rnr_naks,
 		       (unsigned long long)s->retries,
 		       (unsigned long long)s->cq_overruns,
-		       (unsigned long long)s->comp_events);
+		       (unsigned long long)s->comp_events,
+		       (unsigned long long)s->events_lost,
+		       (unsigned long long)s->comp_events_lost,
+		       (unsigned long long)s->rx_pkts,
+		       (unsigned long long)s->rx_bytes,
+		       (unsigned long long)s->port_mirror_writes,
+		       dev->bad_pkey_cntr, dev->qkey_viol_cntr);
 	for (op = 0; op < 256 && off < len; op++) {
 		if (!s->per_opcode[op])
 			continue;

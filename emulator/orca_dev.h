@@ -180,6 +180,11 @@ struct orca_stats {
 	uint64_t retries;		/* retransmissions (timeout, RNR, seq) */
 	uint64_t cq_overruns;
 	uint64_t comp_events;		/* completion EQEs posted */
+	uint64_t events_lost;		/* async EQEs dropped, EQ full */
+	uint64_t comp_events_lost;	/* completion EQEs dropped */
+	uint64_t rx_pkts;		/* packets the port received */
+	uint64_t rx_bytes;		/* payload bytes in them */
+	uint64_t port_mirror_writes;
 };
 
 /*
@@ -243,6 +248,10 @@ struct orca_dev {
 
 	/* port 1 */
 	uint8_t port_state;	/* ORCA_PORT_* */
+	uint16_t bad_pkey_cntr;	/* PortInfo counters, stop at 0xffff */
+	uint16_t qkey_viol_cntr;
+	uint64_t port_mirror_base;	/* latched at INIT, 0 = none */
+	uint32_t port_mirror_seq;
 
 	/* objects */
 	struct orca_pd *pds;		/* [max_pd + 1], index 0 unused */
@@ -276,6 +285,8 @@ struct orca_dev {
 	uint8_t out_buf[ORCA_MBOX_SIZE];
 
 	struct orca_stats stats;
+	/* stats at the last function reset: QUERY_COUNTERS reports from it */
+	struct orca_stats stats_base;
 };
 
 /*

@@ -102,6 +102,9 @@ void post_qp_event(struct orca_dev *dev, uint32_t qpn, uint8_t event,
 		   uint8_t state, uint32_t seq);
 uint32_t mirror_write(struct orca_dev *dev, uint32_t qpn,
 		      const struct orca_qp_ctx *ctx);
+void port_attr_fill(struct orca_dev *dev, struct orca_port_attr *o);
+void port_mirror_write(struct orca_dev *dev);
+void port_count_violation(struct orca_dev *dev, bool pkey);
 void destroy_all(struct orca_dev *dev);
 void disarm(struct orca_dev *dev);
 struct orca_qp *qp_get(struct orca_dev *dev, uint32_t qpn);

@@ -83,6 +83,7 @@ int orca_dev_hook_port(struct orca_dev *dev, bool up, char *err,
 	if (dev->port_state == state)
 		return 0;	/* no transition, no event */
 	dev->port_state = state;
+	port_mirror_write(dev);
 	orca_log("hook: port 1 %s", up ? "ACTIVE" : "DOWN");
 	memset(&eqe, 0, sizeof(eqe));
 	eqe.type = ORCA_EQE_PORT_EVENT;
@@ -159,6 +160,7 @@ int orca_dev_hook_caps_override(struct orca_dev *dev, const char *field,
 
 	if (!strcmp(field, "clear")) {
 		memset(&dev->lie, 0, sizeof(dev->lie));
+		port_mirror_write(dev);
 		orca_log("hook: capabilities reported as configured again");
 		return 0;
 	}
@@ -166,6 +168,7 @@ int orca_dev_hook_caps_override(struct orca_dev *dev, const char *field,
 		if (strcmp(field, fields[i].name))
 			continue;
 		memcpy((char *)&dev->lie + fields[i].off, &val, sizeof(val));
+		port_mirror_write(dev);
 		orca_log("hook: report %s = %llu (0 = as configured)", field,
 			 (unsigned long long)val);
 		return 0;

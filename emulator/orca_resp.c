@@ -380,8 +380,13 @@ static void rx_ud(struct orca_dev *dev, struct orca_qp *qp,
 	uint32_t pi;
 
 	if ((op != IB_SEND_ONLY && op != IB_SEND_ONLY_IMM) ||
-	    !(p->hdrs & PKT_DETH) || p->qkey != le32toh(qp->ctx.qkey)) {
+	    !(p->hdrs & PKT_DETH)) {
 		dev->stats.pkts_dropped++;
+		return;
+	}
+	if (p->qkey != le32toh(qp->ctx.qkey)) {
+		dev->stats.pkts_dropped++;
+		port_count_violation(dev, false);
 		return;
 	}
 	pi = qp->rq.present ? qp_rq_pi(dev, qp, &ok) : 0;

@@ -116,8 +116,15 @@ static void port_rx(struct orca_dev *dev, struct orca_pkt *p)
 {
 	struct orca_qp *qp = qp_get(dev, p->dqpn);
 
-	if (!qp || !pkey_match(p->pkey, qp_pkey(dev, qp))) {
+	dev->stats.rx_pkts++;
+	dev->stats.rx_bytes += p->paylen;
+	if (!qp) {
 		dev->stats.pkts_dropped++;
+		return;
+	}
+	if (!pkey_match(p->pkey, qp_pkey(dev, qp))) {
+		dev->stats.pkts_dropped++;
+		port_count_violation(dev, true);
 		return;
 	}
 	if (is_response(p->opcode))

@@ -49,6 +49,7 @@ struct fx {
 	struct orca_eqe async[64];
 	unsigned int n_async;
 	uint32_t pdn, cqn;		/* default objects after bring-up */
+	uint64_t port_mirror_base;	/* programmed by fx_program_queues() */
 };
 
 /* ------------------------------------------------------------------ */
@@ -125,6 +126,7 @@ static inline void fx_program_queues(struct fx *f, unsigned int eq_log_depth)
 	f->regs->eq_ci = htole32(f->eq_ci);
 	f->regs->qp_mirror_base = htole64(MIRROR_BASE);
 	f->regs->qp_mirror_entries = htole32(f->cfg.max_qp + ORCA_QPN_BASE);
+	f->regs->port_mirror_base = htole64(f->port_mirror_base);
 	/* the device latches the queue registers at the next doorbell */
 	f->regs->dev_ctl = htole32(ORCA_DEV_CTL_ENABLE);
 }

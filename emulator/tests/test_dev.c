@@ -482,6 +482,7 @@ static void query_caps_defaults(void)
 	CHECK_EQ(le32toh(c.hw_ver), 1);
 	CHECK_EQ(le32toh(c.dev_caps),
 		 ORCA_DEV_CAP_RC | ORCA_DEV_CAP_UC | ORCA_DEV_CAP_UD |
+		 ORCA_DEV_CAP_BAD_PKEY_CNTR | ORCA_DEV_CAP_BAD_QKEY_CNTR |
 		 ORCA_DEV_CAP_SYS_IMAGE_GUID | ORCA_DEV_CAP_RC_RNR_NAK_GEN |
 		 ORCA_DEV_CAP_PORT_ACTIVE_EVENT |
 		 ORCA_DEV_CAP_PCI_WRITE_END_PADDING | ORCA_DEV_CAP_ECE |
@@ -930,7 +931,7 @@ static struct orca_cmdq_entry entry(uint16_t op, uint16_t in_len,
 static void bad_opcode(void)
 {
 	struct fx *f = fx_up();
-	static const uint16_t ops[] = { 0x00, 0x08, 0x12, 0x34, 0x7f, 0xff,
+	static const uint16_t ops[] = { 0x00, 0x09, 0x12, 0x34, 0x7f, 0xff,
 					0x100, 0xffff };
 	unsigned int i;
 

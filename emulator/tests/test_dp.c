@@ -155,6 +155,8 @@ static bool make_qp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
 }
 
 /* RESET -> INIT -> RTR -> RTS, connected to @dest through the port. */
+static uint16_t connect_pkey_index;	/* P_Key index connect_rc() sets */
+
 static bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
 		       uint32_t access, uint8_t mtu)
 {
@@ -182,6 +184,7 @@ static bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
 		in.attr_mask = htole32(steps[i].mask);
 		in.ctx.state = steps[i].state;
 		in.ctx.port = 1;
+		in.ctx.pkey_index = htole16(connect_pkey_index);
 		in.ctx.access_flags = htole32(access);
 		in.ctx.av.port = 1;
 		in.ctx.av.dlid = htole16(f->cfg.lid);
@@ -409,6 +412,7 @@ static void rc_traffic(void)
 	struct ring_qp a, b;
 	struct ring_cq cq;
 	struct orca_cqe c, c2;
+	struct orca_query_counters_out cnt;
 	uint8_t *s = gpa(f, src), *d = gpa(f, dst);
 
 	CHECK_EQ(reg_mr(f, f->pdn, src, 16 * PAGE, ORCA_ACCESS_LOCAL_WRITE,
@@ -444,6 +448,22 @@ static void rc_traffic(void)
 	/* 40 packets of 256 B across the PSN wrap, and their ACK */
 	CHECK_EQ(f->dev.stats.pkts, 41);
 	CHECK_EQ(f->dev.stats.pkt_bytes, n);
+	/* and so says QUERY_COUNTERS */
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_COUNTERS, NULL, 0, &cnt,
+			sizeof(cnt)), 0);
+	CHECK_EQ(f->out_len, sizeof(cnt));
+	CHECK_EQ(le64toh(cnt.tx_packets), 41);
+	CHECK_EQ(le64toh(cnt.tx_bytes), n);
+	CHECK_EQ(le64toh(cnt.rx_packets), 41);
+	CHECK_EQ(le64toh(cnt.rx_bytes), n);
+	CHECK_EQ(le64toh(cnt.dropped_packets), 0);
+	CHECK_EQ(le64toh(cnt.send_wqes), 1);
+	CHECK_EQ(le64toh(cnt.doorbells), 1);	/* post_recv rings none */
+	CHECK_EQ(le64toh(cnt.cqes), 2);
+	CHECK_EQ(le64toh(cnt.cqe_errors), 0);
+	CHECK_EQ(le64toh(cnt.retransmits), 0);
+	CHECK_EQ(le64toh(cnt.cmds), f->dev.stats.cmds);
+	CHECK_EQ(le64toh(cnt.cmd_errors), 0);
 
 	memset(d, 0, n);
 	post_send(f, &a, ORCA_WR_RDMA_WRITE, src, 3000, slk, iova(dst) + 5,
@@ -650,6 +670,173 @@ static void cq_resize(void)
 	fx_free(f);
 }
 
+#define PORT_MIRROR_BASE	0x2ff000ULL	/* below the heap */
+
+static struct orca_port_mirror *port_mirror(struct fx *f)
+{
+	return gpa(f, PORT_MIRROR_BASE);
+}
+
+static struct fx *port_up(const char *const *sets)
+{
+	struct fx *f = fx_new_cfg(sets);
+
+	heap_next = HEAP_BASE;
+	f->port_mirror_base = PORT_MIRROR_BASE;
+	fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
+	return f;
+}
+
+/* The mirror says what QUERY_PORT says. */
+static bool mirror_is_query_port(struct fx *f)
+{
+	struct orca_query_port_in in = { .port = 1 };
+	struct orca_port_mirror *m = port_mirror(f);
+	struct orca_port_attr p;
+
+	if (fx_cmd(f, ORCA_CMD_QUERY_PORT, &in, sizeof(in), &p, sizeof(p)))
+		return false;
+	return !(le32toh(m->seq) & 1) && m->port == 1 &&
+	       !memcmp(&m->attr, &p, sizeof(p));
+}
+
+/*
+ * The port mirror: written at INIT, rewritten before a port event, on a
+ * table size change and on a violation counter change; not after RESET.
+ */
+static void port_mirror_updates(void)
+{
+	static const char *const sets[] = { "pkey_table=0x8001,0x7fff",
+					    "pkey_tbl_len=2", NULL };
+	struct fx *f = port_up(sets);
+	struct orca_port_mirror *m = port_mirror(f);
+	struct orca_init_in init = {};
+	struct ring_qp a, b;
+	uint32_t seq, lk;
+	uint64_t buf;
+
+	seq = le32toh(m->seq);
+	CHECK(seq && !(seq & 1));
+	CHECK_EQ(m->attr.state, ORCA_PORT_ACTIVE);
+	CHECK(mirror_is_query_port(f));
+	CHECK_EQ(f->dev.stats.per_opcode[ORCA_CMD_QUERY_PORT], 1);
+
+	/* port down: the mirror has it when the event is read */
+	CHECK_EQ(orca_dev_hook_port(&f->dev, false, NULL, 0), 0);
+	CHECK_EQ(le32toh(m->seq), seq + 2);
+	CHECK_EQ(m->attr.state, ORCA_PORT_DOWN);
+	CHECK_EQ(m->attr.phys_state, 2);
+	CHECK(mirror_is_query_port(f));
+	CHECK_EQ(orca_dev_hook_port(&f->dev, true, NULL, 0), 0);
+	CHECK_EQ(m->attr.state, ORCA_PORT_ACTIVE);
+	CHECK_EQ(le32toh(m->seq), seq + 4);
+	CHECK(mirror_is_query_port(f));
+	CHECK(f->n_async == 2 && f->async[0].type == ORCA_EQE_PORT_EVENT &&
+	      f->async[1].port.event == ORCA_PORT_EV_ACTIVE);
+
+	/* a table size the device reports differently */
+	CHECK_EQ(orca_dev_hook_caps_override(&f->dev, "gid_tbl_len", 3,
+					     NULL, 0), 0);
+	CHECK_EQ(le16toh(m->attr.gid_tbl_len), 3);
+	CHECK(mirror_is_query_port(f));
+
+	/* a packet in another partition: P_Key violation, counted */
+	buf = heap_alloc(PAGE);
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, &lk), 0);
+	CHECK(make_qp(f, &a, f->cqn) && make_qp(f, &b, f->cqn));
+	connect_pkey_index = 0;		/* 0x8001 */
+	CHECK(connect_rc(f, &a, b.qpn, 0, 1));
+	connect_pkey_index = 1;		/* 0x7fff */
+	CHECK(connect_rc(f, &b, a.qpn, 0, 1));
+	connect_pkey_index = 0;
+	seq = le32toh(m->seq);
+	post_send(f, &a, ORCA_WR_SEND, buf, 8, lk, 0, 0);
+	CHECK_EQ(le32toh(m->attr.bad_pkey_cntr), 1);
+	CHECK_EQ(le32toh(m->seq), seq + 2);
+	CHECK_EQ(f->dev.stats.rx_pkts, 1);
+	CHECK(mirror_is_query_port(f));
+
+	/* after RESET the device no longer writes it; INIT again does */
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_RESET, NULL, 0, NULL, 0), 0);
+	seq = le32toh(m->seq);
+	CHECK_EQ(orca_dev_hook_port(&f->dev, false, NULL, 0), 0);
+	CHECK_EQ(le32toh(m->seq), seq);
+	CHECK_EQ(m->attr.state, ORCA_PORT_ACTIVE);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_INIT, &init, sizeof(init), NULL, 0), 0);
+	CHECK_EQ(le32toh(m->seq), seq + 2);
+	CHECK_EQ(m->attr.state, ORCA_PORT_DOWN);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
+/* A port mirror outside host memory or misaligned: INIT refuses it. */
+static void port_mirror_bad_address(void)
+{
+	static const uint64_t bad[] = { PORT_MIRROR_BASE + 8,
+					RAM_SIZE - 32, RAM_SIZE + 4096 };
+	struct orca_init_in init = {};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct fx *f = fx_new_cfg(NULL);
+
+		fx_program_queues(f, ORCA_EQ_LOG_DEPTH);
+		f->regs->port_mirror_base = htole64(bad[i]);
+		CHECK_EQ(fx_cmd(f, ORCA_CMD_RESET, NULL, 0, NULL, 0), 0);
+		EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_INIT, &init, sizeof(init),
+				      NULL, 0),
+			    ORCA_STATUS_DMA_FAULT, ORCA_SYND_QUEUE_ADDR);
+		CHECK(canaries_ok(f));
+		fx_free(f);
+	}
+}
+
+/*
+ * Violation counters: only with the capability, stopping at 0xffff;
+ * QUERY_COUNTERS starts again from 0 at a function reset.
+ */
+static void port_counters(void)
+{
+	static const char *const sets[] = { "pkey_table=0x8001,0x7fff",
+					    "pkey_tbl_len=2",
+					    "dev_caps=0x0ce7", NULL };
+	struct orca_query_counters_out cnt;
+	struct fx *f = port_up(sets);
+	struct orca_port_mirror *m = port_mirror(f);
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		port_count_violation(&f->dev, true);
+	CHECK_EQ(le32toh(m->attr.bad_pkey_cntr), 0);
+	fx_free(f);
+
+	f = port_up(NULL);
+	m = port_mirror(f);
+	f->dev.qkey_viol_cntr = 0xfffe;
+	port_count_violation(&f->dev, false);
+	CHECK_EQ(le32toh(m->attr.qkey_viol_cntr), 0xffff);
+	port_count_violation(&f->dev, false);
+	CHECK_EQ(le32toh(m->attr.qkey_viol_cntr), 0xffff);
+	CHECK(mirror_is_query_port(f));
+
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_COUNTERS, NULL, 0, &cnt,
+			sizeof(cnt)), 0);
+	CHECK(le64toh(cnt.cmds) >= 4);
+	/* a function reset clears the counters and the port counters */
+	f->regs->dev_ctl = htole32(ORCA_DEV_CTL_RESET);
+	orca_dev_tick(&f->dev);
+	CHECK(le32toh(f->regs->dev_sts) & ORCA_DEV_STS_RESET_DONE);
+	f->port_mirror_base = PORT_MIRROR_BASE;
+	fx_bringup_flags(f, 0);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_COUNTERS, NULL, 0, &cnt,
+			sizeof(cnt)), 0);
+	/* RESET QUERY_CAPS INIT ALLOC_PD CREATE_CQ QUERY_COUNTERS */
+	CHECK_EQ(le64toh(cnt.cmds), 6);
+	CHECK_EQ(le32toh(m->attr.qkey_viol_cntr), 0);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -660,5 +847,8 @@ int main(int argc, char **argv)
 	RUN(bad_sq_pi);
 	RUN(cq_events);
 	RUN(cq_resize);
+	RUN(port_mirror_updates);
+	RUN(port_mirror_bad_address);
+	RUN(port_counters);
 	return tap_done();
 }

@@ -138,9 +138,9 @@ END {
     printf "(rxe fw cmds/call: - ; fw path row: orca0 with query_qp_fw=1, against rxe0 query_qp batches interleaved with those)\n"
 
     printf "\ntargets:\n"
-    t["query_qp"] = 1.10; t["query_device_ex"] = 1.05
-    split("query_qp query_device_ex", T, " ")
-    for (i = 1; i <= 2; i++) {
+    t["query_qp"] = 1.10; t["query_device_ex"] = 1.05; t["query_port"] = 1.10
+    split("query_qp query_device_ex query_port", T, " ")
+    for (i = 1; i <= 3; i++) {
         v = T[i]
         if ((v SUBSEP orca) in med && (v SUBSEP rxe) in med) {
             r = med[v, orca] / med[v, rxe]
@@ -154,6 +154,9 @@ END {
             printf "  %-42s %-8s %s\n", label[v] " 0 syscalls", sprintf("%.2f", sc[v, orca]), (sc[v, orca] == 0 ? "MET" : "MISSED")
         else printf "  %-42s %-8s %s\n", label[v] " 0 syscalls", "?", "NOT MEASURED"
     }
+    if ("query_port" in fw)
+        printf "  %-42s %-8s %s\n", "ibv_query_port 0 fw cmds/call", sprintf("%.3f", fw["query_port"]), (fw["query_port"] == 0 ? "MET" : "MISSED")
+    else printf "  %-42s %-8s %s\n", "ibv_query_port 0 fw cmds/call", "?", "NOT MEASURED"
 
     printf "\ndetails: probe rc | median [min..max] ns/call | calls x batches | syscalls per call | strace -T mean us/syscall | fw ops per call\n"
     for (i = 1; i <= nv; i++) {

@@ -156,6 +156,8 @@ static void defaults(struct expect *e)
 	e->page_size_cap = 0xfffff000ULL;
 	e->max_mr_size = 1ULL << 40;
 	e->dev_caps = EXPECT_DEV_CAP_RC | EXPECT_DEV_CAP_UC | EXPECT_DEV_CAP_UD |
+		      EXPECT_DEV_CAP_BAD_PKEY_CNTR |
+		      EXPECT_DEV_CAP_BAD_QKEY_CNTR |
 		      EXPECT_DEV_CAP_SYS_IMAGE_GUID |
 		      EXPECT_DEV_CAP_RC_RNR_NAK_GEN |
 		      EXPECT_DEV_CAP_PORT_ACTIVE_EVENT |

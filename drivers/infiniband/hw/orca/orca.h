@@ -32,6 +32,10 @@ struct orca_dev {
 	struct orca_qp_mirror *mirror;
 	dma_addr_t mirror_dma;
 	u32 mirror_entries;
+	struct orca_port_mirror *port_mirror;	/* [phys_port_cnt] */
+	dma_addr_t port_mirror_dma;
+	/* QUERY_COUNTERS' last answer, kept when the device cannot answer */
+	struct orca_query_counters_out counters;
 
 	/* port 1's GID and P_Key tables, read once at probe */
 	union ib_gid *gids;
@@ -53,6 +57,7 @@ struct orca_dev {
 
 	struct dentry *debugfs;
 	bool query_qp_fw;		/* debugfs: query_qp by QUERY_QP */
+	bool query_port_fw;		/* debugfs: query_port by QUERY_PORT */
 };
 
 struct orca_ucontext {
@@ -203,6 +208,8 @@ int orca_respond(struct ib_udata *udata, void *resp, size_t len);
 void orca_forget(struct orca_dev *dev, struct xarray *xa, u32 index);
 bool orca_read_mirror(struct orca_dev *dev, u32 qpn, struct orca_qp_ctx *ctx);
 int orca_read_port_tables(struct orca_dev *dev);
+int orca_port_attr_get(struct orca_dev *dev, u32 port,
+		       struct orca_port_attr *pa);
 void orca_free_port_tables(struct orca_dev *dev);
 struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port_num);

@@ -249,6 +249,44 @@ void orca_port_to_ib_attr(const struct orca_port_attr *port,
 	attr->active_speed = port->active_speed;
 }
 
+/**
+ * orca_port_mirror_read - consistent copy of a port mirror entry
+ * @m: the entry, in memory the device writes
+ * @port: the port it must describe (1-based)
+ * @attr: the attributes, on success
+ *
+ * Copies the entry between two equal, even readings of its sequence
+ * number, as for the QP mirror.  An entry that is being written for too
+ * long, was never written (seq 0) or names another port is not used.
+ *
+ * Return: true if @attr holds the device's current attributes.
+ */
+bool orca_port_mirror_read(const struct orca_port_mirror *m, u8 port,
+			   struct orca_port_attr *attr)
+{
+	struct orca_port_mirror snap;
+	unsigned int tries;
+	u32 seq;
+
+	for (tries = 0; tries < 100; tries++) {
+		seq = le32_to_cpu(READ_ONCE(m->seq));
+		if (seq & 1) {
+			cpu_relax();
+			continue;
+		}
+		dma_rmb();
+		memcpy(&snap, m, sizeof(snap));
+		dma_rmb();
+		if (le32_to_cpu(READ_ONCE(m->seq)) != seq)
+			continue;
+		if (!seq || snap.port != port)
+			return false;
+		*attr = snap.attr;
+		return true;
+	}
+	return false;
+}
+
 enum ib_qp_state orca_qps_to_ib(u8 state)
 {
 	static const enum ib_qp_state map[] = {

@@ -19,6 +19,8 @@ void orca_caps_to_ib_attr(const struct orca_caps *caps,
 			  struct ib_device_attr *attr);
 void orca_port_to_ib_attr(const struct orca_port_attr *port,
 			  struct ib_port_attr *attr);
+bool orca_port_mirror_read(const struct orca_port_mirror *m, u8 port,
+			   struct orca_port_attr *attr);
 u32 orca_caps_to_uapi_device_caps(const struct orca_caps *caps);
 u32 orca_caps_to_uapi_dio(const struct orca_caps *caps);
 

@@ -322,6 +322,34 @@ static void port_every_field(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.active_speed, IB_SPEED_EDR);
 }
 
+/* The port mirror is used only when seq says the entry is whole. */
+static void port_mirror_entry(struct kunit *test)
+{
+	struct orca_port_mirror m = {
+		.seq = cpu_to_le32(4),
+		.port = 1,
+		.attr = {
+			.state = ORCA_PORT_DOWN,
+			.lid = cpu_to_le16(0x17),
+			.qkey_viol_cntr = cpu_to_le32(3),
+		},
+	};
+	struct orca_port_attr a;
+
+	memset(&a, 0xa5, sizeof(a));
+	KUNIT_ASSERT_TRUE(test, orca_port_mirror_read(&m, 1, &a));
+	KUNIT_EXPECT_EQ(test, memcmp(&a, &m.attr, sizeof(a)), 0);
+
+	/* the entry of another port */
+	KUNIT_EXPECT_FALSE(test, orca_port_mirror_read(&m, 2, &a));
+	/* never written */
+	m.seq = 0;
+	KUNIT_EXPECT_FALSE(test, orca_port_mirror_read(&m, 1, &a));
+	/* being written, and nobody finishes */
+	m.seq = cpu_to_le32(5);
+	KUNIT_EXPECT_FALSE(test, orca_port_mirror_read(&m, 1, &a));
+}
+
 static void port_bad_values(struct kunit *test)
 {
 	struct orca_port_attr p = { .state = 0x33, .max_mtu = 9,
@@ -772,6 +800,7 @@ static struct kunit_case orca_attr_cases[] = {
 	KUNIT_CASE(caps_data_in_order),
 	KUNIT_CASE(port_every_field),
 	KUNIT_CASE(port_bad_values),
+	KUNIT_CASE(port_mirror_entry),
 	KUNIT_CASE(qp_state_round_trip),
 	KUNIT_CASE(qp_type),
 	KUNIT_CASE(modify_rc_rtr_encoding),

@@ -25,6 +25,13 @@ int orca_cmd_query_port(struct orca_com *com, u8 port,
 			     sizeof(*attr));
 }
 
+int orca_cmd_query_counters(struct orca_com *com,
+			    struct orca_query_counters_out *out)
+{
+	return orca_com_exec(com, ORCA_CMD_QUERY_COUNTERS, NULL, 0, out,
+			     sizeof(*out));
+}
+
 /*
  * Entries start .. start + n - 1 of the port's GID table, ORCA_GID_LEN
  * bytes each in network order.

@@ -9,6 +9,8 @@ int orca_cmd_init(struct orca_com *com, u32 flags);
 int orca_cmd_query_caps(struct orca_com *com, struct orca_caps *caps);
 int orca_cmd_query_port(struct orca_com *com, u8 port,
 			struct orca_port_attr *attr);
+int orca_cmd_query_counters(struct orca_com *com,
+			    struct orca_query_counters_out *out);
 int orca_cmd_query_gid_table(struct orca_com *com, u8 port, u32 start,
 			     unsigned int n, u8 *gids);
 int orca_cmd_query_pkey_table(struct orca_com *com, u8 port, u32 start,

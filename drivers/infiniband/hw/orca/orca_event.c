@@ -181,7 +181,7 @@ void orca_resync_work(struct work_struct *work)
 	struct orca_qp *qp;
 	bool active;
 
-	if (orca_cmd_query_port(&dev->com, 1, &pa))
+	if (orca_port_attr_get(dev, 1, &pa))
 		return;
 	active = pa.state == ORCA_PORT_ACTIVE;
 

@@ -93,7 +93,8 @@ struct orca_regs {
 	__le32 ceq_pi;			/* 0x0a4 fw */
 	__le32 ceq_ci;			/* 0x0a8 drv */
 	__le32 ceq_overflows;		/* 0x0ac fw: completion events dropped */
-	__u8 reserved[0x1000 - 0xb0];
+	__le64 port_mirror_base;	/* 0x0b0 drv: DMA address of the port mirror, 0 = none */
+	__u8 reserved[0x1000 - 0xb8];
 };
 
 /*
@@ -178,6 +179,7 @@ enum orca_cmd_opcode {
 	ORCA_CMD_QUERY_PORT		= 0x05,
 	ORCA_CMD_QUERY_GID_TABLE	= 0x06,
 	ORCA_CMD_QUERY_PKEY_TABLE	= 0x07,
+	ORCA_CMD_QUERY_COUNTERS		= 0x08,
 	ORCA_CMD_ALLOC_PD		= 0x10,
 	ORCA_CMD_DEALLOC_PD		= 0x11,
 	ORCA_CMD_CREATE_CQ		= 0x20,
@@ -359,12 +361,35 @@ struct orca_qp_mirror {
 #include "orca_hw_cmd.h"
 
 /* ------------------------------------------------------------------ */
+/* Port mirror                                                        */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What QUERY_PORT returns, kept by the device in host memory so that
+ * query_port costs no command: one entry per port (port_mirror_base,
+ * 64-byte aligned, entry i for port i + 1; 0 = no mirror), latched by
+ * INIT like the QP mirror.  INIT writes every entry; the device rewrites
+ * an entry on every change of what QUERY_PORT would return (port state,
+ * the P_Key and Q_Key violation counters, table sizes) and, for a state
+ * change, before it posts the port event, so a query made on the event
+ * sees the new state.  seq works as in the QP mirror: odd while the
+ * device writes, 0 until the first write.
+ */
+struct orca_port_mirror {
+	__le32 seq;
+	__u8 port;			/* 1-based */
+	__u8 reserved[3];
+	struct orca_port_attr attr;
+};
+
+/* ------------------------------------------------------------------ */
 /* Layout checks (C11; both the kernel and the emulator build these)  */
 /* ------------------------------------------------------------------ */
 static_assert(sizeof(struct orca_regs) == 0x1000, "orca_regs");
 static_assert(sizeof(struct orca_cmdq_entry) == 64, "orca_cmdq_entry");
 static_assert(sizeof(struct orca_eqe) == 64, "orca_eqe");
 static_assert(sizeof(struct orca_qp_mirror) == 16, "orca_qp_mirror");
+static_assert(sizeof(struct orca_port_mirror) == 64, "orca_port_mirror");
 static_assert(sizeof(struct orca_send_wqe) == 64, "orca_send_wqe");
 static_assert(sizeof(struct orca_recv_wqe) == 16, "orca_recv_wqe");
 static_assert(sizeof(struct orca_sge) == 16, "orca_sge");

@@ -18,7 +18,10 @@
  * running from the addresses latched at ORCA_DEV_CTL_ENABLE.
  */
 
-/* INIT input: latch qp_mirror_* from the register block, arm events. */
+/*
+ * INIT input: latch qp_mirror_* and port_mirror_base from the register
+ * block, write the port mirror, arm events.
+ */
 #define ORCA_INIT_F_EQ_IRQ		BIT(0)	/* raise MSI-X on EQ writes */
 
 struct orca_init_in {
@@ -166,14 +169,22 @@ enum orca_link_layer {
 	ORCA_LINK_LAYER_IB		= 1,
 };
 
-/* MTU encoding as in IBTA: 1 = 256 ... 5 = 4096 */
+/*
+ * MTU encoding as in IBTA: 1 = 256 ... 5 = 4096.  bad_pkey_cntr and
+ * qkey_viol_cntr are PortInfo's P_Key and Q_Key violation counters:
+ * packets the port dropped for a P_Key that does not match the
+ * destination QP's partition, and UD packets dropped for a Q_Key that is
+ * not the destination QP's.  16 bits, stopping at 0xffff (IBTA 14.2.5.6),
+ * cleared by a function reset; counted only when the device reports
+ * ORCA_DEV_CAP_BAD_PKEY_CNTR / ORCA_DEV_CAP_BAD_QKEY_CNTR.
+ */
 struct orca_port_attr {
 	__le64 subnet_prefix;		/* 0x00 */
 	__le64 port_guid;		/* 0x08 */
 	__le32 port_cap_flags;		/* 0x10 IBTA PortInfo:CapabilityMask */
 	__le32 max_msg_sz;		/* 0x14 */
-	__le32 bad_pkey_cntr;		/* 0x18 */
-	__le32 qkey_viol_cntr;		/* 0x1c */
+	__le32 bad_pkey_cntr;		/* 0x18 see below */
+	__le32 qkey_viol_cntr;		/* 0x1c see below */
 	__le16 lid;			/* 0x20 */
 	__le16 sm_lid;			/* 0x22 */
 	__le16 gid_tbl_len;		/* 0x24 */
@@ -203,6 +214,34 @@ struct orca_query_table_in {
 	__u8 port;			/* 1-based */
 	__u8 reserved[3];
 	__le32 start;
+};
+
+/*
+ * QUERY_COUNTERS: no input; output (mailbox) the device's counters,
+ * counted from the last function reset (ORCA_DEV_CTL_RESET) on.  cmds
+ * includes the QUERY_COUNTERS that reads them.
+ */
+struct orca_query_counters_out {
+	__le64 cmds;			/* commands taken from the queue */
+	__le64 cmd_errors;		/* of which completed with an error */
+	__le64 async_events;		/* EQEs other than CMD_DONE, EQ 0 */
+	__le64 async_events_lost;	/* not posted: EQ 0 full */
+	__le64 comp_events;		/* completion EQEs */
+	__le64 comp_events_lost;	/* not posted: completion EQ full */
+	__le64 doorbells;		/* ORCA_FW_VEC_DB doorbells */
+	__le64 send_wqes;		/* send WQEs taken */
+	__le64 tx_packets;		/* packets the port sent */
+	__le64 tx_bytes;		/* their payload bytes */
+	__le64 rx_packets;		/* packets the port received */
+	__le64 rx_bytes;		/* their payload bytes */
+	__le64 dropped_packets;		/* no route, QP, state, P_Key or Q_Key */
+	__le64 cqes;			/* CQEs written */
+	__le64 cqe_errors;		/* of which with an error status */
+	__le64 naks_sent;		/* NAKs other than RNR NAKs */
+	__le64 rnr_naks_sent;
+	__le64 retransmits;		/* timeout, RNR and sequence retries */
+	__le64 cq_overruns;		/* CQEs that found the CQ full */
+	__le64 dma_faults;		/* host addresses refused */
 };
 
 #define ORCA_GID_LEN			16
@@ -512,6 +551,8 @@ struct orca_qp_handle {
 /* Layout checks (C11; both the kernel and the emulator build these) */
 static_assert(sizeof(struct orca_caps) == 0x160, "orca_caps");
 static_assert(sizeof(struct orca_port_attr) == 0x38, "orca_port_attr");
+static_assert(sizeof(struct orca_query_counters_out) == 0xa0,
+	      "orca_query_counters_out");
 static_assert(sizeof(struct orca_av) == 0x20, "orca_av");
 static_assert(sizeof(struct orca_qp_ctx) == 0x100, "orca_qp_ctx");
 static_assert(sizeof(struct orca_create_qp_in) == 0x48, "orca_create_qp_in");

@@ -194,6 +194,11 @@ static int orca_check_device(struct orca_dev *dev)
 	return orca_wait_heartbeat(dev);
 }
 
+static size_t orca_port_mirror_size(struct orca_dev *dev)
+{
+	return dev->caps.phys_port_cnt * sizeof(*dev->port_mirror);
+}
+
 static int orca_alloc_mirror(struct orca_dev *dev)
 {
 	/* orca_caps_check() bounded max_qp: this fits one allocation */
@@ -208,6 +213,16 @@ static int orca_alloc_mirror(struct orca_dev *dev)
 		     dev->regs + ORCA_REGS_OFF(qp_mirror_base));
 	writel(dev->mirror_entries,
 	       dev->regs + ORCA_REGS_OFF(qp_mirror_entries));
+
+	/* the port mirror: query_port without a command */
+	dev->port_mirror = dma_alloc_coherent(&dev->pdev->dev,
+					      orca_port_mirror_size(dev),
+					      &dev->port_mirror_dma,
+					      GFP_KERNEL);
+	if (!dev->port_mirror)
+		return -ENOMEM;
+	lo_hi_writeq(dev->port_mirror_dma,
+		     dev->regs + ORCA_REGS_OFF(port_mirror_base));
 	return 0;
 }
 
@@ -277,7 +292,7 @@ static void orca_stop(struct orca_dev *dev)
 	orca_ceq_free(dev, quiesced);
 	if (!quiesced) {
 		if (dev->mirror)
-			dev_warn(&pdev->dev, "leaking the QP mirror too\n");
+			dev_warn(&pdev->dev, "leaking the QP and port mirrors too\n");
 		orca_com_leak_dma(&dev->com);
 		return;
 	}
@@ -285,6 +300,9 @@ static void orca_stop(struct orca_dev *dev)
 		dma_free_coherent(&pdev->dev,
 				  dev->mirror_entries * sizeof(*dev->mirror),
 				  dev->mirror, dev->mirror_dma);
+	if (dev->port_mirror)
+		dma_free_coherent(&pdev->dev, orca_port_mirror_size(dev),
+				  dev->port_mirror, dev->port_mirror_dma);
 	orca_com_destroy(&dev->com);
 }
 
@@ -342,6 +360,9 @@ static void orca_debugfs_add(struct orca_dev *dev)
 	/* test and debug only: query_qp from QUERY_QP, not the mirror */
 	debugfs_create_bool("query_qp_fw", 0600, dev->debugfs,
 			    &dev->query_qp_fw);
+	/* test and debug only: query_port from QUERY_PORT, not the mirror */
+	debugfs_create_bool("query_port_fw", 0600, dev->debugfs,
+			    &dev->query_port_fw);
 }
 
 static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)

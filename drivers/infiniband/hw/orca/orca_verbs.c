@@ -81,6 +81,21 @@ int orca_query_device(struct ib_device *ibdev, struct ib_device_attr *attr,
 			    sizeof(dev->query_device_resp));
 }
 
+/*
+ * A port's attributes from the port mirror, which the device updates on
+ * every change before announcing it; by QUERY_PORT when there is no
+ * usable entry (or debugfs query_port_fw asks for the command).
+ */
+int orca_port_attr_get(struct orca_dev *dev, u32 port,
+		       struct orca_port_attr *pa)
+{
+	if (!READ_ONCE(dev->query_port_fw) && dev->port_mirror &&
+	    port >= 1 && port <= dev->caps.phys_port_cnt &&
+	    orca_port_mirror_read(&dev->port_mirror[port - 1], port, pa))
+		return orca_com_is_dead(&dev->com) ? -EIO : 0;
+	return orca_cmd_query_port(&dev->com, port, pa);
+}
+
 int orca_query_port(struct ib_device *ibdev, u32 port,
 		    struct ib_port_attr *attr)
 {
@@ -88,7 +103,7 @@ int orca_query_port(struct ib_device *ibdev, u32 port,
 	struct orca_port_attr pa;
 	int err;
 
-	err = orca_cmd_query_port(&dev->com, port, &pa);
+	err = orca_port_attr_get(dev, port, &pa);
 	if (err)
 		return err;
 	orca_port_to_ib_attr(&pa, attr);
@@ -273,7 +288,18 @@ void orca_forget(struct orca_dev *dev, struct xarray *xa, u32 index)
 	spin_unlock_irqrestore(&dev->com.eq_lock, flags);
 }
 
-/* Transport counters, as port 1's hw_counters (rdma statistic). */
+/*
+ * Port 1's hw_counters (rdma statistic): first the driver's transport
+ * counters, then the device's own (QUERY_COUNTERS), each named for the
+ * field of struct orca_query_counters_out it shows.
+ */
+#define ORCA_DEV_STAT(_field)						\
+	[ORCA_STAT_NUM + offsetof(struct orca_query_counters_out, _field) / \
+	 sizeof(__le64)].name = "dev_" #_field
+
+#define ORCA_DEV_STAT_NUM \
+	(sizeof(struct orca_query_counters_out) / sizeof(__le64))
+
 static const struct rdma_stat_desc orca_port_stat_descs[] = {
 	[ORCA_STAT_CMDS].name = "fw_cmds",
 	[ORCA_STAT_CMD_ERRORS].name = "fw_cmd_errors",
@@ -282,9 +308,30 @@ static const struct rdma_stat_desc orca_port_stat_descs[] = {
 	[ORCA_STAT_STALE_COMPLETIONS].name = "fw_stale_completions",
 	[ORCA_STAT_ASYNC_EVENTS].name = "async_events",
 	[ORCA_STAT_LOST_EVENTS].name = "async_events_lost",
+	ORCA_DEV_STAT(cmds),
+	ORCA_DEV_STAT(cmd_errors),
+	ORCA_DEV_STAT(async_events),
+	ORCA_DEV_STAT(async_events_lost),
+	ORCA_DEV_STAT(comp_events),
+	ORCA_DEV_STAT(comp_events_lost),
+	ORCA_DEV_STAT(doorbells),
+	ORCA_DEV_STAT(send_wqes),
+	ORCA_DEV_STAT(tx_packets),
+	ORCA_DEV_STAT(tx_bytes),
+	ORCA_DEV_STAT(rx_packets),
+	ORCA_DEV_STAT(rx_bytes),
+	ORCA_DEV_STAT(dropped_packets),
+	ORCA_DEV_STAT(cqes),
+	ORCA_DEV_STAT(cqe_errors),
+	ORCA_DEV_STAT(naks_sent),
+	ORCA_DEV_STAT(rnr_naks_sent),
+	ORCA_DEV_STAT(retransmits),
+	ORCA_DEV_STAT(cq_overruns),
+	ORCA_DEV_STAT(dma_faults),
 };
 
-static_assert(ARRAY_SIZE(orca_port_stat_descs) == ORCA_STAT_NUM);
+static_assert(ARRAY_SIZE(orca_port_stat_descs) ==
+	      ORCA_STAT_NUM + ORCA_DEV_STAT_NUM);
 
 struct rdma_hw_stats *orca_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port_num)
@@ -298,9 +345,18 @@ int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		      u32 port, int index)
 {
 	struct orca_dev *dev = to_odev(ibdev);
-	int i;
+	struct orca_query_counters_out out;
+	const __le64 *dev_stat;
+	unsigned int i;
 
 	for (i = 0; i < ORCA_STAT_NUM; i++)
 		stats->value[i] = orca_com_stat(&dev->com, i);
-	return ORCA_STAT_NUM;
+
+	/* a device that cannot answer shows what it said last */
+	if (!orca_cmd_query_counters(&dev->com, &out))
+		dev->counters = out;
+	dev_stat = (const __le64 *)&dev->counters;
+	for (i = 0; i < ORCA_DEV_STAT_NUM; i++)
+		stats->value[ORCA_STAT_NUM + i] = le64_to_cpu(dev_stat[i]);
+	return ORCA_STAT_NUM + ORCA_DEV_STAT_NUM;
 }
