@@ -52,7 +52,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
-	vm-default vm-config vm-emu-kill vm-faults vm-bigmem vm-data run check bench kunit clean help \
+	vm-default vm-config vm-emu-kill vm-faults vm-bigmem vm-data vm-packages deb run check bench kunit clean help \
 	kmod-tree vm-features-off upstream upstream-check
 
 all: build
@@ -70,6 +70,7 @@ help:
 	@echo "  bench     query-verb latency, fw cmds and syscalls per call: orca0 vs rxe0, one VM boot"
 	@echo "  upstream  patch series for Linux 6.1 and rdma-core v44 in $(BUILD)/upstream (RDMA_CORE_SRC=<v44 tree> for the full rdma-core one)"
 	@echo "  upstream-check  tests of both series (git am, in-tree W=1 + sparse build, checkpatch --strict; part of check)"
+	@echo "  deb       Debian packages orca-dkms and orca-ibverbs-provider in $(BUILD)/deb"
 	@echo "  clean     kbuild clean + remove $(BUILD)"
 	@echo "variables: BUILD=$(BUILD) KVER=$(KVER) KDIR=$(KDIR)"
 
@@ -133,6 +134,7 @@ unit:
 	@$(begin)
 	@$(STAGE) unit-emulator -- sh -c '$(call need,emulator/Makefile,no emulator) && $(MAKE) -C emulator BUILD=$(BUILD) test' || true
 	@$(STAGE) unit-provider -- sh -c '$(call need,providers/Makefile,no provider) && $(MAKE) -C providers BUILD=$(BUILD) test' || true
+	@$(STAGE) unit-modinfo -- sh -c '$(MAKE) -s driver > /dev/null; BUILD=$(BUILD) tests/modinfo.sh' || true
 	@$(finish)
 
 # ------------------------------------------------------------------ vmtest
@@ -141,7 +143,7 @@ unit:
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
-	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-faults vm-emu-kill vm-data PART=$(TAPDIR)
+	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-faults vm-emu-kill vm-data vm-packages PART=$(TAPDIR)
 	@$(finish)
 
 # (a) default emulator configuration: device info, every verbs test, the demo
@@ -157,6 +159,18 @@ vm-default:
 vm-data:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/perftest.sh $(T)/vm/rdma-core-suite.sh || true
+
+# an admin's install: the Debian packages built now (make deb) go into a
+# throw-away overlay root; DKMS builds the module, udev coldplug loads it,
+# ibv_devices finds orca through the packaged provider; then purge.  Nothing
+# of the build tree is loaded (--no-orca --no-provider); a second, plain
+# ivshmem function shows that autoload leaves foreign ivshmem devices alone.
+vm-packages:
+	@$(STAGE) $@ -- sh -c 'mkdir -p $(BUILD) && \
+	    { BUILD=$(BUILD) scripts/mkdeb.sh > $(BUILD)/mkdeb.log 2>&1 || \
+	      { tail -40 $(BUILD)/mkdeb.log; echo "Bail out! make deb failed ($(BUILD)/mkdeb.log)"; exit 1; }; } && \
+	    BUILD=$(BUILD) $(VM) --name $@ --timeout 1200 --no-orca --no-provider --plain-ivshmem -- \
+	    env ORCA_TEST_TIMEOUT=900 $(T)/lib/run-tests.sh $(T)/vm/packages.sh' || true
 
 # (b) non-default emulator configuration (tests/vm/caps.conf changes nearly
 # every capability) must show through to the guest; the verb tests read the
@@ -200,6 +214,12 @@ vm-bigmem:
 vm-emu-kill:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/emu-kill.sh || true
+
+# ------------------------------------------------------------------ deb
+# Debian packages orca-dkms and orca-ibverbs-provider in $(BUILD)/deb.
+deb:
+	$(if $(PART),,@$(MAKE) deps)
+	@BUILD=$(BUILD) scripts/mkdeb.sh
 
 # ------------------------------------------------------------------ run
 run:

@@ -30,6 +30,8 @@ TIMEOUT=600
 NAME=
 KEEP=0
 NO_ORCA=0
+NO_PROVIDER=0
+PLAIN_IVSHMEM=0
 SMP=2
 MEM=2G
 EMU_ARGS=()
@@ -47,6 +49,10 @@ several words are quoted and run as one simple command.
   --name NAME           job name; job dir is \$BUILD/vm/NAME (default vm-<pid>)
   --keep                keep the job dir (also kept when the run fails)
   --no-orca             do not insmod orca.ko (ib_core/ib_uverbs still load)
+  --no-provider         do not install the build tree's provider (no tmpfs
+                        orca.driver over /etc/libibverbs.d)
+  --plain-ivshmem       add a second ivshmem function (ivshmem-plain, 1 MiB of
+                        zeroes) that has no orca firmware behind it
   --emu PATH            emulator binary (default \$BUILD/orca-emu, or \$ORCA_EMU)
   --smp N               guest CPUs (default $SMP)
   --mem SIZE            guest RAM, QEMU syntax (default $MEM); above 3.5G the
@@ -75,6 +81,8 @@ while (($#)); do
         NAME=$2; shift 2 ;;
     --keep) KEEP=1; shift ;;
     --no-orca) NO_ORCA=1; shift ;;
+    --no-provider) NO_PROVIDER=1; shift ;;
+    --plain-ivshmem) PLAIN_IVSHMEM=1; shift ;;
     --emu) [[ $# -ge 2 ]] || die "--emu needs PATH"; EMU=$2; shift 2 ;;
     --smp) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--smp needs N"; SMP=$2; shift 2 ;;
     --mem) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*[MG]$ ]] || die "--mem needs SIZE (e.g. 4608M)"; MEM=$2; shift 2 ;;
@@ -227,6 +235,7 @@ mkfifo "$FIFO"
     printf 'ORCA_BUILD=%q\n' "$BUILD"
     printf 'ORCA_KO=%q\n' "$ORCA_KO"
     printf 'ORCA_NO_ORCA=%q\n' "$NO_ORCA"
+    printf 'ORCA_NO_PROVIDER=%q\n' "$NO_PROVIDER"
     printf 'ORCA_CWD=%q\n' "$PWD"
     printf 'ORCA_VM_NAME=%q\n' "$NAME"
 } > "$JOB/vm.conf"
@@ -341,6 +350,11 @@ QEMU=(qemu-system-x86_64
     -fsdev "local,id=fsjob,path=$JOB,security_model=none,multidevs=remap"
     -device virtio-9p-pci,fsdev=fsjob,mount_tag=job
     -pidfile "$RUN/qemu.pid")
+if ((PLAIN_IVSHMEM)); then
+    # shellcheck disable=SC2054
+    QEMU+=(-object memory-backend-memfd,id=plainmem,size=1M,share=on
+        -device ivshmem-plain,memdev=plainmem)
+fi
 printf '%q ' "${QEMU[@]}" > "$JOB/qemu-cmdline.txt"
 echo >> "$JOB/qemu-cmdline.txt"
 # timeout is only the backstop (if this script dies); the bound is enforced below.

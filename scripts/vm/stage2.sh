@@ -3,9 +3,10 @@
 #
 # Reads $ORCA_JOB/vm.conf (written by scripts/vm.sh), loads ib_core and
 # ib_uverbs, insmods orca.ko (unless ORCA_NO_ORCA=1), installs the orca
-# provider into a tmpfs over /etc/libibverbs.d, runs $ORCA_JOB/cmd.sh with
-# bash, then writes $ORCA_JOB/rc and $ORCA_JOB/dmesg.txt, prints
-# "ORCA-VM-EXIT rc=N" on the console and powers the VM off.
+# provider into a tmpfs over /etc/libibverbs.d (unless ORCA_NO_PROVIDER=1),
+# runs $ORCA_JOB/cmd.sh with bash, then writes $ORCA_JOB/rc and
+# $ORCA_JOB/dmesg.txt, prints "ORCA-VM-EXIT rc=N" on the console and powers
+# the VM off.
 #
 # Being PID 1, this script must never exit: every path ends in poweroff.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -77,16 +78,19 @@ if [[ ${ORCA_NO_ORCA:-0} != 1 ]]; then
 fi
 
 # Install the provider into the VM image: a tmpfs over /etc/libibverbs.d
-# holding the host's .driver files plus orca.driver.
-ibvd=/etc/libibverbs.d
-mkdir -p /run/orca-libibverbs.d
-cp -p "$ibvd"/*.driver /run/orca-libibverbs.d/ 2>/dev/null
-mount -t tmpfs -o mode=755 tmpfs "$ibvd" &&
-    cp -p /run/orca-libibverbs.d/*.driver "$ibvd"/ 2>/dev/null
-printf 'driver %s\n' "$ORCA_BUILD/liborca" > "$ibvd/orca.driver" ||
-    echo "ORCA-VM-WARN stage2: could not write $ibvd/orca.driver"
-[[ -f $ORCA_BUILD/liborca-rdmav34.so ]] ||
-    echo "ORCA-VM-WARN stage2: $ORCA_BUILD/liborca-rdmav34.so does not exist (provider not built)"
+# holding the host's .driver files plus orca.driver (not with
+# ORCA_NO_PROVIDER=1: the guest command installs its own, e.g. a package).
+if [[ ${ORCA_NO_PROVIDER:-0} != 1 ]]; then
+    ibvd=/etc/libibverbs.d
+    mkdir -p /run/orca-libibverbs.d
+    cp -p "$ibvd"/*.driver /run/orca-libibverbs.d/ 2>/dev/null
+    mount -t tmpfs -o mode=755 tmpfs "$ibvd" &&
+        cp -p /run/orca-libibverbs.d/*.driver "$ibvd"/ 2>/dev/null
+    printf 'driver %s\n' "$ORCA_BUILD/liborca" > "$ibvd/orca.driver" ||
+        echo "ORCA-VM-WARN stage2: could not write $ibvd/orca.driver"
+    [[ -f $ORCA_BUILD/liborca-rdmav34.so ]] ||
+        echo "ORCA-VM-WARN stage2: $ORCA_BUILD/liborca-rdmav34.so does not exist (provider not built)"
+fi
 
 cd "${ORCA_CWD:-/tmp}" 2>/dev/null || cd /tmp || :
 echo "orca-vm: running the guest command" > /dev/kmsg

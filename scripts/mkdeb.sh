@@ -1,0 +1,69 @@
+#!/bin/bash
+# Build the Debian packages orca-dkms and orca-ibverbs-provider (`make deb`).
+#
+# Nothing is written into the source tree: the files the packages are made
+# from (debian/, dkms.conf, Kbuild, the driver directory, the UAPI header,
+# providers/) are copied to $BUILD/deb/src, debian/changelog is written there
+# with the version of MODULE_VERSION() in drivers/infiniband/hw/orca/orca_main.c
+# (the one place the version is kept), and dpkg-buildpackage -us -uc -b runs
+# in that copy.  The .deb, .buildinfo and .changes files land in $BUILD/deb/.
+#
+# usage: scripts/mkdeb.sh          (BUILD defaults to <repo>/build)
+#        scripts/mkdeb.sh --version   print the package version and exit
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+BUILD=${BUILD:-$REPO/build}
+MAIN=$REPO/drivers/infiniband/hw/orca/orca_main.c
+
+say() { printf 'mkdeb: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+VERSION=$(sed -n 's/^MODULE_VERSION("\([^"]*\)");.*/\1/p' "$MAIN")
+[[ $VERSION =~ ^[0-9]+(\.[0-9]+)*$ ]] ||
+    die "no MODULE_VERSION(\"x.y.z\") line in $MAIN (got '$VERSION')"
+if [[ ${1:-} == --version ]]; then
+    echo "$VERSION"
+    exit 0
+fi
+for t in dpkg-buildpackage dh dh_dkms; do
+    command -v "$t" > /dev/null || die "$t not found (run: make deps)"
+done
+
+mkdir -p "$BUILD"
+OUT=$(cd "$BUILD" && pwd -P)/deb
+SRC=$OUT/src
+case $OUT/ in
+"$REPO"/build/*) ;;                 # the default build dir (ignored by git)
+"$REPO"/*) die "BUILD=$BUILD would put $OUT into the source tree" ;;
+esac
+rm -rf "$OUT"
+mkdir -p "$SRC"
+
+# Only the files the packages are made of, as they are in the work tree.
+files=(debian dkms.conf Kbuild drivers/infiniband/hw/orca include/uapi/rdma/orca-abi.h
+       providers/Makefile providers/orca.driver providers/provider.map
+       providers/orca providers/compat providers/tests)
+(cd "$REPO" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*' "${files[@]}") |
+    tar -C "$SRC" -xf -
+
+# Date of the last commit (reproducible), or now outside a git checkout.
+epoch=$(git -C "$REPO" log -1 --format=%ct 2> /dev/null) || epoch=$(date +%s)
+export SOURCE_DATE_EPOCH=$epoch
+{
+    printf 'orca (%s) unstable; urgency=medium\n\n' "$VERSION"
+    printf '  * Package version %s, from MODULE_VERSION() in orca_main.c.\n\n' "$VERSION"
+    printf ' -- orca developers <orca-dev@lists.orca.invalid>  %s\n' "$(date -u -R -d "@$epoch")"
+} > "$SRC/debian/changelog"
+
+say "building orca $VERSION in $SRC"
+t0=$EPOCHREALTIME
+(cd "$SRC" && dpkg-buildpackage -us -uc -b)
+t=$(((${EPOCHREALTIME/./} - ${t0/./}) / 1000))
+
+arch=$(dpkg-architecture -qDEB_HOST_ARCH)
+for p in "orca-dkms_${VERSION}_all.deb" "orca-ibverbs-provider_${VERSION}_${arch}.deb"; do
+    [[ -f $OUT/$p ]] || die "dpkg-buildpackage did not produce $OUT/$p"
+done
+say "packages in $OUT ($((t / 1000)).$((t % 1000 / 100)) s):"
+(cd "$OUT" && ls -l ./*.deb) >&2
