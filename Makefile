@@ -53,6 +53,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
 	vm-default vm-config vm-emu-kill vm-faults vm-bigmem vm-data vm-packages deb run check bench kunit clean help \
+	reliability fuzz \
 	kmod-tree vm-features-off upstream upstream-check
 
 all: build
@@ -70,6 +71,8 @@ help:
 	@echo "  bench     query-verb latency, fw cmds and syscalls per call: orca0 vs rxe0, one VM boot"
 	@echo "  upstream  patch series for Linux 6.1 and rdma-core v44 in $(BUILD)/upstream (RDMA_CORE_SRC=<v44 tree> for the full rdma-core one)"
 	@echo "  upstream-check  tests of both series (git am, in-tree W=1 + sparse build, checkpatch --strict; part of check)"
+	@echo "  reliability  emulator unit tests under ASan/UBSan, libFuzzer harnesses (FUZZ_SECONDS=$(FUZZ_SECONDS) each)"
+	@echo "  fuzz      only the fuzzers (e.g. make fuzz FUZZ_SECONDS=3600)"
 	@echo "  deb       Debian packages orca-dkms and orca-ibverbs-provider in $(BUILD)/deb"
 	@echo "  clean     kbuild clean + remove $(BUILD)"
 	@echo "variables: BUILD=$(BUILD) KVER=$(KVER) KDIR=$(KDIR)"
@@ -135,6 +138,19 @@ unit:
 	@$(STAGE) unit-emulator -- sh -c '$(call need,emulator/Makefile,no emulator) && $(MAKE) -C emulator BUILD=$(BUILD) test' || true
 	@$(STAGE) unit-provider -- sh -c '$(call need,providers/Makefile,no provider) && $(MAKE) -C providers BUILD=$(BUILD) test' || true
 	@$(STAGE) unit-modinfo -- sh -c '$(MAKE) -s driver > /dev/null; BUILD=$(BUILD) tests/modinfo.sh' || true
+	@$(finish)
+
+# ------------------------------------------------------------------ reliability
+# What must not break, whatever the input (issue: reliability gate).  Today:
+# the device model's unit tests under ASan + UBSan, and its libFuzzer
+# harnesses (tests/fuzz/run.sh: regression corpus, then FUZZ_SECONDS each,
+# default 60; `make fuzz FUZZ_SECONDS=3600` by hand).
+FUZZ_SECONDS ?= 60
+reliability:
+	$(if $(PART),,@$(MAKE) deps)
+	@$(begin)
+	@$(STAGE) unit-emulator-sanitizers -- sh -c '$(MAKE) -C emulator BUILD=$(BUILD) test-sanitize' || true
+	@$(STAGE) fuzz-emulator -- env BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS) || true
 	@$(finish)
 
 # ------------------------------------------------------------------ vmtest
@@ -215,6 +231,9 @@ vm-emu-kill:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/emu-kill.sh || true
 
+fuzz:
+	@BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS)
+
 # ------------------------------------------------------------------ deb
 # Debian packages orca-dkms and orca-ibverbs-provider in $(BUILD)/deb.
 deb:
@@ -252,7 +271,7 @@ check:
 	@$(CSTAGE) build-emulator -- $(MAKE) emulator || true
 	@$(CSTAGE) build-provider -- $(MAKE) provider || true
 	@$(CSTAGE) build-tests -- $(MAKE) testprogs || true
-	@$(MAKE) lint unit kunit upstream-check vmtest PART=$(TAPDIR)
+	@$(MAKE) lint unit reliability kunit upstream-check vmtest PART=$(TAPDIR)
 	@$(finish)
 
 # ------------------------------------------------------------------ bench

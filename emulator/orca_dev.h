@@ -280,9 +280,9 @@ struct orca_dev {
 	struct orca_cpl pending[ORCA_EMU_CMDQ_MAX_DEPTH];
 	unsigned int n_pending;
 
-	/* scratch for one command's input and output */
-	uint8_t in_buf[ORCA_MBOX_SIZE];
-	uint8_t out_buf[ORCA_MBOX_SIZE];
+	/* scratch for one command's input and output, cast to payloads */
+	_Alignas(64) uint8_t in_buf[ORCA_MBOX_SIZE];
+	_Alignas(64) uint8_t out_buf[ORCA_MBOX_SIZE];
 
 	struct orca_stats stats;
 	/* stats at the last function reset: QUERY_COUNTERS reports from it */

@@ -18,6 +18,7 @@ PKGS=(
     libibverbs-dev ibverbs-utils ibverbs-providers rdma-core rdmacm-utils perftest python3-pyverbs
     iproute2 python3 strace pciutils python3-ply python3-git
     debhelper dh-dkms dkms udev
+    clang libclang-rt-14-dev
 )
 
 say() { printf 'deps: %s\n' "$*"; }
