@@ -216,7 +216,7 @@ vm-features-off:
 # stalled or slow device never writes to memory the driver gave back
 vm-faults:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
-	    $(T)/lib/run-tests.sh $(T)/vm/faults.sh || true
+	    $(T)/lib/run-tests.sh $(T)/vm/faults.sh $(T)/vm/misbehave.sh || true
 
 # (b3) a guest with RAM above 4 GiB: the emulator translates addresses
 # through QEMU's memory map (4.5 GiB = 3 GiB low + 1.5 GiB at 4 GiB)

@@ -108,6 +108,12 @@ static int ctl_execute3(struct orca_dev *dev, const char *cmd,
 			return 0;
 		}
 		ret = orca_dev_hook_eq_flood(dev, n, qpn, err, sizeof(err));
+	} else if (!strcmp(cmd, "misbehave")) {
+		if (parse_u32(arg2, &n)) {
+			snprintf(reply, len, "error usage: misbehave KIND [N]");
+			return 0;
+		}
+		ret = orca_dev_hook_misbehave(dev, arg, n, err, sizeof(err));
 	} else if (!strcmp(cmd, "caps-override")) {
 		errno = 0;
 		val = strtoull(arg2, &end, 0);
@@ -206,6 +212,11 @@ int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 		   !strcmp(arg, "clear")) {
 		orca_dev_hook_caps_override(dev, arg, 0, err, sizeof(err));
 		snprintf(reply, len, "ok caps-override clear");
+	} else if (!strcmp(cmd, "misbehave") && n == 2) {
+		if (orca_dev_hook_misbehave(dev, arg, 0, err, sizeof(err)))
+			snprintf(reply, len, "error %s", err);
+		else
+			snprintf(reply, len, "ok misbehave %s", arg);
 	} else if (!strcmp(cmd, "stats") && n == 1) {
 		int off = snprintf(reply, len, "ok ");
 
@@ -216,7 +227,7 @@ int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 	return 0;
 usage:
 	snprintf(reply, len,
-		 "error unknown request '%s' (kill, hang, stall MS, cmd-delay MS, qp-fatal QPN, sq-error QPN, eq-flood N QPN, port-down, port-up, fatal [SYND], reuse-handles 0|1, caps-override FIELD VALUE|clear, stats, ping)",
+		 "error unknown request '%s' (kill, hang, stall MS, cmd-delay MS, qp-fatal QPN, sq-error QPN, eq-flood N QPN, port-down, port-up, fatal [SYND], reuse-handles 0|1, caps-override FIELD VALUE|clear, misbehave KIND [N], stats, ping)",
 		 line);
 	return 0;
 }

@@ -175,9 +175,27 @@ static int post_cpl(struct orca_dev *dev, const struct orca_cpl *cpl)
 		return -ENODEV;
 	if (dev->fatal)
 		return -ENODEV;
+	if (dev->long_next_cpl && cpl->eqe.type == ORCA_EQE_CMD_DONE) {
+		/* claims more output than the driver offered */
+		struct orca_cpl bad = *cpl;
+
+		dev->long_next_cpl = false;
+		bad.eqe.cmd.out_len =
+			htole16(le16toh(bad.eqe.cmd.out_len) + 64);
+		orca_log("misbehave: completion of token %u with out_len %u",
+			 le16toh(bad.eqe.cmd.token),
+			 le16toh(bad.eqe.cmd.out_len));
+		return post_cpl(dev, &bad);
+	}
 	ret = eq_post(dev, &cpl->eqe);
 	if (ret)
 		return ret;
+	if (dev->dup_next_cpl) {
+		dev->dup_next_cpl = false;
+		orca_log("misbehave: completion of token %u posted twice",
+			 le16toh(cpl->eqe.cmd.token));
+		eq_post(dev, &cpl->eqe);
+	}
 	dev->stats.completions++;
 	dev->irq_pending |= cpl->irq;
 	if (cpl->opcode == ORCA_CMD_TEARDOWN)

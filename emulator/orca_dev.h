@@ -222,6 +222,9 @@ struct orca_dev {
 	uint64_t ticks;		/* heartbeat periods since connect */
 	uint64_t cmd_delay_ticks;	/* hold every completion this long */
 	bool reuse_handles;	/* lowest free handle, not round robin */
+	/* ctl "misbehave": the next completion is posted twice / too long */
+	bool dup_next_cpl;
+	bool long_next_cpl;
 	struct orca_caps_override lie;
 	bool teardown_cpl_pending;	/* TEARDOWN done, completion not yet */
 
@@ -341,6 +344,12 @@ int orca_dev_hook_eq_flood(struct orca_dev *dev, uint32_t n, uint32_t qpn,
 /* Report @val for caps/port field @field ("clear": stop lying). */
 int orca_dev_hook_caps_override(struct orca_dev *dev, const char *field,
 				uint64_t val, char *err, size_t errlen);
+/*
+ * A device that breaks the protocol (ctl "misbehave KIND [ARG]"): see
+ * orca_hooks.c for the kinds.  0, or -1 with a reason in err.
+ */
+int orca_dev_hook_misbehave(struct orca_dev *dev, const char *kind,
+			    uint32_t arg, char *err, size_t errlen);
 /* One line of "key=value" counters. */
 void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len);
 

@@ -175,3 +175,73 @@ int orca_dev_hook_caps_override(struct orca_dev *dev, const char *field,
 	}
 	return hook_err(err, errlen, "no overridable capability '%s'", field);
 }
+
+/*
+ * A device that breaks the protocol, for the driver's robustness tests
+ * (ctl "misbehave KIND [ARG]"):
+ *   stale-cpl           a CMD_DONE for a token nobody has outstanding
+ *   dup-cpl             the next command's completion is posted twice
+ *   long-cpl            the next completion claims 64 bytes more output
+ *                       than the driver offered
+ *   bad-eqe             an event of a type the interface does not have
+ *   eq-jump N           eq_pi moves N entries past the whole ring
+ *   mirror-garbage QPN  QPN's mirror entry gets an impossible state
+ *   magic-change        the register block's magic changes (another
+ *                       firmware behind the function)
+ *   fw-version-change   fw_version changes
+ *   irq-storm N         N interrupts on each vector with nothing new
+ *   clear               magic and fw_version as configured again
+ */
+int orca_dev_hook_misbehave(struct orca_dev *dev, const char *kind,
+			    uint32_t arg, char *err, size_t errlen)
+{
+	struct orca_eqe eqe;
+	uint32_t i;
+
+	memset(&eqe, 0, sizeof(eqe));
+	if (!strcmp(kind, "stale-cpl")) {
+		eqe.type = ORCA_EQE_CMD_DONE;
+		eqe.cmd.token = htole16(0xbeef);
+		post_async(dev, &eqe);
+	} else if (!strcmp(kind, "dup-cpl")) {
+		dev->dup_next_cpl = true;
+	} else if (!strcmp(kind, "long-cpl")) {
+		dev->long_next_cpl = true;
+	} else if (!strcmp(kind, "bad-eqe")) {
+		eqe.type = 0x7e;
+		post_async(dev, &eqe);
+	} else if (!strcmp(kind, "eq-jump")) {
+		/* the device's own index jumps: it stays there */
+		dev->eq_pi += (1U << dev->eq_log_depth) + arg;
+		REG_WR32(dev, eq_pi, dev->eq_pi);
+		dev->irq_pending = dev->irq_enabled;
+	} else if (!strcmp(kind, "mirror-garbage")) {
+		struct orca_qp *qp = qp_get(dev, arg);
+		struct orca_qp_ctx bad;
+
+		if (!qp)
+			return hook_err(err, errlen, "no QP %u", arg);
+		bad = qp->ctx;
+		bad.state = 0x77;
+		mirror_write(dev, arg, &bad);
+	} else if (!strcmp(kind, "magic-change")) {
+		REG_WR64(dev, magic, 0x0bad0bad0bad0badULL);
+	} else if (!strcmp(kind, "fw-version-change")) {
+		REG_WR64(dev, fw_version, dev->cfg.fw_version + 1);
+	} else if (!strcmp(kind, "irq-storm")) {
+		for (i = 0; i < arg && dev->raise_irq; i++) {
+			dev->raise_irq(dev->irq_priv, ORCA_MSIX_EQ);
+			dev->raise_irq(dev->irq_priv, ORCA_MSIX_COMP);
+		}
+		dev->stats.irqs += 2ULL * i;
+	} else if (!strcmp(kind, "clear")) {
+		REG_WR64(dev, magic, ORCA_MAGIC);
+		REG_WR64(dev, fw_version, dev->cfg.fw_version);
+		dev->dup_next_cpl = dev->long_next_cpl = false;
+	} else {
+		return hook_err(err, errlen, "no misbehaviour '%s'", kind);
+	}
+	orca_log("hook: misbehave %s %u", kind, arg);
+	flush_irq(dev);
+	return 0;
+}

@@ -38,6 +38,11 @@ no_oops() {   # no_oops MARK DESC
     [[ -z $out ]] || diag "$out"
 }
 reload() { rmmod orca 2>/dev/null; insmod "$ko" "$@"; }
+# A verb that needs firmware commands (ibv_devinfo no longer does: the
+# port mirror): ibv_rc_pingpong's server allocates a PD, a CQ and a QP,
+# then waits for a client that never comes (exit 124 = all commands went
+# through).
+fw_verb() { timeout -k 2 "${1:-30}" ibv_rc_pingpong -d "$dev" -p 18777 > /dev/null 2>&1; }
 wait_dev() {   # wait_dev: orca0 appears within 10 s
     local i
     for ((i = 0; i < 100; i++)); do
@@ -82,9 +87,9 @@ ok $? "orca loads with cmd_timeout_ms=2000"
 resets0=$(emu_stat func_resets)
 hostctl stall 6000 > /dev/null
 t0=$(now_us)
-ibv_devinfo -d "$dev" > /dev/null 2>&1
+fw_verb
 rc=$?
-[[ $rc != 0 ]]
+[[ $rc != 0 && $rc != 124 ]]
 ok $? "a command to the stalled device fails ($(secs_since "$t0") s)"
 rmmod orca
 ok $? "rmmod while the device stalls"
@@ -106,9 +111,9 @@ insmod "$ko" cmd_timeout_ms=1000 && wait_dev
 ok $? "orca loads again after the stall"
 hostctl cmd-delay 3000 > /dev/null
 t0=$(now_us)
-ibv_devinfo -d "$dev" > /dev/null 2>&1
+fw_verb
 rc=$?
-[[ $rc != 0 ]] && klog_since "$m" | grep -q "timed out after 1000 ms"
+[[ $rc != 0 && $rc != 124 ]] && klog_since "$m" | grep -q "timed out after 1000 ms"
 ok $? "a command the slow device answers after 3 s times out ($(secs_since "$t0") s)"
 rmmod orca
 ok $? "rmmod after the timeout"

@@ -54,6 +54,7 @@ struct orca_dev {
 	struct xarray cqs;		/* CQN -> orca_cq, for events */
 	bool ib_registered;		/* under com.eq_lock */
 	struct work_struct resync_work;	/* after the device dropped events */
+	struct delayed_work health_work; /* an idle device's health */
 
 	struct dentry *debugfs;
 	bool query_qp_fw;		/* debugfs: query_qp by QUERY_QP */

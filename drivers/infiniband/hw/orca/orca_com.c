@@ -226,18 +226,39 @@ void orca_com_process_eq(struct orca_com *com)
 		com->ops->ring(com, ORCA_FW_VEC_EQ);
 }
 
-/*
- * Health check made by a waiter that has not seen its completion: the
- * device says it is fatal, or its heartbeat stopped.
+/**
+ * orca_com_check_health - is the firmware the queues were given to alive?
+ * @com: transport
+ *
+ * Made by a waiter that has not seen its completion, and periodically
+ * for an idle device.  The device is dead if it says it is fatal, if its
+ * heartbeat stopped, or if another firmware (magic, version or host
+ * generation changed) now sits behind the function: that one knows
+ * nothing of our queues and objects.
  */
-static void orca_com_check_health(struct orca_com *com)
+void orca_com_check_health(struct orca_com *com)
 {
+	const struct orca_com_ops *ops = com->ops;
 	unsigned long flags;
+	u64 hb, magic, fw, gen;
 	bool stalled;
-	u64 hb;
 
-	if (com->ops->read32(com, ORCA_REG(health)) != ORCA_HEALTH_OK) {
+	if (orca_com_is_dead(com))
+		return;
+	if (ops->read32(com, ORCA_REG(health)) != ORCA_HEALTH_OK) {
 		orca_com_set_dead(com, "firmware health is fatal");
+		return;
+	}
+	magic = ops->read64(com, ORCA_REG(magic));
+	fw = ops->read64(com, ORCA_REG(fw_version));
+	gen = ops->read64(com, ORCA_REG(generation));
+	if (magic != com->fw_magic || fw != com->fw_version ||
+	    gen != com->fw_generation) {
+		dev_err(com->dmadev,
+			"firmware changed under the driver: magic %#llx -> %#llx, version %#llx -> %#llx, generation %llu -> %llu\n",
+			com->fw_magic, magic, com->fw_version, fw,
+			com->fw_generation, gen);
+		orca_com_set_dead(com, "firmware replaced");
 		return;
 	}
 
@@ -513,6 +534,9 @@ void orca_com_program_queues(struct orca_com *com)
 
 	com->hb_value = ops->read64(com, ORCA_REG(heartbeat));
 	com->hb_stamp = jiffies;
+	com->fw_magic = ops->read64(com, ORCA_REG(magic));
+	com->fw_version = ops->read64(com, ORCA_REG(fw_version));
+	com->fw_generation = ops->read64(com, ORCA_REG(generation));
 }
 
 static void orca_com_free_mboxes(struct orca_com *com)

@@ -100,6 +100,11 @@ struct orca_com {
 	unsigned long state;	/* ORCA_COM_DEAD */
 	unsigned int timeout_ms;
 
+	/* the firmware the queues were given to (orca_com_program_queues) */
+	u64 fw_magic;
+	u64 fw_version;
+	u64 fw_generation;
+
 	/* heartbeat sampling, under eq_lock */
 	u64 hb_value;
 	unsigned long hb_stamp;
@@ -114,6 +119,8 @@ struct orca_com {
 #define ORCA_HB_DEAD_MS		(30 * ORCA_HEARTBEAT_PERIOD_MS)
 /* How often a waiter re-polls the EQ and checks health. */
 #define ORCA_CMD_POLL_SLICE_MS	250
+/* How often the driver checks an idle device's health. */
+#define ORCA_HEALTH_POLL_MS	1000
 /* The device samples dev_ctl at least every heartbeat period. */
 #define ORCA_RESET_TIMEOUT_MS	(10 * ORCA_HEARTBEAT_PERIOD_MS)
 
@@ -126,6 +133,7 @@ int orca_com_dev_reset(struct orca_com *com);
 void orca_com_program_queues(struct orca_com *com);
 void orca_com_set_event_mode(struct orca_com *com, bool on);
 void orca_com_process_eq(struct orca_com *com);
+void orca_com_check_health(struct orca_com *com);
 int orca_com_exec(struct orca_com *com, u16 opcode, const void *in,
 		  size_t in_len, void *out, size_t out_len);
 void orca_com_set_dead(struct orca_com *com, const char *why);

@@ -531,6 +531,32 @@ static void health_fatal_makes_dead(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(fw->events[0].fatal.syndrome), 0x77);
 }
 
+/* Another firmware behind the function: dead, even with nobody waiting. */
+static void firmware_change_makes_dead(struct kunit *test)
+{
+	static const unsigned int fields[] = {
+		offsetof(struct orca_regs, magic),
+		offsetof(struct orca_regs, fw_version),
+		offsetof(struct orca_regs, generation),
+	};
+	struct fake_fw *fw = test->priv;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fields); i++) {
+		__le64 *reg = (__le64 *)((u8 *)&fw->regs + fields[i]);
+
+		clear_bit(ORCA_COM_DEAD, &fw->com.state);
+		fw->nevents = 0;
+		orca_com_check_health(&fw->com);
+		KUNIT_EXPECT_FALSE(test, orca_com_is_dead(&fw->com));
+		*reg = cpu_to_le64(le64_to_cpu(*reg) + 1);
+		orca_com_check_health(&fw->com);
+		KUNIT_EXPECT_TRUE(test, orca_com_is_dead(&fw->com));
+		KUNIT_EXPECT_EQ(test, fw->nevents, 1);
+		*reg = cpu_to_le64(le64_to_cpu(*reg) - 1);
+	}
+}
+
 static void dead_destroy_succeeds(struct kunit *test)
 {
 	struct fake_fw *fw = test->priv;
@@ -772,6 +798,7 @@ static struct kunit_case orca_com_cases[] = {
 	KUNIT_CASE(missed_interrupt_repolled),
 	KUNIT_CASE(heartbeat_stall_makes_dead),
 	KUNIT_CASE(health_fatal_makes_dead),
+	KUNIT_CASE(firmware_change_makes_dead),
 	KUNIT_CASE(dead_destroy_succeeds),
 	KUNIT_CASE(device_status_to_errno),
 	KUNIT_CASE(short_output_is_error),

@@ -199,6 +199,22 @@ static size_t orca_port_mirror_size(struct orca_dev *dev)
 	return dev->caps.phys_port_cnt * sizeof(*dev->port_mirror);
 }
 
+/*
+ * A device that dies while nobody waits for a command (heartbeat stops,
+ * health turns fatal, another firmware appears) is noticed here, and
+ * its users get IB_EVENT_DEVICE_FATAL without having to call a verb.
+ */
+static void orca_health_work(struct work_struct *work)
+{
+	struct orca_dev *dev = container_of(to_delayed_work(work),
+					    struct orca_dev, health_work);
+
+	orca_com_check_health(&dev->com);
+	if (!orca_com_is_dead(&dev->com))
+		schedule_delayed_work(&dev->health_work,
+				      msecs_to_jiffies(ORCA_HEALTH_POLL_MS));
+}
+
 static int orca_alloc_mirror(struct orca_dev *dev)
 {
 	/* orca_caps_check() bounded max_qp: this fits one allocation */
@@ -280,6 +296,7 @@ static void orca_stop(struct orca_dev *dev)
 	struct pci_dev *pdev = dev->pdev;
 	bool quiesced;
 
+	cancel_delayed_work_sync(&dev->health_work);
 	free_irq(pci_irq_vector(pdev, ORCA_MSIX_COMP), dev);
 	free_irq(pci_irq_vector(pdev, ORCA_MSIX_EQ), dev);
 	orca_com_set_event_mode(&dev->com, false);
@@ -377,6 +394,7 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	INIT_WORK(&dev->resync_work, orca_resync_work);
+	INIT_DELAYED_WORK(&dev->health_work, orca_health_work);
 	pci_set_drvdata(pdev, dev);
 
 	err = pci_enable_device_mem(pdev);
@@ -432,6 +450,8 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = orca_register(dev);
 	if (err)
 		goto err_debugfs;
+	schedule_delayed_work(&dev->health_work,
+			      msecs_to_jiffies(ORCA_HEALTH_POLL_MS));
 	return 0;
 
 err_debugfs:

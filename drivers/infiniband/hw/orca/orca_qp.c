@@ -230,6 +230,14 @@ bool orca_read_mirror(struct orca_dev *dev, u32 qpn, struct orca_qp_ctx *ctx)
 			continue;
 		if (!seq || le32_to_cpu(snap.qpn) != qpn)
 			return false;
+		if (snap.state > ORCA_QPS_ERR ||
+		    snap.path_mig_state > ORCA_MIG_ARMED) {
+			dev_warn_ratelimited(&dev->pdev->dev,
+					     "QP %u mirror entry has state %u, path migration state %u: not used\n",
+					     qpn, snap.state,
+					     snap.path_mig_state);
+			return false;
+		}
 		ctx->state = snap.state;
 		ctx->sq_draining = snap.sq_draining;
 		ctx->path_mig_state = snap.path_mig_state;
