@@ -53,7 +53,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
 	vm-default vm-config vm-emu-kill vm-faults vm-bigmem vm-data vm-packages deb run check bench kunit clean help \
-	reliability fuzz \
+	reliability fuzz driver-debug vm-debug \
 	kmod-tree vm-features-off upstream upstream-check
 
 all: build
@@ -71,7 +71,7 @@ help:
 	@echo "  bench     query-verb latency, fw cmds and syscalls per call: orca0 vs rxe0, one VM boot"
 	@echo "  upstream  patch series for Linux 6.1 and rdma-core v44 in $(BUILD)/upstream (RDMA_CORE_SRC=<v44 tree> for the full rdma-core one)"
 	@echo "  upstream-check  tests of both series (git am, in-tree W=1 + sparse build, checkpatch --strict; part of check)"
-	@echo "  reliability  emulator unit tests under ASan/UBSan, libFuzzer harnesses (FUZZ_SECONDS=$(FUZZ_SECONDS) each)"
+	@echo "  reliability  emulator under ASan/UBSan, libFuzzer harnesses (FUZZ_SECONDS=$(FUZZ_SECONDS) each), vm-faults, vm-debug"
 	@echo "  fuzz      only the fuzzers (e.g. make fuzz FUZZ_SECONDS=3600)"
 	@echo "  deb       Debian packages orca-dkms and orca-ibverbs-provider in $(BUILD)/deb"
 	@echo "  clean     kbuild clean + remove $(BUILD)"
@@ -91,13 +91,24 @@ driver: kmod-tree
 
 # Symlinks only: Kbuild, include/ and every file of the driver directory
 # (re-made each time, so added and removed files are followed).
-kmod-tree:
+define shadow-tree
 	@$(call need,Kbuild,the top-level Kbuild builds drivers/infiniband/hw/orca)
-	@mkdir -p $(KMOD)/$(KSRC)
-	@ln -sfn $(CURDIR)/Kbuild $(KMOD)/Kbuild
-	@ln -sfn $(CURDIR)/include $(KMOD)/include
-	@find $(KMOD)/$(KSRC) -maxdepth 1 -type l -delete
-	@for f in $(CURDIR)/$(KSRC)/*; do ln -s "$$f" $(KMOD)/$(KSRC)/; done
+	@mkdir -p $(1)/$(KSRC)
+	@ln -sfn $(CURDIR)/Kbuild $(1)/Kbuild
+	@ln -sfn $(CURDIR)/include $(1)/include
+	@find $(1)/$(KSRC) -maxdepth 1 -type l -delete
+	@for f in $(CURDIR)/$(KSRC)/*; do ln -s "$$f" $(1)/$(KSRC)/; done
+endef
+
+kmod-tree:
+	$(call shadow-tree,$(KMOD))
+
+# The module for the debug guest kernel (scripts/debug-kernel.sh builds that
+# kernel once into $(ORCA_CACHE)), in its own shadow tree.
+driver-debug:
+	$(call shadow-tree,$(BUILD)/kmod-debug)
+	@kd=$$(scripts/debug-kernel.sh) && \
+	    $(MAKE) -C $$kd M=$(BUILD)/kmod-debug CONFIG_INFINIBAND_ORCA=m W=1 KCFLAGS=-Werror modules
 
 emulator:
 	@$(call header,emulator)
@@ -141,16 +152,19 @@ unit:
 	@$(finish)
 
 # ------------------------------------------------------------------ reliability
-# What must not break, whatever the input (issue: reliability gate).  Today:
-# the device model's unit tests under ASan + UBSan, and its libFuzzer
-# harnesses (tests/fuzz/run.sh: regression corpus, then FUZZ_SECONDS each,
-# default 60; `make fuzz FUZZ_SECONDS=3600` by hand).
+# What must not break, whatever the input: the device model's unit tests
+# under ASan + UBSan and its libFuzzer harnesses (tests/fuzz/run.sh:
+# regression corpus, then FUZZ_SECONDS each, default 60; `make fuzz
+# FUZZ_SECONDS=3600` by hand), the driver against a misbehaving device, hot
+# unplug and reload loops (vm-faults), and the VM tests on the debug kernel
+# (vm-debug).  Part of make check.
 FUZZ_SECONDS ?= 60
 reliability:
-	$(if $(PART),,@$(MAKE) deps)
+	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
 	@$(STAGE) unit-emulator-sanitizers -- sh -c '$(MAKE) -C emulator BUILD=$(BUILD) test-sanitize' || true
 	@$(STAGE) fuzz-emulator -- env BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS) || true
+	@$(MAKE) vm-faults vm-debug PART=$(TAPDIR)
 	@$(finish)
 
 # ------------------------------------------------------------------ vmtest
@@ -159,7 +173,7 @@ reliability:
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
-	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-faults vm-emu-kill vm-data vm-packages PART=$(TAPDIR)
+	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-emu-kill vm-data vm-packages PART=$(TAPDIR)
 	@$(finish)
 
 # (a) default emulator configuration: device info, every verbs test, the demo
@@ -187,6 +201,19 @@ vm-packages:
 	      { tail -40 $(BUILD)/mkdeb.log; echo "Bail out! make deb failed ($(BUILD)/mkdeb.log)"; exit 1; }; } && \
 	    BUILD=$(BUILD) $(VM) --name $@ --timeout 1200 --no-orca --no-provider --plain-ivshmem -- \
 	    env ORCA_TEST_TIMEOUT=900 $(T)/lib/run-tests.sh $(T)/vm/packages.sh' || true
+
+# the debug kernel (KASAN, UBSAN, lockdep, kmemleak, debug objects, DMA-API
+# debugging; scripts/debug-kernel.sh, cold ~15 min, then cached): vm-default's
+# tests, then every checker report in the log fails the stage
+# (tests/vm/debug-report.sh, after an explicit kmemleak scan)
+vm-debug:
+	@$(STAGE) $@ -- sh -c 'mkdir -p $(BUILD) && \
+	    { $(MAKE) driver-debug > $(BUILD)/driver-debug.log 2>&1 || \
+	      { tail -30 $(BUILD)/driver-debug.log; echo "Bail out! make driver-debug failed"; exit 1; }; } && \
+	    BUILD=$(BUILD) $(VM) --name $@ --kernel debug --timeout 3000 -- \
+	    env ORCA_TEST_TIMEOUT=1500 $(T)/lib/run-tests.sh "$(T)/vm/debug-report.sh --clear" \
+	    $(T)/vm/devinfo.sh "$(BUILD)/tests/verbs_* -d orca0" "status:$(BUILD)/tests/orca-demo -d orca0" \
+	    $(T)/vm/failslab.sh $(T)/vm/unplug.sh $(T)/vm/rmmod.sh $(T)/vm/debug-report.sh' || true
 
 # (b) non-default emulator configuration (tests/vm/caps.conf changes nearly
 # every capability) must show through to the guest; the verb tests read the
@@ -216,7 +243,7 @@ vm-features-off:
 # stalled or slow device never writes to memory the driver gave back
 vm-faults:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
-	    $(T)/lib/run-tests.sh $(T)/vm/faults.sh $(T)/vm/misbehave.sh || true
+	    $(T)/lib/run-tests.sh $(T)/vm/faults.sh $(T)/vm/misbehave.sh $(T)/vm/unplug.sh || true
 
 # (b3) a guest with RAM above 4 GiB: the emulator translates addresses
 # through QEMU's memory map (4.5 GiB = 3 GiB low + 1.5 GiB at 4 GiB)

@@ -32,6 +32,7 @@ KEEP=0
 NO_ORCA=0
 NO_PROVIDER=0
 PLAIN_IVSHMEM=0
+DEBUG_KERNEL=0
 SMP=2
 MEM=2G
 EMU_ARGS=()
@@ -51,6 +52,9 @@ several words are quoted and run as one simple command.
   --no-orca             do not insmod orca.ko (ib_core/ib_uverbs still load)
   --no-provider         do not install the build tree's provider (no tmpfs
                         orca.driver over /etc/libibverbs.d)
+  --kernel debug        boot the debug kernel (scripts/debug-kernel.sh: KASAN,
+                        UBSAN, lockdep, kmemleak...; built once, cached) with
+                        \$BUILD/kmod-debug's orca.ko (make driver-debug)
   --plain-ivshmem       add a second ivshmem function (ivshmem-plain, 1 MiB of
                         zeroes) that has no orca firmware behind it
   --emu PATH            emulator binary (default \$BUILD/orca-emu, or \$ORCA_EMU)
@@ -83,6 +87,7 @@ while (($#)); do
     --no-orca) NO_ORCA=1; shift ;;
     --no-provider) NO_PROVIDER=1; shift ;;
     --plain-ivshmem) PLAIN_IVSHMEM=1; shift ;;
+    --kernel) [[ ${2:-} == debug ]] || die "--kernel takes 'debug'"; DEBUG_KERNEL=1; shift 2 ;;
     --emu) [[ $# -ge 2 ]] || die "--emu needs PATH"; EMU=$2; shift 2 ;;
     --smp) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--smp needs N"; SMP=$2; shift 2 ;;
     --mem) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*[MG]$ ]] || die "--mem needs SIZE (e.g. 4608M)"; MEM=$2; shift 2 ;;
@@ -98,11 +103,21 @@ say "bound $TIMEOUT s"
 T0=$EPOCHREALTIME
 
 # ---------------------------------------------------------------- checks
-if [[ -z ${KVER:-} ]]; then
-    KVER=$(cd /lib/modules 2>/dev/null && printf '%s\n' 6.1.0-*-amd64 | grep -v '\*' | sort -V | tail -n 1) || :
+if ((DEBUG_KERNEL)); then
+    # everything the guest needs is built in: no modules in the initramfs
+    DEBUG_KDIR=$("$REPO/scripts/debug-kernel.sh") || die "no debug kernel (scripts/debug-kernel.sh failed)"
+    KVER=$(< "$DEBUG_KDIR/include/config/kernel.release")
+    KERNEL=$DEBUG_KDIR/arch/x86/boot/bzImage
+    # Under TCG, kmemleak's and KASAN's boot-time bookkeeping keeps
+    # CPU 0 in the kernel for a minute: not a lockup worth a report.
+    DEBUG_APPEND=" nosoftlockup"
+else
+    if [[ -z ${KVER:-} ]]; then
+        KVER=$(cd /lib/modules 2>/dev/null && printf '%s\n' 6.1.0-*-amd64 | grep -v '\*' | sort -V | tail -n 1) || :
+    fi
+    [[ -n $KVER ]] || die "no 6.1.0-*-amd64 kernel in /lib/modules (run: make deps)"
+    KERNEL=/boot/vmlinuz-$KVER
 fi
-[[ -n $KVER ]] || die "no 6.1.0-*-amd64 kernel in /lib/modules (run: make deps)"
-KERNEL=/boot/vmlinuz-$KVER
 [[ -r $KERNEL ]] || die "cannot read $KERNEL (run: make deps; reading it needs root on Debian)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (run: make deps)"
 [[ -x /bin/busybox ]] || die "/bin/busybox not found (run: make deps)"
@@ -112,8 +127,9 @@ EMU=${EMU:-$BUILD/orca-emu}
 EMU=$(realpath "$EMU")
 # built through the shadow tree of the top-level Makefile (see its driver target)
 ORCA_KO=$BUILD/kmod/drivers/infiniband/hw/orca/orca.ko
+((DEBUG_KERNEL)) && ORCA_KO=$BUILD/kmod-debug/drivers/infiniband/hw/orca/orca.ko
 if ((!NO_ORCA)) && [[ ! -f $ORCA_KO ]]; then
-    die "$ORCA_KO not built (run: make build, or use --no-orca)"
+    die "$ORCA_KO not built (run: make build$( ((DEBUG_KERNEL)) && echo ' driver-debug'), or use --no-orca)"
 fi
 for p in "$REPO" "$BUILD"; do
     [[ $p != *[[:space:]]* ]] || die "path '$p' contains white space; the kernel command line cannot carry it"
@@ -175,7 +191,8 @@ trap 'say "terminated"; RC=143; exit 143' TERM
 
 # ---------------------------------------------------------------- initramfs
 build_initramfs() {
-    local out=$BUILD/vm/initramfs-$KVER.cpio.gz tmp m f n=0
+    local out=$BUILD/vm/initramfs-$KVER.cpio.gz tmp m f n=0 mods=(virtio_pci 9pnet_virtio 9p)
+    ((DEBUG_KERNEL)) && mods=()
     if [[ -f $out && $out -nt $REPO/scripts/vm/init && $out -nt ${BASH_SOURCE[0]} ]]; then
         INITRD=$out
         return
@@ -188,7 +205,7 @@ build_initramfs() {
     chmod 755 "$tmp/init"
     : > "$tmp/modules.list"
     declare -A seen=()
-    for m in virtio_pci 9pnet_virtio 9p; do
+    for m in "${mods[@]}"; do
         while read -r kind f _; do
             [[ $kind == insmod && -z ${seen[$f]:-} ]] || continue
             seen[$f]=1
@@ -203,7 +220,7 @@ build_initramfs() {
             echo "$n.ko" >> "$tmp/modules.list"
         done < <(modprobe -S "$KVER" --show-depends "$m")
     done
-    ((n > 0)) || { rm -rf "$tmp"; die "modprobe --show-depends found no modules for $KVER"; }
+    ((n > 0 || DEBUG_KERNEL)) || { rm -rf "$tmp"; die "modprobe --show-depends found no modules for $KVER"; }
     if ((EUID == 0)); then
         mknod "$tmp/dev/console" c 5 1
         mknod "$tmp/dev/null" c 1 3
@@ -335,7 +352,7 @@ filter < "$FIFO" &
 FILTER_PID=$!
 
 # ---------------------------------------------------------------- QEMU
-APPEND="console=ttyS0 quiet panic=-1 mitigations=off random.trust_cpu=on"
+APPEND="console=ttyS0 quiet panic=-1 mitigations=off random.trust_cpu=on${DEBUG_APPEND:-}"
 APPEND+=" ORCA_JOB=$JOB ORCA_STAGE2=$REPO/scripts/vm/stage2.sh ORCA_BINDS=$REPO:$BUILD"
 # shellcheck disable=SC2054  # commas belong to QEMU option values
 QEMU=(qemu-system-x86_64

@@ -230,6 +230,7 @@ void orca_get_dev_fw_str(struct ib_device *ibdev, char *str);
 int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 			struct ib_udata *udata);
 void orca_dealloc_ucontext(struct ib_ucontext *ibucontext);
+void orca_disassociate_ucontext(struct ib_ucontext *ibucontext);
 int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

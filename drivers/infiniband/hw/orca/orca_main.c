@@ -128,6 +128,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.create_qp = orca_create_qp,
 	.dealloc_pd = orca_dealloc_pd,
 	.dealloc_ucontext = orca_dealloc_ucontext,
+	.disassociate_ucontext = orca_disassociate_ucontext,
 	.dereg_mr = orca_dereg_mr,
 	.destroy_ah = orca_destroy_ah,
 	.destroy_cq = orca_destroy_cq,

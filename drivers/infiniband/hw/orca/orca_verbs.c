@@ -260,6 +260,18 @@ void orca_dealloc_ucontext(struct ib_ucontext *ibucontext)
 {
 }
 
+/*
+ * The device is going away (PCI remove, rmmod) while user contexts are
+ * open.  Implementing this lets ib_core disassociate them instead of
+ * waiting for every process to close its context: it destroys their
+ * objects through the usual destroy verbs and reports
+ * IB_EVENT_DEVICE_FATAL.  orca maps nothing into user space (queues are
+ * user memory), so there is nothing to zap here.
+ */
+void orca_disassociate_ucontext(struct ib_ucontext *ibucontext)
+{
+}
+
 int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibpd->device);

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * Hold a context with objects while the device goes away (unplug and
+ * rmmod tests, tests/vm/unplug.sh).
+ *
+ *   hold_fatal -d orca0 [-t SECONDS]
+ *
+ * Opens the device, creates a PD, a CQ, an MR and an RC QP in RTS
+ * (connected to itself) and prints "READY qpn=N".  Then waits up to
+ * SECONDS (60) for an asynchronous event and prints "EVENT <name> <ms>"
+ * for each (and "DEVICE_FATAL" for that one).  After IBV_EVENT_DEVICE_FATAL: a new PD must be refused
+ * ("CREATE_FAILS errno=E"), a posted send must not complete successfully
+ * ("SEND rc=R" / "SEND_POLL n=N status=S"), and destroying everything
+ * and closing the context must work ("CLOSED rc=R").  Exit status 0 if
+ * all of that held, 1 otherwise, 2 if the setup failed.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+static struct ibv_context *open_dev(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	for (i = 0; list && list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	if (list)
+		ibv_free_device_list(list);
+	return ctx;
+}
+
+static int to_rts(struct ibv_qp *qp, const struct ibv_port_attr *port)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = port->active_mtu;
+	a.dest_qp_num = qp->qp_num;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 12;
+	a.ah_attr.dlid = port->lid;
+	a.ah_attr.port_num = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -1;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = "orca0";
+	int secs = 60, opt, fatal = 0, ok = 1, n, rc;
+	struct ibv_qp_init_attr init = {
+		.qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_port_attr port;
+	struct ibv_async_event ev;
+	struct ibv_context *ctx;
+	struct ibv_pd *pd, *pd2;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	struct ibv_qp *qp;
+	struct ibv_wc wc;
+	struct pollfd pfd;
+	long long t0, end;
+	static char buf[4096];
+
+	while ((opt = getopt(argc, argv, "d:t:")) != -1) {
+		if (opt == 'd')
+			name = optarg;
+		else if (opt == 't')
+			secs = atoi(optarg);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	ctx = open_dev(name);
+	if (!ctx || ibv_query_port(ctx, 1, &port)) {
+		printf("SETUP_FAILED open %s\n", name);
+		return 2;
+	}
+	pd = ibv_alloc_pd(ctx);
+	cq = pd ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
+	mr = cq ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE |
+			     IBV_ACCESS_REMOTE_WRITE) : NULL;
+	init.send_cq = init.recv_cq = cq;
+	qp = mr ? ibv_create_qp(pd, &init) : NULL;
+	if (!qp || to_rts(qp, &port)) {
+		printf("SETUP_FAILED objects: %s\n", strerror(errno));
+		return 2;
+	}
+	printf("READY qpn=%u\n", qp->qp_num);
+
+	pfd.fd = ctx->async_fd;
+	pfd.events = POLLIN;
+	t0 = now_ms();
+	for (end = t0 + secs * 1000LL; !fatal && now_ms() < end;) {
+		if (poll(&pfd, 1, 200) <= 0 || ibv_get_async_event(ctx, &ev))
+			continue;
+		printf("EVENT %s %lld\n", ibv_event_type_str(ev.event_type),
+		       now_ms() - t0);
+		fatal = ev.event_type == IBV_EVENT_DEVICE_FATAL;
+		if (fatal)
+			printf("DEVICE_FATAL\n");
+		ibv_ack_async_event(&ev);
+	}
+	if (!fatal) {
+		printf("NO_FATAL after %d s\n", secs);
+		ok = 0;
+	}
+
+	pd2 = ibv_alloc_pd(ctx);
+	printf("CREATE_FAILS %s errno=%d\n", pd2 ? "no" : "yes",
+	       pd2 ? 0 : errno);
+	if (pd2) {
+		ok = 0;
+		ibv_dealloc_pd(pd2);
+	}
+	{
+		struct ibv_sge sge = { (uintptr_t)buf, 64, mr->lkey };
+		struct ibv_send_wr wr = { .wr_id = 7, .sg_list = &sge,
+					  .num_sge = 1,
+					  .opcode = IBV_WR_RDMA_WRITE,
+					  .send_flags = IBV_SEND_SIGNALED },
+				   *bad;
+
+		wr.wr.rdma.remote_addr = (uintptr_t)buf + 2048;
+		wr.wr.rdma.rkey = mr->rkey;
+		rc = ibv_post_send(qp, &wr, &bad);
+		printf("SEND rc=%d\n", rc);
+		usleep(500000);
+		n = ibv_poll_cq(cq, 1, &wc);
+		printf("SEND_POLL n=%d status=%s\n", n,
+		       n > 0 ? ibv_wc_status_str(wc.status) : "-");
+		if (n > 0 && wc.status == IBV_WC_SUCCESS)
+			ok = 0;	/* the device is gone: nothing may complete */
+	}
+	rc = ibv_destroy_qp(qp);
+	rc |= ibv_dereg_mr(mr);
+	rc |= ibv_destroy_cq(cq);
+	rc |= ibv_dealloc_pd(pd);
+	rc |= ibv_close_device(ctx);
+	printf("CLOSED rc=%d\n", rc);
+	if (rc)
+		ok = 0;
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Guest test for the debug kernel (stage vm-debug), run last: what the
+# kernel's checkers found during the boot.  An explicit kmemleak scan
+# first; then every KASAN, UBSAN, lockdep, kmemleak, DMA-API, BUG,
+# WARNING and hung-task report in the log fails, and is printed.
+#   debug-report.sh --clear   (run first) marks what kmemleak already
+#                             suspects at that point as seen, so that
+#                             only what the tests leak is reported
+# Prints TAP; exit status = number of failures.
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+
+kml=/sys/kernel/debug/kmemleak
+
+if [[ ${1:-} == --clear ]]; then
+    plan 2
+    grep -q -- '-orca-debug$' /proc/sys/kernel/osrelease
+    ok $? "running the debug kernel ($(< /proc/sys/kernel/osrelease))"
+    echo scan > "$kml" 2> /dev/null && echo clear > "$kml" 2> /dev/null
+    ok $? "kmemleak: boot-time suspects scanned and cleared"
+    exit "$TAP_FAILED"
+fi
+
+plan 3
+grep -q -- '-orca-debug$' /proc/sys/kernel/osrelease
+ok $? "running the debug kernel ($(< /proc/sys/kernel/osrelease))"
+
+# Two scans: kmemleak reports an object only once it was seen
+# unreferenced by consecutive scans.
+leaks=''
+if echo scan > "$kml" 2> /dev/null; then
+    sleep_s 1
+    echo scan > "$kml"
+    leaks=$(< "$kml")
+    [[ -z $leaks ]]
+    ok $? "kmemleak: nothing unreferenced after the tests"
+    [[ -z $leaks ]] || diag "$leaks"
+else
+    fail "kmemleak: scan (is $kml there?)"
+fi
+
+hits=''
+while IFS= read -r line; do
+    case $line in
+    *KASAN* | *UBSAN* | *"BUG:"* | *"WARNING:"* | *"kernel BUG"* | *Oops* | \
+        *"general protection fault"* | *"possible circular locking"* | \
+        *"inconsistent lock state"* | *"possible recursive locking"* | \
+        *"suspicious RCU usage"* | *"lock held when returning"* | \
+        *"sleeping function called"* | *"scheduling while atomic"* | \
+        *"DMA-API: "*": "* | *"blocked for more than"* | *"soft lockup"* | \
+        *"ODEBUG:"* | *"list_add corruption"* | *"list_del corruption"* | \
+        *"suspected memory leak"* | *"refcount_t:"*)
+        hits+="$line"$'\n' ;;
+    esac
+done < <(dmesg 2>&1)
+[[ -z $hits ]]
+ok $? "kernel log: no KASAN, UBSAN, lockdep, DMA-API, debug-objects, BUG, WARNING or hung-task report"
+if [[ -n $hits ]]; then
+    diag "$hits"
+    diag "full log: \$ORCA_JOB/dmesg.txt"
+fi
+done_testing

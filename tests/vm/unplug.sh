@@ -1,0 +1,119 @@
+#!/bin/bash
+# Guest test: the device goes away under a process that uses it.
+# Prints TAP; exit status = number of failures.
+#
+#  1. Hot unplug (/sys/bus/pci/devices/BDF/remove) while hold_fatal holds
+#     a context, a PD, a CQ, an MR and an RC QP in RTS: the remove
+#     finishes (ib_core disassociates the context: orca implements
+#     disassociate_ucontext), the process gets IBV_EVENT_DEVICE_FATAL, a
+#     new PD is refused, a posted send completes with no success, and it
+#     can destroy everything and close; nothing oopses.  A PCI rescan
+#     brings orca0 back and it works.
+#  2. rmmod while in use: the same (ib_core disassociates; the module is
+#     not pinned by open contexts), and insmod brings orca0 back.
+#  3. Load/unload x ORCA_RELOAD_LOOPS (100) with a context opened and a
+#     command run each time: no orca interrupt or region left, and
+#     unreclaimable slab does not grow (kmemleak, on the debug kernel,
+#     is debug-report.sh's).
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+
+ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
+dev=${ORCA_DEV:-orca0}
+hold=${ORCA_BUILD:?}/tests/hold_fatal
+loops=${ORCA_RELOAD_LOOPS:-100}
+out=${ORCA_JOB:-/tmp}/hold.out
+plan 16
+
+klog_mark() { dmesg | wc -l; }
+no_oops() {   # no_oops MARK DESC
+    local o
+    o=$(dmesg | tail -n +"$(($1 + 1))" | grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace')
+    [[ -z $o ]]
+    ok $? "$2"
+    [[ -z $o ]] || diag "$o"
+}
+wait_dev() {   # wait_dev PRESENT(1|0): orca0 appears / goes within 20 s
+    local i
+    for ((i = 0; i < 200; i++)); do
+        if [[ -e /sys/class/infiniband/$dev ]]; then ((${1:-1})) && return 0
+        else ((${1:-1})) || return 0; fi
+        sleep_s 0.1
+    done
+    return 1
+}
+start_hold() {   # hold_fatal in the background until it says READY
+    local i
+    "$hold" -d "$dev" -t 60 > "$out" 2>&1 &
+    holder=$!
+    for ((i = 0; i < 200; i++)); do
+        grep -q '^READY' "$out" && return 0
+        kill -0 "$holder" 2> /dev/null || break
+        sleep_s 0.1
+    done
+    diag "$(cat "$out")"
+    return 1
+}
+check_hold() {   # check_hold WHAT: hold_fatal's verdict
+    local rc
+    wait "$holder"
+    rc=$?
+    grep -q '^DEVICE_FATAL$' "$out"
+    ok $? "$1: the process got IBV_EVENT_DEVICE_FATAL"
+    ((rc == 0))
+    ok $? "$1: new objects refused, nothing completes, destroy and close work (exit $rc)"
+    diag "$(cat "$out")"
+}
+bdf=$(basename "$(readlink -f "/sys/class/infiniband/$dev/device")")
+
+# ---------------------------------------------------------------- 1
+m=$(klog_mark)
+start_hold
+ok $? "hold_fatal holds a context and objects on $dev ($bdf)"
+timeout -k 5 60 sh -c "echo 1 > /sys/bus/pci/devices/$bdf/remove"
+ok $? "PCI remove of $bdf with the context open finishes"
+wait_dev 0
+ok $? "$dev is gone"
+check_hold "hot unplug"
+echo 1 > /sys/bus/pci/rescan
+wait_dev 1 && timeout 30 ibv_rc_pingpong -d "$dev" -p 18779 > /dev/null 2>&1 & sleep_s 0
+rc=0
+wait $! || rc=$?
+((rc == 124))
+ok $? "PCI rescan: $dev is back and its verbs work (a server set up and waiting, rc $rc)"
+no_oops "$m" "hot unplug: no WARNING or oops"
+
+# ---------------------------------------------------------------- 2
+m=$(klog_mark)
+start_hold
+ok $? "hold_fatal holds a context and objects again"
+timeout -k 5 60 rmmod orca
+ok $? "rmmod orca with the context open finishes"
+check_hold "rmmod"
+insmod "$ko" && wait_dev 1
+ok $? "insmod: $dev is back"
+no_oops "$m" "rmmod in use: no WARNING or oops"
+
+# ---------------------------------------------------------------- 3
+slab() { awk '/^SUnreclaim:/ { print $2 }' /proc/meminfo; }
+fails=0 s10=0
+t0=$(now_us)
+for ((i = 1; i <= loops; i++)); do
+    rmmod orca || { fails=$((fails + 1)); break; }
+    insmod "$ko" || { fails=$((fails + 1)); break; }
+    wait_dev 1 || { fails=$((fails + 1)); break; }
+    cat "/sys/class/infiniband/$dev/ports/1/hw_counters/dev_cmds" > /dev/null || fails=$((fails + 1))
+    ibv_devinfo -d "$dev" > /dev/null || fails=$((fails + 1))
+    ((i == 10)) && s10=$(slab)
+done
+s_end=$(slab)
+((fails == 0))
+ok $? "$loops x (rmmod, insmod, context, command): $fails failures ($(secs_since "$t0") s)"
+grow=$((s_end - s10))
+((grow < 1024))
+ok $? "unreclaimable slab after load 10: $s10 kB, after $loops: $s_end kB (growth $grow kB < 1024)"
+n=$(grep -c orca /proc/interrupts)
+((n == 2))
+ok $? "exactly orca's 2 interrupts registered after the loop ($n)"
+done_testing
