@@ -166,6 +166,12 @@ int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
 
+/* orca_debugfs.c */
+void orca_debugfs_init(void);
+void orca_debugfs_cleanup(void);
+void orca_debugfs_add(struct orca_dev *dev);
+void orca_debugfs_remove(struct orca_dev *dev);
+
 /* orca_eq.c */
 #define ORCA_CEQ_LOG_DEPTH	8
 int orca_ceq_alloc(struct orca_dev *dev);

@@ -126,6 +126,24 @@ u64 orca_com_stat(struct orca_com *com, enum orca_com_stat stat)
 	return atomic64_read(&com->stats.v[stat]);
 }
 
+static const char *const orca_com_stat_names[] = {
+	[ORCA_STAT_CMDS] = "fw_cmds",
+	[ORCA_STAT_CMD_ERRORS] = "fw_cmd_errors",
+	[ORCA_STAT_TIMEOUTS] = "fw_cmd_timeouts",
+	[ORCA_STAT_MISSED_IRQS] = "fw_missed_irqs",
+	[ORCA_STAT_STALE_COMPLETIONS] = "fw_stale_completions",
+	[ORCA_STAT_ASYNC_EVENTS] = "async_events",
+	[ORCA_STAT_LOST_EVENTS] = "async_events_lost",
+};
+
+static_assert(ARRAY_SIZE(orca_com_stat_names) == ORCA_STAT_NUM);
+
+/* The counter's name, as hw_counters and debugfs show it. */
+const char *orca_com_stat_name(enum orca_com_stat stat)
+{
+	return stat < ORCA_STAT_NUM ? orca_com_stat_names[stat] : "unknown";
+}
+
 void orca_com_set_dead(struct orca_com *com, const char *why)
 {
 	struct orca_eqe fatal = { .type = ORCA_EQE_DEVICE_FATAL };

@@ -145,6 +145,7 @@ int orca_com_exec(struct orca_com *com, u16 opcode, const void *in,
 void orca_com_set_dead(struct orca_com *com, const char *why);
 bool orca_com_is_dead(struct orca_com *com);
 u64 orca_com_stat(struct orca_com *com, enum orca_com_stat stat);
+const char *orca_com_stat_name(enum orca_com_stat stat);
 int orca_com_status_to_errno(u8 status);
 bool orca_com_cmd_releases(u16 opcode);
 const char *orca_com_opcode_str(u16 opcode);
