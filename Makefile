@@ -177,11 +177,12 @@ vmtest:
 	@$(finish)
 
 # (a) default emulator configuration: device info, every verbs test, the demo
-# (plain output, judged by its exit status), rmmod
+# (plain output, judged by its exit status), what admins look at (rdma res,
+# trace events, debugfs), rmmod
 vm-default:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_* -d orca0' \
-	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/rmmod.sh || true
+	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/admin.sh $(T)/vm/rmmod.sh || true
 
 # data path under real applications: perftest (server and client in the
 # guest, exchange over 127.0.0.1) and rdma-core v44's own test suite (on

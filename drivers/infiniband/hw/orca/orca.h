@@ -71,10 +71,25 @@ struct orca_pd {
 	u32 pdn;
 };
 
+/*
+ * A queue buffer or region as the device was given it: its page list's
+ * length and page size.  Kept for restrack; resize and rereg change it
+ * (WRITE_ONCE), restrack reads it without a lock (READ_ONCE).
+ */
+struct orca_pbl_info {
+	u32 npages;
+	u8 page_shift;
+};
+
 struct orca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
 	struct ib_umem *umem;		/* ring + doorbell record */
+	/* the ring as given to the device, for restrack */
+	struct orca_pbl_info ring;
+	u32 dbrec_off;
+	u32 comp_vector;
+	u8 log_depth;
 };
 
 struct orca_mr {
@@ -82,6 +97,9 @@ struct orca_mr {
 	struct ib_umem *umem;
 	u64 start;			/* user address, for rereg */
 	int access;			/* IB_ACCESS_* as registered */
+	/* the page list as given to the device, for restrack */
+	struct orca_pbl_info pbl;
+	u32 first_off;
 };
 
 struct orca_ah {
@@ -106,6 +124,14 @@ struct orca_qp {
 	enum ib_qp_state state;
 	struct orca_qp_ctx ctx;		/* as last applied by the device */
 	struct ib_umem *umem;		/* SQ + RQ + doorbell record */
+	/* the rings as given to the device at create, for restrack */
+	struct orca_pbl_info ring;
+	u32 rq_off;
+	u32 dbrec_off;
+	u8 sq_log_depth;
+	u8 sq_log_stride;
+	u8 rq_log_depth;
+	u8 rq_log_stride;
 };
 
 static inline struct orca_dev *to_odev(struct ib_device *ibdev)
@@ -172,6 +198,12 @@ int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
 
+/* orca_debugfs.c */
+void orca_debugfs_init(void);
+void orca_debugfs_cleanup(void);
+void orca_debugfs_add(struct orca_dev *dev);
+void orca_debugfs_remove(struct orca_dev *dev);
+
 /* orca_eq.c */
 #define ORCA_CEQ_LOG_DEPTH	8
 int orca_ceq_alloc(struct orca_dev *dev);
@@ -201,6 +233,19 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
+
+/* orca_restrack.c */
+int orca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int orca_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
+int orca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+
+static inline void orca_pbl_info_set(struct orca_pbl_info *info,
+				     const struct orca_pbl *pbl)
+{
+	WRITE_ONCE(info->npages, le32_to_cpu(pbl->npages));
+	WRITE_ONCE(info->page_shift, pbl->page_shift);
+}
 
 /* orca_verbs.c */
 int orca_check_udata_in(struct orca_dev *dev, struct ib_udata *udata,

@@ -18,6 +18,9 @@
 
 #include "orca_com.h"
 
+#define CREATE_TRACE_POINTS
+#include "orca_trace.h"
+
 #define ORCA_REG(field)	offsetof(struct orca_regs, field)
 
 static const char *const orca_opcode_names[] = {
@@ -121,6 +124,24 @@ static void orca_com_count(struct orca_com *com, enum orca_com_stat stat)
 u64 orca_com_stat(struct orca_com *com, enum orca_com_stat stat)
 {
 	return atomic64_read(&com->stats.v[stat]);
+}
+
+static const char *const orca_com_stat_names[] = {
+	[ORCA_STAT_CMDS] = "fw_cmds",
+	[ORCA_STAT_CMD_ERRORS] = "fw_cmd_errors",
+	[ORCA_STAT_TIMEOUTS] = "fw_cmd_timeouts",
+	[ORCA_STAT_MISSED_IRQS] = "fw_missed_irqs",
+	[ORCA_STAT_STALE_COMPLETIONS] = "fw_stale_completions",
+	[ORCA_STAT_ASYNC_EVENTS] = "async_events",
+	[ORCA_STAT_LOST_EVENTS] = "async_events_lost",
+};
+
+static_assert(ARRAY_SIZE(orca_com_stat_names) == ORCA_STAT_NUM);
+
+/* The counter's name, as hw_counters and debugfs show it. */
+const char *orca_com_stat_name(enum orca_com_stat stat)
+{
+	return stat < ORCA_STAT_NUM ? orca_com_stat_names[stat] : "unknown";
 }
 
 void orca_com_set_dead(struct orca_com *com, const char *why)
@@ -276,7 +297,8 @@ void orca_com_check_health(struct orca_com *com)
 		orca_com_set_dead(com, "firmware heartbeat stopped");
 }
 
-static struct orca_cmd_ctx *orca_com_get_ctx(struct orca_com *com)
+static struct orca_cmd_ctx *orca_com_get_ctx(struct orca_com *com,
+					     u16 opcode, ktime_t posted)
 {
 	unsigned int shift = ilog2(com->cmdq_depth);
 	u16 seq_mask = 0xffff >> shift;
@@ -300,6 +322,8 @@ static struct orca_cmd_ctx *orca_com_get_ctx(struct orca_com *com)
 	spin_lock_irqsave(&com->eq_lock, flags);
 	ctx->completed = false;
 	ctx->token = token;
+	ctx->opcode = opcode;
+	ctx->posted = posted;
 	spin_unlock_irqrestore(&com->eq_lock, flags);
 	return ctx;
 }
@@ -350,9 +374,12 @@ static void orca_com_post(struct orca_com *com, struct orca_cmd_ctx *ctx,
 	spin_unlock(&com->cmdq_lock);
 }
 
-/* Returns true once the command completed; false if the device died. */
-static bool orca_com_wait(struct orca_com *com, struct orca_cmd_ctx *ctx,
-			  u16 opcode)
+/*
+ * Returns 0 once the command completed, -ETIMEDOUT if it did not within
+ * the timeout (the device is dead now), -ENODEV if the device died.
+ */
+static int orca_com_wait(struct orca_com *com, struct orca_cmd_ctx *ctx,
+			 u16 opcode)
 {
 	unsigned long slice = msecs_to_jiffies(ORCA_CMD_POLL_SLICE_MS);
 	unsigned long deadline = jiffies + msecs_to_jiffies(com->timeout_ms);
@@ -362,7 +389,7 @@ static bool orca_com_wait(struct orca_com *com, struct orca_cmd_ctx *ctx,
 		if (READ_ONCE(com->event_mode)) {
 			if (wait_for_completion_timeout(&ctx->done, slice)) {
 				if (READ_ONCE(ctx->completed))
-					return true;
+					return 0;
 			} else {
 				/* no interrupt: maybe it was lost */
 				orca_com_process_eq(com);
@@ -372,18 +399,18 @@ static bool orca_com_wait(struct orca_com *com, struct orca_cmd_ctx *ctx,
 					dev_warn_ratelimited(com->dmadev,
 							     "%s completed without an interrupt\n",
 							     orca_com_opcode_str(opcode));
-					return true;
+					return 0;
 				}
 			}
 		} else {
 			orca_com_process_eq(com);
 			if (READ_ONCE(ctx->completed))
-				return true;
+				return 0;
 			usleep_range(10, 50);
 		}
 
 		if (orca_com_is_dead(com))
-			return false;
+			return -ENODEV;
 		if (time_after_eq(jiffies, next_check)) {
 			orca_com_check_health(com);
 			next_check = jiffies + slice;
@@ -393,9 +420,18 @@ static bool orca_com_wait(struct orca_com *com, struct orca_cmd_ctx *ctx,
 			dev_err(com->dmadev, "%s timed out after %u ms\n",
 				orca_com_opcode_str(opcode), com->timeout_ms);
 			orca_com_set_dead(com, "command timeout");
-			return false;
+			return -ETIMEDOUT;
 		}
 	}
+}
+
+/* One orca_cmd trace event: how the command ended and how long it took. */
+static void orca_com_trace(struct orca_com *com, u16 opcode, u16 token,
+			   u16 status, u32 syndrome, int err, ktime_t posted)
+{
+	if (trace_orca_cmd_enabled())
+		trace_orca_cmd(com->dmadev, opcode, token, status, syndrome, err,
+			       ktime_us_delta(ktime_get(), posted));
 }
 
 /**
@@ -410,39 +446,59 @@ static bool orca_com_wait(struct orca_com *com, struct orca_cmd_ctx *ctx,
  * May sleep.  While the device is dead, commands that release resources
  * succeed without it and every other command fails with -EIO.  The
  * device writes at most @out_len bytes (orca_hw.h, "Payload lengths");
- * a completion that claims more is a device error.
+ * a completion that claims more is a device error.  Every command is
+ * traced (orca_cmd) when it completes or is given up.
  *
  * Return: 0 or a negative errno mapped from the completion status.
  */
 int orca_com_exec(struct orca_com *com, u16 opcode, const void *in,
 		  size_t in_len, void *out, size_t out_len)
 {
+	ktime_t posted = ktime_get();
 	struct orca_cmd_ctx *ctx;
+	u32 syndrome = 0;
+	u16 status;
 	int err;
 
 	if (WARN_ON(in_len > ORCA_MBOX_SIZE || out_len > ORCA_MBOX_SIZE))
 		return -EINVAL;
-	if (orca_com_is_dead(com))
-		return orca_com_dead_result(opcode);
+	if (orca_com_is_dead(com)) {
+		err = orca_com_dead_result(opcode);
+		orca_com_trace(com, opcode, 0, ORCA_CMD_STATUS_DEAD, 0, err,
+			       posted);
+		return err;
+	}
 
 	if (down_timeout(&com->credits, msecs_to_jiffies(com->timeout_ms))) {
 		dev_err_ratelimited(com->dmadev,
 				    "%s: no command slot free for %u ms\n",
 				    orca_com_opcode_str(opcode),
 				    com->timeout_ms);
-		return orca_com_is_dead(com) ? orca_com_dead_result(opcode) :
-					       -EBUSY;
+		if (orca_com_is_dead(com)) {
+			status = ORCA_CMD_STATUS_DEAD;
+			err = orca_com_dead_result(opcode);
+		} else {
+			status = ORCA_CMD_STATUS_NO_SLOT;
+			err = -EBUSY;
+		}
+		orca_com_trace(com, opcode, 0, status, 0, err, posted);
+		return err;
 	}
 
-	ctx = orca_com_get_ctx(com);
+	ctx = orca_com_get_ctx(com, opcode, posted);
 	orca_com_post(com, ctx, opcode, in, in_len, out_len);
 	orca_com_count(com, ORCA_STAT_CMDS);
 
-	if (!orca_com_wait(com, ctx, opcode)) {
+	err = orca_com_wait(com, ctx, opcode);
+	if (err) {
+		status = err == -ETIMEDOUT ? ORCA_CMD_STATUS_TIMEOUT :
+					     ORCA_CMD_STATUS_DEAD;
 		err = orca_com_dead_result(opcode);
 		goto out;
 	}
 
+	status = ctx->status;
+	syndrome = ctx->syndrome;
 	err = orca_com_status_to_errno(ctx->status);
 	if (err) {
 		orca_com_count(com, ORCA_STAT_CMD_ERRORS);
@@ -467,6 +523,7 @@ int orca_com_exec(struct orca_com *com, u16 opcode, const void *in,
 	else if (out_len)
 		memcpy(out, ctx->inline_out, out_len);
 out:
+	orca_com_trace(com, opcode, ctx->token, status, syndrome, err, posted);
 	orca_com_put_ctx(com, ctx);
 	return err;
 }

@@ -9,6 +9,7 @@
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/device.h>
+#include <linux/ktime.h>
 #include <linux/semaphore.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -38,10 +39,15 @@ typedef void (*orca_com_event_fn)(struct orca_com *com,
  */
 typedef void (*orca_com_overflow_fn)(struct orca_com *com, u32 lost);
 
-/* One outstanding command; owns its input and output mailbox pages. */
+/*
+ * One outstanding command; owns its input and output mailbox pages.
+ * token, opcode, posted and completed change under the EQ lock.
+ */
 struct orca_cmd_ctx {
 	struct completion done;
 	u16 token;		/* 0 while free or abandoned */
+	u16 opcode;		/* of the command holding the token */
+	ktime_t posted;		/* when it was taken, for latency and age */
 	bool completed;
 	u8 status;
 	u32 syndrome;
@@ -115,6 +121,14 @@ struct orca_com {
 
 #define ORCA_COM_DEAD		0
 
+/*
+ * How a command ended, as the orca_cmd trace event reports it: the device's
+ * ORCA_STATUS_* (8 bits), or one of these when there was no completion.
+ */
+#define ORCA_CMD_STATUS_TIMEOUT	0x100	/* none within cmd_timeout_ms */
+#define ORCA_CMD_STATUS_DEAD	0x101	/* device dead before or while waiting */
+#define ORCA_CMD_STATUS_NO_SLOT	0x102	/* no command context free in time */
+
 /* A firmware that has not moved its heartbeat for this long is dead. */
 #define ORCA_HB_DEAD_MS		(30 * ORCA_HEARTBEAT_PERIOD_MS)
 /* How often a waiter re-polls the EQ and checks health. */
@@ -139,6 +153,7 @@ int orca_com_exec(struct orca_com *com, u16 opcode, const void *in,
 void orca_com_set_dead(struct orca_com *com, const char *why);
 bool orca_com_is_dead(struct orca_com *com);
 u64 orca_com_stat(struct orca_com *com, enum orca_com_stat stat);
+const char *orca_com_stat_name(enum orca_com_stat stat);
 int orca_com_status_to_errno(u8 status);
 bool orca_com_cmd_releases(u16 opcode);
 const char *orca_com_opcode_str(u16 opcode);

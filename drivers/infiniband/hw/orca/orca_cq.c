@@ -76,6 +76,10 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (err)
 		goto err_release;
 	ibcq->cqe = cqe;
+	orca_pbl_info_set(&cq->ring, &in.ring);
+	cq->dbrec_off = cmd.dbrec_off;
+	cq->comp_vector = attr->comp_vector;
+	cq->log_depth = cmd.log_depth;
 
 	err = xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
 	if (err) {
@@ -154,5 +158,8 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	ib_umem_release(cq->umem);
 	cq->umem = umem;
 	ibcq->cqe = actual;
+	orca_pbl_info_set(&cq->ring, &in.ring);
+	WRITE_ONCE(cq->dbrec_off, cmd.dbrec_off);
+	WRITE_ONCE(cq->log_depth, cmd.log_depth);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <linux/io-64-nonatomic-lo-hi.h>
 
 #include "orca.h"
+#include "orca_trace.h"
 
 #define ORCA_CEQ_REG(field)	offsetof(struct orca_regs, field)
 
@@ -54,11 +55,12 @@ void orca_ceq_program(struct orca_dev *dev)
 irqreturn_t orca_ceq_irq(int irq, void *data)
 {
 	struct orca_dev *dev = data;
-	u32 mask = BIT(ORCA_CEQ_LOG_DEPTH) - 1, pi, lost;
+	u32 mask = BIT(ORCA_CEQ_LOG_DEPTH) - 1, pi, lost, ci;
 	const struct orca_eqe *eqe;
 	struct orca_cq *cq;
 
 	spin_lock(&dev->ceq_lock);
+	ci = dev->ceq_ci;
 	pi = readl(dev->regs + ORCA_CEQ_REG(ceq_pi));
 	if (pi - dev->ceq_ci > BIT(ORCA_CEQ_LOG_DEPTH)) {
 		dev_err_ratelimited(&dev->pdev->dev,
@@ -81,6 +83,8 @@ irqreturn_t orca_ceq_irq(int irq, void *data)
 	}
 	writel(dev->ceq_ci, dev->regs + ORCA_CEQ_REG(ceq_ci));
 	lost = readl(dev->regs + ORCA_CEQ_REG(ceq_overflows));
+	trace_orca_ceq_irq(&dev->pdev->dev, ci, pi, dev->ceq_ci - ci,
+			   lost - dev->ceq_overflows);
 	if (lost != dev->ceq_overflows) {
 		dev_warn_ratelimited(&dev->pdev->dev,
 				     "%u completion events dropped: completion EQ full\n",

@@ -7,6 +7,7 @@
 #include "orca.h"
 #include "orca_attr.h"
 #include "orca_com_cmd.h"
+#include "orca_trace.h"
 
 /*
  * IBTA has no affiliated event for a UD/UC send queue entering SQE: the
@@ -134,6 +135,7 @@ void orca_async_event(struct orca_com *com, const struct orca_eqe *eqe)
 {
 	struct orca_dev *dev = com_to_odev(com);
 
+	trace_orca_async_event(&dev->pdev->dev, eqe);
 	switch (eqe->type) {
 	case ORCA_EQE_QP_EVENT:
 		orca_qp_event(dev, &eqe->qp);

@@ -4,7 +4,6 @@
  * queue and registers the ib_device.
  */
 
-#include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/module.h>
@@ -52,8 +51,6 @@ static const struct kernel_param_ops orca_cmd_timeout_ops = {
 module_param_cb(cmd_timeout_ms, &orca_cmd_timeout_ops, &cmd_timeout_ms, 0444);
 MODULE_PARM_DESC(cmd_timeout_ms,
 		 "Firmware command timeout in ms, 100..600000 (default 30000)");
-
-static struct dentry *orca_debugfs_root;
 
 #define ORCA_REGS_OFF(field)	offsetof(struct orca_regs, field)
 
@@ -133,6 +130,10 @@ static const struct ib_device_ops orca_dev_ops = {
 	.destroy_ah = orca_destroy_ah,
 	.destroy_cq = orca_destroy_cq,
 	.destroy_qp = orca_destroy_qp,
+	.fill_res_cq_entry = orca_fill_res_cq_entry,
+	.fill_res_mr_entry = orca_fill_res_mr_entry,
+	.fill_res_qp_entry = orca_fill_res_qp_entry,
+	.fill_res_qp_entry_raw = orca_fill_res_qp_entry_raw,
 	.get_dev_fw_str = orca_get_dev_fw_str,
 	.get_hw_stats = orca_get_hw_stats,
 	.get_port_immutable = orca_get_port_immutable,
@@ -371,18 +372,6 @@ static void orca_unmap_bars(struct orca_dev *dev)
 	pci_iounmap(dev->pdev, dev->doorbell);
 }
 
-static void orca_debugfs_add(struct orca_dev *dev)
-{
-	dev->debugfs = debugfs_create_dir(pci_name(dev->pdev),
-					  orca_debugfs_root);
-	/* test and debug only: query_qp from QUERY_QP, not the mirror */
-	debugfs_create_bool("query_qp_fw", 0600, dev->debugfs,
-			    &dev->query_qp_fw);
-	/* test and debug only: query_port from QUERY_PORT, not the mirror */
-	debugfs_create_bool("query_port_fw", 0600, dev->debugfs,
-			    &dev->query_port_fw);
-}
-
 static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct orca_dev *dev;
@@ -456,7 +445,7 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 
 err_debugfs:
-	debugfs_remove_recursive(dev->debugfs);
+	orca_debugfs_remove(dev);
 err_stop:
 	orca_stop(dev);
 	goto err_unmap;
@@ -490,7 +479,7 @@ static void orca_remove(struct pci_dev *pdev)
 
 	orca_set_registered(dev, false);
 	ib_unregister_device(&dev->ibdev);
-	debugfs_remove_recursive(dev->debugfs);
+	orca_debugfs_remove(dev);
 	orca_stop(dev);
 	orca_unmap_bars(dev);
 	pci_release_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
@@ -511,17 +500,17 @@ static int __init orca_init(void)
 {
 	int err;
 
-	orca_debugfs_root = debugfs_create_dir(DRV_MODULE_NAME, NULL);
+	orca_debugfs_init();
 	err = pci_register_driver(&orca_pci_driver);
 	if (err)
-		debugfs_remove_recursive(orca_debugfs_root);
+		orca_debugfs_cleanup();
 	return err;
 }
 
 static void __exit orca_exit(void)
 {
 	pci_unregister_driver(&orca_pci_driver);
-	debugfs_remove_recursive(orca_debugfs_root);
+	orca_debugfs_cleanup();
 }
 
 module_init(orca_init);

@@ -197,6 +197,8 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->ibmr.rkey = rkey;
 	mr->start = start;
 	mr->access = access_flags;
+	orca_pbl_info_set(&mr->pbl, &in.pbl);
+	mr->first_off = first_off;
 	mr->ibmr.length = length;
 	mr->ibmr.iova = virt_addr;
 	return &mr->ibmr;
@@ -273,6 +275,8 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	}
 	mr->start = start;
 	mr->access = access;
+	orca_pbl_info_set(&mr->pbl, &in.pbl);
+	WRITE_ONCE(mr->first_off, first_off);
 	/* ib_core updates the PD, iova and length of the ib_mr */
 	return NULL;
 }

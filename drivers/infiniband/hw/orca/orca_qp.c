@@ -80,6 +80,13 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	mutex_init(&qp->lock);
 	qp->state = IB_QPS_RESET;
 	qp->ctx = ctx;
+	orca_pbl_info_set(&qp->ring, &in.ring);
+	qp->rq_off = cmd.rq_off;
+	qp->dbrec_off = cmd.dbrec_off;
+	qp->sq_log_depth = cmd.sq_log_depth;
+	qp->sq_log_stride = cmd.sq_log_stride;
+	qp->rq_log_depth = cmd.rq_log_depth;
+	qp->rq_log_stride = cmd.rq_log_stride;
 	ibqp->qp_num = qpn;
 	init_attr->cap.max_send_wr = le32_to_cpu(ctx.max_send_wr);
 	init_attr->cap.max_recv_wr = le32_to_cpu(ctx.max_recv_wr);

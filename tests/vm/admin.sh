@@ -1,0 +1,345 @@
+#!/bin/bash
+# Guest test: what admins and developers look at.  Prints TAP; exit status
+# = number of failures.  Needs the orca VM (hostctl, ORCA_KO, ORCA_BUILD).
+#
+#  1. rdma res (ib_core's resource tracker with orca's driver details):
+#     build/tests/orca_hold keeps a PD, two CQs, an MR and an RC QP in INIT
+#     open and prints what it knows of them; `rdma res show pd|cq|mr|qp -dd`
+#     must list them with the device's numbers, ring depths, strides and
+#     page lists consistent with that (and with each other: the QP's CQNs
+#     and PD are the CQs' and the MR's), the QP's state from the mirror and
+#     its raw device context.
+#  2. Trace events (/sys/kernel/tracing/events/orca): a CQ created and
+#     destroyed gives exactly two orca_cmd events with the opcode names,
+#     status OK, a token and a latency; a modify only the device can refuse
+#     gives MODIFY_QP with status BAD_QP_STATE; port down/up and a QP the
+#     device moves to ERR give orca_async_event with type, number, event
+#     and state; a slow command's latency is its delay.
+#  3. debugfs (/sys/kernel/debug/orca/<pci>/cmdq and eq): the transport
+#     counters equal `rdma statistic show link orca0/1` and move with the
+#     commands; indices are consistent at rest and the event queue's
+#     consumer index moves by one per completion; a command the device sits
+#     on is listed with its opcode and age.
+#  4. A command that times out is traced with status TIMEOUT, the next one
+#     with DEAD (token 0); cmdq and eq stay readable on the dead device.
+#     The module is then loaded again with the defaults.
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+
+dev=${ORCA_DEV:-orca0}
+ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
+hold=${ORCA_BUILD:?ORCA_BUILD not set (run in the orca VM)}/tests/orca_hold
+tr=/sys/kernel/tracing
+plan 81
+
+[[ -d $tr/events ]] || mount -t tracefs tracefs "$tr" 2> /dev/null
+
+pci_of() { local p; p=$(readlink "/sys/class/infiniband/$dev/device") && printf '%s' "${p##*/}"; }
+wait_dev() {   # orca0 appears within 10 s
+    local i
+    for ((i = 0; i < 100; i++)); do
+        [[ -e /sys/class/infiniband/$dev ]] && return 0
+        sleep_s 0.1
+    done
+    return 1
+}
+dbg() {   # dbg FILE KEY: the value of "KEY: value" in the debugfs file
+    local k v
+    while IFS= read -r line; do
+        k=${line%%: *} v=${line#*: }
+        [[ $k == "$1" ]] && { printf '%s' "$v"; return 0; }
+    done < "$dbgdir/$2"
+    return 1
+}
+stat_of() {   # stat_of NAME: port 1's hw counter, as rdma statistic shows it
+    local w=($(rdma statistic show link "$dev/1")) i
+    for ((i = 0; i < ${#w[@]} - 1; i++)); do
+        [[ ${w[i]} == "$1" ]] && { printf '%s' "${w[i + 1]}"; return 0; }
+    done
+    return 1
+}
+trace_clear() { : > "$tr/trace"; }
+trace_lines() {   # trace_lines EVENT: the events' text, one per line
+    local line
+    while IFS= read -r line; do
+        [[ $line == *" $1: "* ]] && printf '%s\n' "${line#*" $1: "}"
+    done < "$tr/trace"
+}
+trace_wait() {   # trace_wait EVENT PATTERN: within 5 s, a line matching
+    local i
+    for ((i = 0; i < 50; i++)); do
+        trace_lines "$1" | grep -qE -- "$2" && return 0
+        sleep_s 0.1
+    done
+    return 1
+}
+field() {   # field LINE KEY: the value of "KEY=value" in a trace line
+    local w
+    for w in $1; do [[ $w == "$2="* ]] && { printf '%s' "${w#*=}"; return 0; }; done
+    return 1
+}
+hold_cmd() {   # hold_cmd CMD: send a command to orca_hold, print its answer
+    local l
+    printf '%s\n' "$1" >&"${H[1]}" || return 1
+    read -r -t 60 -u "${H[0]}" l || return 1
+    printf '%s' "$l"
+}
+enable_events() { echo 1 > "$tr/events/orca/enable"; }
+
+# ---------------------------------------------------------------- setup
+pci=$(pci_of)
+dbgdir=/sys/kernel/debug/orca/$pci
+[[ -n $pci && -d $dbgdir ]]
+ok $? "debugfs directory of $dev: $dbgdir"
+n=0
+for e in orca_cmd orca_async_event orca_ceq_irq; do
+    [[ -f $tr/events/orca/$e/format ]] && n=$((n + 1))
+done
+((n == 3))
+ok $? "trace events orca_cmd, orca_async_event and orca_ceq_irq exist under $tr/events/orca ($n of 3)"
+enable_events
+ok $? "the orca trace events can be enabled"
+trace_clear
+
+declare -A h
+coproc H { "$hold" -d "$dev" 2>&1; }
+hpid=$H_PID
+while read -r -t 60 -u "${H[0]}" line; do
+    [[ $line == ready ]] && break
+    [[ $line == *=* ]] && h[${line%%=*}]=${line#*=}
+done
+[[ $line == ready && -n ${h[pid]:-} && -n ${h[qpn]:-} ]]
+ok $? "orca_hold keeps a PD, 2 CQs, an MR and a QP open (pid ${h[pid]:-?}, QPN ${h[qpn]:-?})"
+[[ $line == ready ]] || { diag "orca_hold: $line"; done_testing; }
+
+# ---------------------------------------------------------------- 1. rdma res
+pid=${h[pid]}
+pds=$(rdma -j res show pd dev "$dev")
+pdn=$(jq -r --argjson p "$pid" '[.[] | select(.pid == $p)] | if length == 1 then .[0].pdn else "n\(length)" end' <<< "$pds")
+[[ $pdn =~ ^[0-9]+$ ]]
+ok $? "rdma res show pd lists the PD of orca_hold (pdn $pdn)"
+[[ $pdn =~ ^[0-9]+$ ]] || diag "$pds"
+
+cqs=$(rdma -j -dd res show cq dev "$dev")
+ncq=$(jq --argjson p "$pid" '[.[] | select(.pid == $p)] | length' <<< "$cqs")
+is "$ncq" 2 "rdma res show cq lists the 2 CQs of orca_hold"
+declare -A dcqn
+for w in send recv; do
+    cqe=${h[${w}_cqe]}
+    j=$(jq -c --argjson p "$pid" --argjson c "$cqe" '[.[] | select(.pid == $p and .cqe == $c)][0]' <<< "$cqs")
+    get() { jq -r ".$1" <<< "$j"; }
+    depth=$(get drv_cq_depth) stride=$(get drv_cqe_stride) dbo=$(get drv_dbrec_off)
+    pages=$(get drv_pages) shift=$(get drv_page_shift) dcqn[$w]=$(get drv_dev_cqn)
+    [[ ${dcqn[$w]} =~ ^[0-9]+$ ]] && ((${dcqn[$w]} > 0))
+    ok $? "$w CQ ($cqe entries): driver details give its device CQN (${dcqn[$w]})"
+    is "$depth" $((cqe + 1)) "$w CQ: cq_depth is the ring of 2^n entries whose 2^n - 1 the device reports"
+    is "$stride" 64 "$w CQ: cqe_stride 64"
+    is "$dbo" $((depth * stride)) "$w CQ: the doorbell record follows the ring (dbrec_off)"
+    need=$((dbo + h[cq_dbrec_size]))
+    [[ $pages =~ ^[0-9]+$ && $shift =~ ^[0-9]+$ ]] &&
+        ((pages << shift >= need && (pages - 1) << shift < need))
+    ok $? "$w CQ: $pages pages of 2^$shift bytes hold the ring and record ($need bytes), not a page more"
+    is "$(get drv_comp_vector)" 0 "$w CQ: comp_vector 0"
+done
+[[ ${dcqn[send]} != "${dcqn[recv]}" ]]
+ok $? "the two CQs have different device CQNs (${dcqn[send]}, ${dcqn[recv]})"
+
+qps=$(rdma -j -dd res show qp link "$dev")
+j=$(jq -c --argjson q "${h[qpn]}" '[.[] | select(.lqpn == $q)][0]' <<< "$qps")
+get() { jq -r ".$1" <<< "$j"; }
+[[ $(get lqpn) == "${h[qpn]}" ]]
+ok $? "rdma res show qp lists QPN ${h[qpn]}"
+[[ $(get lqpn) == "${h[qpn]}" ]] || diag "$qps"
+is "$(get drv_dev_qpn)" "${h[qpn]}" "QP: dev_qpn (the device context's QPN) = qp_num"
+is "$(get state) $(get drv_mirror_state)" "INIT INIT" "QP: state and the mirror's state are INIT"
+is "$(get drv_sq_draining)" 0 "QP: sq_draining 0"
+is "$(get pdn)" "$pdn" "QP: ib_core's pdn is the PD's"
+is "$(get drv_send_cqn) $(get drv_recv_cqn)" "${dcqn[send]} ${dcqn[recv]}" \
+    "QP: send_cqn and recv_cqn are the CQs' device CQNs"
+qp_dpdn=$(get drv_dev_pdn)
+is "$(get drv_sq_depth) $(get drv_rq_depth)" "${h[exp_sq_depth]} ${h[exp_rq_depth]}" \
+    "QP: sq_depth and rq_depth are the WR counts asked rounded up to powers of two"
+is "$(get drv_sq_stride) $(get drv_rq_stride)" "${h[exp_sq_stride]} ${h[exp_rq_stride]}" \
+    "QP: sq_stride and rq_stride hold the SGEs and inline data asked"
+sq=$(get drv_sq_depth) sqs=$(get drv_sq_stride) rq=$(get drv_rq_depth) rqs=$(get drv_rq_stride)
+rqo=$(get drv_rq_off) dbo=$(get drv_dbrec_off) pages=$(get drv_pages) shift=$(get drv_page_shift)
+((rqo >= sq * sqs && rqo % rqs == 0 && dbo >= rqo + rq * rqs))
+ok $? "QP: the RQ (rq_off $rqo) follows the SQ and the record (dbrec_off $dbo) the RQ"
+need=$((dbo + h[qp_dbrec_size]))
+((pages << shift >= need && (pages - 1) << shift < need))
+ok $? "QP: $pages pages of 2^$shift bytes hold the rings and record ($need bytes), not a page more"
+
+raw=$(rdma -j res show qp link "$dev/1" lqpn "${h[qpn]}" -r)
+bytes=$(jq -r 'if length == 1 and (.[0].data | type) == "array" then .[0].data | map(tostring) | join(" ") else "" end' <<< "$raw")
+b=($bytes)
+((${#b[@]} == 256 && (b[0] | b[1] << 8 | b[2] << 16 | b[3] << 24) == h[qpn] &&
+  b[0x1a] == 1 && b[0x1b] == 1))
+ok $? "QP raw (rdma res show qp -r): the 256-byte device context with its QPN, state INIT and type RC (${#b[@]} bytes)"
+((${#b[@]} == 256)) || diag "$raw"
+
+mrs=$(rdma -j -dd res show mr dev "$dev")
+lkey=$(printf '%x' "${h[mr_lkey]}")
+j=$(jq -c --arg k "$lkey" '[.[] | select(.lkey == $k)][0]' <<< "$mrs")
+[[ $(get lkey) == "$lkey" ]]
+ok $? "rdma res show mr lists the MR with lkey 0x$lkey"
+[[ $(get lkey) == "$lkey" ]] || diag "$mrs"
+is "$(get drv_mr_index) $(get drv_key)" "$((h[mr_lkey] >> 8)) $((h[mr_lkey] & 0xff))" \
+    "MR: mr_index and key are the lkey's index and key byte"
+is "$(get pdn) $(get drv_dev_pdn)" "$pdn $qp_dpdn" "MR: ib_core's pdn is the PD's, dev_pdn the QP's"
+# iproute2 6.1 prints 64-bit driver values truncated to 32 bits in JSON:
+# the iova comes from the text output
+iova= prev=
+for w in $(rdma -dd res show mr dev "$dev" | grep " lkey 0x$lkey "); do
+    [[ $prev == drv_iova ]] && iova=$w
+    prev=$w
+done
+is "$(get mrlen) $iova" "${h[mr_len]} $(printf '0x%x' "${h[mr_addr]}")" "MR: length and iova as registered"
+off=$(get drv_first_off) pages=$(get drv_pages) shift=$(get drv_page_shift)
+need=$((off + h[mr_len]))
+((off == h[mr_addr] % (1 << shift) && pages << shift >= need && (pages - 1) << shift < need))
+ok $? "MR: first_off $off and $pages pages of 2^$shift bytes cover the region exactly"
+
+# ---------------------------------------------------------------- 2, 3: one command pair
+c0=$(dbg fw_cmds cmdq) s0=$(stat_of fw_cmds) e0=$(dbg eq_ci eq)
+is "$c0" "$s0" "debugfs cmdq fw_cmds = rdma statistic fw_cmds ($s0)"
+trace_clear
+r=$(hold_cmd cq)
+is "$r" "cq 0" "orca_hold creates and destroys a CQ"
+c1=$(dbg fw_cmds cmdq) s1=$(stat_of fw_cmds) e1=$(dbg eq_ci eq)
+is "$((c1 - c0)) $((s1 - s0))" "2 2" "CREATE_CQ + DESTROY_CQ: fw_cmds +2 in debugfs and in rdma statistic"
+is "$((e1 - e0))" 2 "debugfs eq: eq_ci moved by one per completion (+2)"
+is "$(dbg eq_pi eq)" "$e1" "debugfs eq: at rest eq_pi = eq_ci"
+is "$(dbg cmdq_pi cmdq)" "$(dbg cmdq_ci cmdq)" "debugfs cmdq: at rest cmdq_ci = cmdq_pi ($(dbg cmdq_pi cmdq))"
+is "$(dbg outstanding cmdq) $(dbg contexts_in_use cmdq) $(dbg dead cmdq)" "0 0 0" \
+    "debugfs cmdq: nothing outstanding, no context in use, not dead"
+is "$(dbg depth cmdq) $(dbg eq_depth eq) $(dbg ceq_depth eq)" "64 256 256" "debugfs: cmdq, eq and ceq depths"
+[[ $(dbg eq_base eq) =~ ^0x[0-9a-f]+$ && $(dbg eq_base eq) != "$(dbg ceq_base eq)" &&
+   $(dbg eq_base eq) =~ [1-9a-f] ]]
+ok $? "debugfs eq: the EQ and completion EQ have their own DMA base ($(dbg eq_base eq), $(dbg ceq_base eq))"
+# (earlier tests may have flooded the EQ: the device's counters need not be 0)
+is "$(dbg ceq_pi eq) $(dbg eq_overflows eq) $(dbg ceq_overflows eq)" \
+    "$(dbg ceq_ci eq) $(dbg eq_overflows_seen eq) $(dbg ceq_overflows_seen eq)" \
+    "debugfs eq: ceq_pi = ceq_ci, every overflow the device counted is accounted for"
+
+mapfile -t t < <(trace_lines orca_cmd)
+is "${#t[@]}" 2 "the trace has exactly the 2 commands"
+for i in 0 1; do
+    op=(CREATE_CQ DESTROY_CQ)
+    l=${t[i]:-}
+    lat=$(field "$l" latency_us) tok=$(field "$l" token)
+    [[ $l == "$pci ${op[i]} "* && $l == *"status=OK (0x0) syndrome=0x0 err=0 "* ]]
+    ok $? "trace: ${op[i]} on $pci with status OK"
+    [[ $l == "$pci ${op[i]} "* ]] || diag "$l"
+    [[ $tok =~ ^0x[0-9a-f]{4}$ && $tok != 0x0000 && $lat =~ ^[0-9]+$ ]] && ((lat > 0 && lat < 10000000))
+    ok $? "trace: ${op[i]} has a token ($tok) and a latency ($lat us)"
+done
+[[ $(field "${t[0]:-}" token) != "$(field "${t[1]:-}" token)" ]]
+ok $? "trace: the two commands have different tokens"
+
+# ---------------------------------------------------------------- 2: a refused command
+f0=$(dbg fw_cmd_errors cmdq) fs0=$(stat_of fw_cmd_errors)
+trace_clear
+r=$(hold_cmd badmodify)
+is "$r" "badmodify 22" "modify RTS -> RTS claiming cur_state RTS of an INIT QP fails with EINVAL"
+l=$(trace_lines orca_cmd)
+[[ $l == "$pci MODIFY_QP opcode=0x31 "*"status=BAD_QP_STATE (0x5) syndrome=0xa err=-22 "* ]]
+ok $? "trace: MODIFY_QP with status BAD_QP_STATE, syndrome TRANSITION, err -22"
+[[ $l == *MODIFY_QP* ]] || diag "$l"
+is "$(($(dbg fw_cmd_errors cmdq) - f0)) $(($(stat_of fw_cmd_errors) - fs0))" "1 1" \
+    "fw_cmd_errors +1 in debugfs and in rdma statistic"
+is "$(hold_cmd state)" "state INIT" "the QP is still in INIT"
+
+# ---------------------------------------------------------------- 2: asynchronous events
+a0=$(dbg async_events cmdq)
+trace_clear
+hostctl port-down > /dev/null
+trace_wait orca_async_event "^$pci PORT_EVENT num=1 event=DOWN state=- "
+ok $? "trace: port down is an orca_async_event PORT_EVENT num=1 event=DOWN"
+hostctl port-up > /dev/null
+trace_wait orca_async_event "^$pci PORT_EVENT num=1 event=ACTIVE "
+ok $? "trace: port up is PORT_EVENT num=1 event=ACTIVE"
+hostctl qp-fatal "${h[qpn]}" > /dev/null
+trace_wait orca_async_event "^$pci QP_EVENT num=${h[qpn]} event=FATAL state=ERR "
+ok $? "trace: the device moving QP ${h[qpn]} to ERR is QP_EVENT num=${h[qpn]} event=FATAL state=ERR"
+trace_lines orca_async_event | grep -q QP_EVENT || diag "$(trace_lines orca_async_event)"
+is "$(($(dbg async_events cmdq) - a0))" 3 "debugfs cmdq: async_events +3"
+is "$(hold_cmd state)" "state ERR" "ibv_query_qp shows ERR"
+j=$(rdma -j -dd res show qp link "$dev" | jq -c --argjson q "${h[qpn]}" '[.[] | select(.lqpn == $q)][0]')
+is "$(get state) $(get drv_mirror_state)" "ERR ERR" "rdma res: state and mirror_state ERR"
+
+# ---------------------------------------------------------------- 3: an outstanding command
+hostctl cmd-delay 2000 > /dev/null
+trace_clear
+printf 'cq\n' >&"${H[1]}"
+slot=
+for ((i = 0; i < 30; i++)); do
+    slot=$(grep -E '^slot [0-9]+: token 0x[0-9a-f]{4} opcode CREATE_CQ \(0x20\) age_ms [0-9]+ waiting$' "$dbgdir/cmdq")
+    [[ -n $slot ]] && (($(field "${slot//age_ms /age_ms=}" age_ms) >= 300)) && break
+    sleep_s 0.1
+done
+[[ -n $slot ]]
+ok $? "debugfs cmdq lists the command the device sits on: ${slot:-none}"
+is "$(dbg outstanding cmdq) $(dbg contexts_in_use cmdq)" "1 1" "debugfs cmdq: 1 outstanding, 1 context in use"
+read -r -t 60 -u "${H[0]}" r
+is "$r" "cq 0" "the slow CQ create and destroy complete"
+hostctl cmd-delay 0 > /dev/null
+lat=$(field "$(trace_lines orca_cmd | grep CREATE_CQ)" latency_us)
+# (the guest's clock under TCG need not agree with the host's to the ms)
+[[ $lat =~ ^[0-9]+$ ]] && ((lat >= 1000000 && lat < 30000000))
+ok $? "trace: the CREATE_CQ delayed by 2 s shows it in its latency ($lat us)"
+[[ -z $(grep '^slot ' "$dbgdir/cmdq") ]]
+ok $? "debugfs cmdq: no slot listed once it completed"
+
+r=$(hold_cmd quit)
+wait "$hpid"
+ok $? "orca_hold destroys its objects and exits 0"
+pds=$(rdma -j res show pd dev "$dev")
+is "$(jq --argjson p "$pid" '[.[] | select(.pid == $p)] | length' <<< "$pds")" 0 \
+    "rdma res show pd no longer lists its PD"
+
+# ---------------------------------------------------------------- 4: timeout, dead device
+rmmod orca && insmod "$ko" cmd_timeout_ms=1000 && wait_dev
+ok $? "orca reloaded with cmd_timeout_ms=1000"
+enable_events
+trace_clear
+coproc H { "$hold" -d "$dev" 2>&1; }
+hpid=$H_PID
+while read -r -t 60 -u "${H[0]}" line; do [[ $line == ready ]] && break; done
+is "$line" ready "orca_hold holds its objects again"
+hostctl cmd-delay 3000 > /dev/null
+trace_clear
+# (a command without a page list: a dead device's page list is leaked)
+r=$(hold_cmd pd)
+is "$r" "pd 5" "an ALLOC_PD the device answers after 3 s fails with EIO"
+l=$(trace_lines orca_cmd | grep ALLOC_PD)
+lat=$(field "$l" latency_us)
+[[ $l == "$pci ALLOC_PD "*"status=TIMEOUT (0x100) syndrome=0x0 err=-5 "* && $lat =~ ^[0-9]+$ ]] &&
+    ((lat >= 990000))
+ok $? "trace: ALLOC_PD with status TIMEOUT after the 1000 ms timeout ($lat us)"
+[[ $l == *TIMEOUT* ]] || diag "$(trace_lines orca_cmd)"
+trace_lines orca_async_event | grep -q "^$pci DEVICE_FATAL num=0 "
+ok $? "trace: the dead device's DEVICE_FATAL is an orca_async_event"
+trace_clear
+r=$(hold_cmd pd)
+is "$r" "pd 5" "the next ALLOC_PD fails at once"
+l=$(trace_lines orca_cmd)
+[[ $l == "$pci ALLOC_PD opcode=0x10 token=0x0000 status=DEAD (0x101) "*"err=-5 "* ]]
+ok $? "trace: ALLOC_PD never posted, status DEAD, token 0"
+[[ $l == *DEAD* ]] || diag "$l"
+is "$(dbg dead cmdq) $(dbg fw_cmd_timeouts cmdq) $(dbg outstanding cmdq)" "1 1 0" \
+    "debugfs cmdq on the dead device: dead 1, fw_cmd_timeouts 1, nothing outstanding"
+dbg eq_ci eq > /dev/null && dbg ceq_ci eq > /dev/null
+ok $? "debugfs eq is readable on the dead device"
+trace_clear
+r=$(hold_cmd quit)
+wait "$hpid"
+ok $? "orca_hold's objects are destroyed on the dead device"
+n=$(trace_lines orca_cmd | grep -c "token=0x0000 status=DEAD (0x101) syndrome=0x0 err=0 ")
+is "$n" 5 "trace: the 5 destroys succeed without the device (status DEAD, err 0)"
+rmmod orca
+ok $? "rmmod of the dead device"
+hostctl cmd-delay 0 > /dev/null
+insmod "$ko" && wait_dev
+ok $? "orca loads again with the defaults"
+done_testing
