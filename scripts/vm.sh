@@ -109,8 +109,9 @@ if ((DEBUG_KERNEL)); then
     KVER=$(< "$DEBUG_KDIR/include/config/kernel.release")
     KERNEL=$DEBUG_KDIR/arch/x86/boot/bzImage
     # Under TCG, kmemleak's and KASAN's boot-time bookkeeping keeps
-    # CPU 0 in the kernel for a minute: not a lockup worth a report.
-    DEBUG_APPEND=" nosoftlockup"
+    # CPU 0 in the kernel for a minute: not a lockup or an RCU stall worth
+    # a report (a stall of 5 minutes still is).
+    DEBUG_APPEND=" nosoftlockup rcupdate.rcu_cpu_stall_timeout=300"
 else
     if [[ -z ${KVER:-} ]]; then
         KVER=$(cd /lib/modules 2>/dev/null && printf '%s\n' 6.1.0-*-amd64 | grep -v '\*' | sort -V | tail -n 1) || :

@@ -50,6 +50,7 @@ while IFS= read -r line; do
         *"sleeping function called"* | *"scheduling while atomic"* | \
         *"DMA-API: "*": "* | *"blocked for more than"* | *"soft lockup"* | \
         *"ODEBUG:"* | *"list_add corruption"* | *"list_del corruption"* | \
+        *"self-detected stall"* | *"detected stalls on CPUs"* | \
         *"suspected memory leak"* | *"refcount_t:"*)
         hits+="$line"$'\n' ;;
     esac

@@ -46,8 +46,13 @@ for p in "${progs[@]}"; do
     run_pair "$p"
     # perftest's own clock calibration fails now and then under TCG
     # ("Correlation coefficient r^2 ... Can't produce a report"): one retry
+    # ("Correlation coefficient r^2 ... Can't produce a report"), or it
+    # finds no CPU frequency and every latency is "inf": one retry
     if ((crc)) && grep -q "Can't produce a report" "$tmp/client"; then
         diag "$p: perftest could not calibrate the CPU clock: $(grep -m1 Correlation "$tmp/client"); retrying once"
+        run_pair "$p"
+    elif [[ $row == *" inf "* ]]; then
+        diag "$p: perftest reported latencies of inf (no CPU frequency): ${row//  / }; retrying once"
         run_pair "$p"
     fi
     [[ $crc == 0 && $src == 0 && $row =~ ^\ *[0-9]+\ +[0-9]+\ +[0-9] ]]

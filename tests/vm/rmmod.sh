@@ -48,7 +48,8 @@ ok $? "no orca region left in /proc/iomem"
 hits=''
 while IFS= read -r line; do
     case $line in
-    *"kmemleak: Kernel memory leak detector initialized"*) ;;   # debug kernel, not a leak
+    *"kmemleak: "*"suspected memory leak"*) hits+="$line"$'\n' ;;
+    *"kmemleak: "*) ;;   # the debug kernel's kmemleak saying it runs
     *WARNING:* | *BUG:* | *"kernel BUG"* | *Oops* | *"general protection fault"* | \
         *"Call Trace"* | *[Ll]eak* | *UBSAN* | *KASAN* | *"refcount_t:"* | *"list_add corruption"* | \
         *"list_del corruption"* | *"sleeping function called"* | *"scheduling while atomic"*)
