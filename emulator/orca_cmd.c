@@ -460,6 +460,12 @@ static int cmd_resize_cq(struct orca_dev *dev, struct cmd *c)
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
 			    "cqe %u not in 1..%llu", cqe,
 			    (unsigned long long)dev->cfg.max_cqe);
+	/*
+	 * Work posted before the command (its doorbell record written, the
+	 * kick perhaps not yet seen) completes first, so the count of unread
+	 * CQEs includes the completions the consumer already caused.
+	 */
+	dp_run(dev);
 	ret = cq_ring_create(dev, c, &nc, &in->cq);
 	if (ret)
 		return ret;

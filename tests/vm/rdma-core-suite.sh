@@ -71,7 +71,9 @@ ok $? "rdma-core suite on $dev: exit $rc, ran ${ran:-?} = $plan_n parsed, '$verd
 ((rc == 124)) && diag "the suite hit its ${limit} s bound (a lost completion event?)"
 orca_pass=$(grep -c '^ok [0-9]* - [^#]*$' "$tmp/orca.tap")
 diag "$dev: $orca_pass passed, $(grep -c '# SKIP' "$tmp/orca.tap") skipped, $TAP_FAILED failed or errors"
-grep -E '^(FAIL|ERROR):' "$tmp/orca.log" | head -n 20 | while IFS= read -r l; do diag "$l"; done
+# each failure with its traceback (unittest's block up to the next rule)
+awk '/^(FAIL|ERROR):/ { p = 1 } /^-{20,}$/ && p == 2 { p = 0 } p { print; if ($0 ~ /^Traceback/) p = 2 }' \
+    "$tmp/orca.log" | head -n 80 | while IFS= read -r l; do diag "$l"; done
 
 if [[ ${ORCA_SUITE_RXE:-1} == 1 ]]; then
     # rxe0 as in make bench: soft-RoCE over a veth pair inside this guest
@@ -84,6 +86,12 @@ if [[ ${ORCA_SUITE_RXE:-1} == 1 ]]; then
         rxe_pass=$(grep -c '^ok [0-9]* - [^#]*$' "$tmp/rxe.tap")
         diag "rxe0 (same boot): $rxe_pass passed, $(grep -c '# SKIP' "$tmp/rxe.tap") skipped, $(grep -c '^not ok' "$tmp/rxe.tap") failed or errors"
         diag "passes: $dev $orca_pass, rxe0 $rxe_pass"
+        # where the two differ, by test name
+        passed() { sed -n 's/^ok [0-9]* - \([^#]*\)$/\1/p' "$1" | sort; }
+        comm -13 <(passed "$tmp/orca.tap") <(passed "$tmp/rxe.tap") |
+            while IFS= read -r t; do diag "passes on rxe0 only: $t"; done
+        comm -23 <(passed "$tmp/orca.tap") <(passed "$tmp/rxe.tap") |
+            while IFS= read -r t; do diag "passes on $dev only: $t"; done
     else
         diag "rxe0 could not be set up: no comparison"
     fi
