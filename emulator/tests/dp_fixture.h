@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * Data path test helpers: the test plays the driver and the provider over
+ * the fixture's fake guest RAM (page lists, memory regions, CQ and QP
+ * rings, WQEs and doorbell records written by hand, CQEs read back).
+ * Shared by test_dp.c and test_srq.c.
+ */
+#ifndef ORCA_EMU_TESTS_DP_FIXTURE_H
+#define ORCA_EMU_TESTS_DP_FIXTURE_H
+
+#include "fixture.h"
+
+/* Fake RAM above the mailboxes belongs to the "provider". */
+#define HEAP_BASE	0x300000ULL
+#define PAGE		4096ULL
+
+static uint64_t heap_next;
+
+static inline uint64_t heap_alloc(uint64_t bytes)
+{
+	uint64_t at = heap_next;
+
+	heap_next += (bytes + PAGE - 1) & ~(PAGE - 1);
+	CHECK(heap_next <= RAM_SIZE);
+	return at;
+}
+
+static inline void *gpa(struct fx *f, uint64_t addr)
+{
+	return f->ram + addr;
+}
+
+/* A page list for the contiguous pages [at, at + n * 4 KiB). */
+static inline struct orca_pbl pbl_for(struct fx *f, uint64_t at, uint32_t n)
+{
+	uint64_t list = heap_alloc(n * 8);
+	__le64 *e = gpa(f, list);
+	struct orca_pbl p = {};
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		e[i] = htole64(at + i * PAGE);
+	p.addr = htole64(list);
+	p.npages = htole32(n);
+	p.page_shift = 12;
+	return p;
+}
+
+static inline int reg_mr(struct fx *f, uint32_t pdn, uint64_t at, uint64_t len,
+		  uint32_t access, uint32_t *lkey)
+{
+	struct orca_reg_mr_in in = {};
+	struct orca_reg_mr_out out;
+	int ret;
+
+	in.iova = htole64(0x7f0000000000ULL + at);
+	in.length = htole64(len);
+	in.pdn = htole32(pdn);
+	in.access = htole32(access);
+	in.pbl = pbl_for(f, at & ~(PAGE - 1),
+			 ((at & (PAGE - 1)) + len + PAGE - 1) / PAGE);
+	in.first_off = htole32(at & (PAGE - 1));
+	ret = fx_cmd(f, ORCA_CMD_REG_MR, &in, sizeof(in), &out, sizeof(out));
+	if (!ret && lkey)
+		*lkey = le32toh(out.lkey);
+	return ret;
+}
+
+static inline uint64_t iova(uint64_t at)
+{
+	return 0x7f0000000000ULL + at;
+}
+
+struct ring_cq {
+	uint32_t cqn, ci;
+	unsigned int log_depth;
+	uint64_t base;
+};
+
+static inline bool make_cq(struct fx *f, struct ring_cq *cq, unsigned int log_depth)
+{
+	struct orca_create_cq_in in = {};
+	struct orca_create_cq_out out;
+	uint64_t bytes = (64ULL << log_depth) + 8;
+
+	cq->base = heap_alloc(bytes);
+	memset(gpa(f, cq->base), 0, (bytes + PAGE - 1) & ~(PAGE - 1));
+	in.cqe = htole32((1U << log_depth) - 1);
+	in.log_depth = log_depth;
+	in.dbrec_off = htole32(64U << log_depth);
+	in.ring = pbl_for(f, cq->base, (bytes + PAGE - 1) / PAGE);
+	if (fx_cmd(f, ORCA_CMD_CREATE_CQ, &in, sizeof(in), &out, sizeof(out)))
+		return false;
+	cq->cqn = le32toh(out.cqn);
+	cq->ci = 0;
+	cq->log_depth = log_depth;
+	return true;
+}
+
+static inline bool poll_cqe(struct fx *f, struct ring_cq *cq, struct orca_cqe *out)
+{
+	struct orca_cqe *c = gpa(f, cq->base + 64ULL *
+				 (cq->ci & ((1U << cq->log_depth) - 1)));
+	__le32 *db = gpa(f, cq->base + (64ULL << cq->log_depth));
+
+	if (c->owner != 1 + ((cq->ci >> cq->log_depth) & 1))
+		return false;
+	*out = *c;
+	cq->ci++;
+	*db = htole32(cq->ci);
+	return true;
+}
+
+struct ring_qp {
+	uint32_t qpn;
+	uint64_t base, rq_off, db_off;
+	uint32_t sq_pi, rq_pi;
+};
+
+#define SQ_LOG_DEPTH	3
+#define SQ_LOG_STRIDE	7	/* 64 + 4 SGEs */
+#define RQ_LOG_DEPTH	3
+#define RQ_LOG_STRIDE	6	/* 16 + 3 SGEs */
+
+/*
+ * A QP of @type with rings: 8 send WQEs of 4 SGEs and, without an SRQ
+ * (@srqn 0), 8 receive WQEs of 3 SGEs.
+ */
+static inline bool make_qp_type(struct fx *f, struct ring_qp *qp,
+				uint32_t cqn, uint8_t type, uint32_t srqn)
+{
+	struct orca_create_qp_in in = {};
+	struct orca_qp_ctx ctx;
+	uint64_t bytes;
+
+	qp->rq_off = 8ULL << SQ_LOG_STRIDE;
+	qp->db_off = qp->rq_off + (srqn ? 0 : 8ULL << RQ_LOG_STRIDE);
+	bytes = qp->db_off + 8;
+	qp->base = heap_alloc(bytes);
+	memset(gpa(f, qp->base), 0, (bytes + PAGE - 1) & ~(PAGE - 1));
+	in.qp_type = type;
+	in.pdn = htole32(f->pdn);
+	in.send_cqn = in.recv_cqn = htole32(cqn);
+	in.max_send_wr = htole32(8);
+	in.max_send_sge = htole32(4);
+	in.sq_log_depth = SQ_LOG_DEPTH;
+	in.sq_log_stride = SQ_LOG_STRIDE;
+	if (!srqn) {
+		in.max_recv_wr = htole32(8);
+		in.max_recv_sge = htole32(3);
+		in.rq_log_depth = RQ_LOG_DEPTH;
+		in.rq_log_stride = RQ_LOG_STRIDE;
+		in.rq_off = htole32(qp->rq_off);
+	}
+	in.srqn = htole32(srqn);
+	in.dbrec_off = htole32(qp->db_off);
+	in.ring = pbl_for(f, qp->base, (bytes + PAGE - 1) / PAGE);
+	if (fx_cmd(f, ORCA_CMD_CREATE_QP, &in, sizeof(in), &ctx, sizeof(ctx)))
+		return false;
+	qp->qpn = le32toh(ctx.qpn);
+	qp->sq_pi = qp->rq_pi = 0;
+	return true;
+}
+
+static inline bool make_qp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
+{
+	return make_qp_type(f, qp, cqn, ORCA_QPT_RC, 0);
+}
+
+/* RESET -> INIT -> RTR -> RTS, connected to @dest through the port. */
+static uint16_t connect_pkey_index;	/* P_Key index connect_rc() sets */
+
+static inline bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
+		       uint32_t access, uint8_t mtu)
+{
+	struct orca_modify_qp_in in;
+	struct orca_qp_ctx out;
+	static const struct {
+		uint8_t state;
+		uint32_t mask;
+	} steps[] = {
+		{ ORCA_QPS_INIT, ORCA_QP_STATE | ORCA_QP_PKEY_INDEX |
+				 ORCA_QP_PORT | ORCA_QP_ACCESS_FLAGS },
+		{ ORCA_QPS_RTR, ORCA_QP_STATE | ORCA_QP_AV | ORCA_QP_PATH_MTU |
+				ORCA_QP_DEST_QPN | ORCA_QP_RQ_PSN |
+				ORCA_QP_MAX_DEST_RD_ATOMIC |
+				ORCA_QP_MIN_RNR_TIMER },
+		{ ORCA_QPS_RTS, ORCA_QP_STATE | ORCA_QP_TIMEOUT |
+				ORCA_QP_RETRY_CNT | ORCA_QP_RNR_RETRY |
+				ORCA_QP_SQ_PSN | ORCA_QP_MAX_QP_RD_ATOMIC },
+	};
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		memset(&in, 0, sizeof(in));
+		in.qpn = htole32(qp->qpn);
+		in.attr_mask = htole32(steps[i].mask);
+		in.ctx.state = steps[i].state;
+		in.ctx.port = 1;
+		in.ctx.pkey_index = htole16(connect_pkey_index);
+		in.ctx.access_flags = htole32(access);
+		in.ctx.av.port = 1;
+		in.ctx.av.dlid = htole16(f->cfg.lid);
+		in.ctx.path_mtu = mtu;
+		in.ctx.dest_qpn = htole32(dest);
+		in.ctx.rq_psn = htole32(0xfffffe);	/* wraps */
+		in.ctx.sq_psn = htole32(0xfffffe);
+		in.ctx.max_dest_rd_atomic = 1;
+		in.ctx.max_rd_atomic = 1;
+		in.ctx.min_rnr_timer = 1;
+		in.ctx.timeout = 10;
+		in.ctx.retry_cnt = 1;
+		in.ctx.rnr_retry = 0;
+		if (fx_cmd(f, ORCA_CMD_MODIFY_QP, &in, sizeof(in), &out,
+			   sizeof(out)))
+			return false;
+	}
+	return true;
+}
+
+static inline void post_recv(struct fx *f, struct ring_qp *qp, uint64_t at,
+		      uint32_t len, uint32_t lkey)
+{
+	uint8_t *w = gpa(f, qp->base + qp->rq_off +
+			 ((uint64_t)(qp->rq_pi & 7) << RQ_LOG_STRIDE));
+	struct orca_recv_wqe *h = (void *)w;
+	struct orca_sge *s = (void *)(h + 1);
+	__le32 *db = gpa(f, qp->base + qp->db_off + 4);
+
+	memset(w, 0, 1U << RQ_LOG_STRIDE);
+	h->num_sge = htole32(1);
+	s->addr = htole64(iova(at));
+	s->length = htole32(len);
+	s->lkey = htole32(lkey);
+	*db = htole32(++qp->rq_pi);
+}
+
+static uint8_t wqe_extra_flags;	/* ORCA_WQE_F_* added by post_send() */
+
+/* Write a signaled send WQE and its producer index, without a kick. */
+static inline void put_send(struct fx *f, struct ring_qp *qp, uint8_t op,
+			    uint64_t at, uint32_t len, uint32_t lkey,
+			    uint64_t raddr, uint32_t rkey)
+{
+	uint8_t *w = gpa(f, qp->base +
+			 ((uint64_t)(qp->sq_pi & 7) << SQ_LOG_STRIDE));
+	struct orca_send_wqe *h = (void *)w;
+	struct orca_sge *s = (void *)(h + 1);
+	__le32 *db = gpa(f, qp->base + qp->db_off);
+
+	memset(w, 0, 1U << SQ_LOG_STRIDE);
+	h->opcode = op;
+	h->flags = ORCA_WQE_F_SIGNALED | wqe_extra_flags;
+	h->num_sge = 1;
+	h->remote_addr = htole64(raddr);
+	h->rkey = htole32(rkey);
+	s->addr = htole64(iova(at));
+	s->length = htole32(len);
+	s->lkey = htole32(lkey);
+	*db = htole32(++qp->sq_pi);
+}
+
+static inline void post_send(struct fx *f, struct ring_qp *qp, uint8_t op,
+			     uint64_t at, uint32_t len, uint32_t lkey,
+			     uint64_t raddr, uint32_t rkey)
+{
+	put_send(f, qp, op, at, len, lkey, raddr, rkey);
+	orca_dev_doorbell(&f->dev, ORCA_FW_VEC_DB);
+}
+
+static inline uint8_t qp_state_of(struct fx *f, uint32_t qpn)
+{
+	struct orca_qp_handle h = { .qpn = htole32(qpn) };
+	struct orca_qp_ctx ctx;
+
+	if (fx_cmd(f, ORCA_CMD_QUERY_QP, &h, sizeof(h), &ctx, sizeof(ctx)))
+		return 0xff;
+	return ctx.state;
+}
+
+static inline struct fx *dp_up(void)
+{
+	heap_next = HEAP_BASE;
+	return fx_up();
+}
+
+#endif /* ORCA_EMU_TESTS_DP_FIXTURE_H */
