@@ -52,6 +52,7 @@ struct orca_dev {
 
 	struct xarray qps;		/* QPN -> orca_qp, for events */
 	struct xarray cqs;		/* CQN -> orca_cq, for events */
+	struct xarray srqs;		/* SRQN -> orca_srq, for events */
 	bool ib_registered;		/* under com.eq_lock */
 	struct work_struct resync_work;	/* after the device dropped events */
 
@@ -86,6 +87,14 @@ struct orca_mr {
 struct orca_ah {
 	struct ib_ah ibah;
 	u32 ahn;
+};
+
+struct orca_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	u32 max_wr;			/* as the device applied them */
+	u32 max_sge;
+	struct ib_umem *umem;		/* ring + doorbell record */
 };
 
 /* A page list for one command (orca_pbl_build). */
@@ -130,6 +139,11 @@ static inline struct orca_qp *to_oqp(struct ib_qp *ibqp)
 static inline struct orca_ah *to_oah(struct ib_ah *ibah)
 {
 	return container_of(ibah, struct orca_ah, ibah);
+}
+
+static inline struct orca_srq *to_osrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct orca_srq, ibsrq);
 }
 
 static inline struct orca_mr *to_omr(struct ib_mr *ibmr)
@@ -200,6 +214,14 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
+
+/* orca_srq.c */
+int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		    struct ib_udata *udata);
+int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 
 /* orca_verbs.c */
 int orca_check_udata_in(struct orca_dev *dev, struct ib_udata *udata,
