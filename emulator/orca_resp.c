@@ -475,6 +475,13 @@ void resp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 			s->in_op = OP_NONE;	/* UC: abandon the old one */
 		}
 		s->drop_msg = false;
+		/*
+		 * UC: the receive WQE an abandoned message held (taken, not
+		 * completed; from an SRQ it is this QP's) takes the new one
+		 * from its start.
+		 */
+		if (op_first(op) && s->have_rwqe)
+			s->roff = 0;
 	} else if (s->drop_msg) {
 		s->epsn = (s->epsn + 1) & PSN_MASK;
 		dev->stats.pkts_dropped++;

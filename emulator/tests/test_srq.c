@@ -661,6 +661,81 @@ static void srq_ud(void)
 	fx_free(f);
 }
 
+/* A UC QP straight to RTR (it only receives here). */
+static bool uc_rtr(struct fx *f, struct ring_qp *qp)
+{
+	static const uint32_t masks[] = {
+		ORCA_QP_STATE | ORCA_QP_PKEY_INDEX | ORCA_QP_PORT |
+			ORCA_QP_ACCESS_FLAGS,
+		ORCA_QP_STATE | ORCA_QP_AV | ORCA_QP_PATH_MTU |
+			ORCA_QP_DEST_QPN | ORCA_QP_RQ_PSN,
+	};
+	struct orca_modify_qp_in in;
+	struct orca_qp_ctx out;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		memset(&in, 0, sizeof(in));
+		in.qpn = htole32(qp->qpn);
+		in.attr_mask = htole32(masks[i]);
+		in.ctx.state = i ? ORCA_QPS_RTR : ORCA_QPS_INIT;
+		in.ctx.port = 1;
+		in.ctx.av.dlid = htole16(f->cfg.lid);
+		in.ctx.path_mtu = 1;
+		in.ctx.dest_qpn = htole32(qp->qpn);
+		in.ctx.rq_psn = htole32(10);
+		if (fx_cmd(f, ORCA_CMD_MODIFY_QP, &in, sizeof(in), &out,
+			   sizeof(out)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * UC: a message abandoned after its first packet (packets lost) leaves
+ * the SRQ WQE it took with the QP; the next message fills it from its
+ * start and completes it under its wqe_id.
+ */
+static void srq_uc_resync(void)
+{
+	struct fx *f = dp_up();
+	uint64_t buf = heap_alloc(PAGE);
+	struct orca_pkt *p = calloc(1, sizeof(*p));
+	uint8_t *b = gpa(f, buf);
+	struct ring_srq srq;
+	struct ring_qp u;
+	struct ring_cq cq;
+	struct orca_cqe c;
+	uint32_t lk;
+
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, &lk), 0);
+	CHECK(make_cq(f, &cq, 4));
+	CHECK(make_srq(f, &srq, 2));
+	CHECK(make_qp_type(f, &u, cq.cqn, ORCA_QPT_UC, srq.srqn));
+	CHECK(uc_rtr(f, &u));
+	post_srq(f, &srq, buf, PAGE, lk, 9);
+	p->opcode = IB_UC | IB_SEND_FIRST;
+	p->psn = 10;
+	p->paylen = 256;
+	memset(p->payload, 'A', 256);
+	resp_rx(&f->dev, f->dev.qps[u.qpn], p);
+	/* PSN 11 is lost: a new message starts at 12 */
+	p->opcode = IB_UC | IB_SEND_ONLY;
+	p->psn = 12;
+	p->paylen = 8;
+	memset(p->payload, 'B', 8);
+	resp_rx(&f->dev, f->dev.qps[u.qpn], p);
+	CHECK(poll_cqe(f, &cq, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK_EQ(le32toh(c.wqe_idx), 9);
+	CHECK_EQ(le32toh(c.byte_len), 8);
+	CHECK(b[0] == 'B' && b[7] == 'B' && b[8] == 'A');
+	CHECK_EQ(f->dev.srqs[srq.srqn].ci, 1);
+	free(p);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -670,5 +745,6 @@ int main(int argc, char **argv)
 	RUN(srq_bad_pi);
 	RUN(srq_last_wqe);
 	RUN(srq_ud);
+	RUN(srq_uc_resync);
 	return tap_done();
 }
