@@ -185,11 +185,13 @@ vm-default:
 	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/admin.sh $(T)/vm/rmmod.sh || true
 
 # data path under real applications: perftest (server and client in the
-# guest, exchange over 127.0.0.1) and rdma-core v44's own test suite (on
-# orca0, then on rxe0 in the same boot for the comparison)
+# guest, exchange over 127.0.0.1, ib_send_bw also with --use-srq),
+# ibv_srq_pingpong, and rdma-core v44's own test suite (on orca0, then on
+# rxe0 in the same boot for the comparison)
 vm-data:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
-	    $(T)/lib/run-tests.sh $(T)/vm/perftest.sh $(T)/vm/rdma-core-suite.sh || true
+	    $(T)/lib/run-tests.sh $(T)/vm/perftest.sh $(T)/vm/srq-pingpong.sh \
+	    $(T)/vm/rdma-core-suite.sh || true
 
 # an admin's install: the Debian packages built now (make deb) go into a
 # throw-away overlay root; DKMS builds the module, udev coldplug loads it,
@@ -234,8 +236,9 @@ vm-features-off:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --emu-set ece=0 \
 	    --emu-set pci_write_end_padding=0 --emu-set dev_caps=0x0ce7 --emu-set dio_send=0 \
 	    --emu-set dio_rdma_write=0 --emu-set dio_rdma_read=0 --emu-set max_ah=0 \
-	    --emu-set atomic_cap=0 -- \
+	    --emu-set atomic_cap=0 --emu-set max_srq=0 -- \
 	    $(T)/lib/run-tests.sh '$(BUILD)/tests/verbs_device -d orca0' \
+	    '$(BUILD)/tests/verbs_srq -d orca0' \
 	    '$(BUILD)/tests/verbs_dio -d orca0 --expect 0,0,0' '$(BUILD)/tests/verbs_ece -d orca0' \
 	    '$(BUILD)/tests/verbs_query_qp -d orca0' '$(BUILD)/tests/verbs_port -d orca0' \
 	    $(T)/vm/rmmod.sh || true

@@ -60,9 +60,9 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(max_qp_init_rd_atom, 0, 255),
 	NUM(max_res_rd_atom, 0, U32),
 	NUM(max_mw, 0, U32),
-	NUM(max_srq, 0, U32),
-	NUM(max_srq_wr, 0, U32),
-	NUM(max_srq_sge, 0, U32),
+	NUM(max_srq, 0, ORCA_EMU_MAX_OBJS),
+	NUM(max_srq_wr, 0, 1U << 20),
+	NUM(max_srq_sge, 0, 255),
 	NUM(max_ah, 0, ORCA_EMU_MAX_OBJS),
 	NUM(max_mcast_grp, 0, U32),
 	NUM(max_mcast_qp_attach, 0, U32),
@@ -146,6 +146,9 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->max_cqe = 65535;
 	cfg->max_mr = 4096;
 	cfg->max_ah = 4096;
+	cfg->max_srq = 1024;
+	cfg->max_srq_wr = 4096;
+	cfg->max_srq_sge = 16;
 	cfg->max_pd = 256;
 	cfg->max_qp_rd_atom = 16;
 	cfg->max_qp_init_rd_atom = 16;

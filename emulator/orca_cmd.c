@@ -380,10 +380,11 @@ static int cmd_dealloc_pd(struct orca_dev *dev, struct cmd *c)
 	if (!pd)
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no PD %u", pdn);
-	if (pd->qp_refs || pd->mr_refs || pd->ah_refs)
+	if (pd->qp_refs || pd->mr_refs || pd->ah_refs || pd->srq_refs)
 		return fail(c, ORCA_STATUS_BAD_RES_STATE, ORCA_SYND_IN_USE,
-			    "PD %u still has %u QPs, %u MRs and %u AHs", pdn,
-			    pd->qp_refs, pd->mr_refs, pd->ah_refs);
+			    "PD %u still has %u QPs, %u MRs, %u AHs and %u SRQs",
+			    pdn, pd->qp_refs, pd->mr_refs, pd->ah_refs,
+			    pd->srq_refs);
 	pd->used = false;
 	dev->n_pds--;
 	return ORCA_STATUS_OK;
@@ -634,4 +635,14 @@ const struct cmd_desc orca_cmd_table[256] = {
 				 cmd_create_ah },
 	[ORCA_CMD_DESTROY_AH] = { sizeof(struct orca_ah_handle), 0, true,
 				  cmd_destroy_ah },
+	[ORCA_CMD_CREATE_SRQ] = { sizeof(struct orca_create_srq_in),
+				  sizeof(struct orca_srq_attr), true,
+				  cmd_create_srq },
+	[ORCA_CMD_MODIFY_SRQ] = { sizeof(struct orca_modify_srq_in), 0, true,
+				  cmd_modify_srq },
+	[ORCA_CMD_QUERY_SRQ] = { sizeof(struct orca_srq_handle),
+				 sizeof(struct orca_srq_attr), true,
+				 cmd_query_srq },
+	[ORCA_CMD_DESTROY_SRQ] = { sizeof(struct orca_srq_handle), 0, true,
+				   cmd_destroy_srq },
 };

@@ -67,6 +67,7 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	uint32_t flags = le32toh(in->create_flags);
 	uint32_t pdn = le32toh(in->pdn);
 	uint32_t scqn = le32toh(in->send_cqn), rcqn = le32toh(in->recv_cqn);
+	uint32_t srqn = le32toh(in->srqn);
 	struct orca_qp_ctx ctx;
 	struct orca_qp *qp;
 	uint32_t qpn;
@@ -95,6 +96,15 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	if (!cq_get(dev, scqn) || !cq_get(dev, rcqn))
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no CQ %u or %u", scqn, rcqn);
+	if (srqn && !srq_get(dev, srqn))
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no SRQ %u", srqn);
+	/* receives come from the SRQ: no receive queue of its own */
+	if (srqn && (in->max_recv_wr || in->max_recv_sge))
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
+			    "QP with SRQ %u asks for %u receive WRs, %u SGEs",
+			    srqn, le32toh(in->max_recv_wr),
+			    le32toh(in->max_recv_sge));
 
 	memset(&ctx, 0, sizeof(ctx));
 	ret = qp_caps(dev, c, in, &ctx);
@@ -127,6 +137,7 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	ctx.pdn = htole32(pdn);
 	ctx.send_cqn = htole32(scqn);
 	ctx.recv_cqn = htole32(rcqn);
+	ctx.srqn = htole32(srqn);
 	qp->ctx = ctx;
 	qp->dflt = ctx;
 	dev->qps[qpn] = qp;
@@ -134,6 +145,8 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	dev->pds[pdn].qp_refs++;
 	dev->cqs[scqn].qp_refs++;
 	dev->cqs[rcqn].qp_refs++;
+	if (srqn)
+		dev->srqs[srqn].qp_refs++;
 
 	mirror_write(dev, qpn, &qp->ctx);
 	memcpy(c->out, &qp->ctx, sizeof(qp->ctx));
@@ -418,6 +431,12 @@ int cmd_destroy_qp(struct orca_dev *dev, struct cmd *c)
 	dev->pds[le32toh(qp->ctx.pdn)].qp_refs--;
 	dev->cqs[le32toh(qp->ctx.send_cqn)].qp_refs--;
 	dev->cqs[le32toh(qp->ctx.recv_cqn)].qp_refs--;
+	if (qp->ctx.srqn) {
+		/* the SRQ WQE it was filling completes, flushed */
+		if (qp->ctx.state != ORCA_QPS_RESET)
+			rwqe_flush(dev, qp);
+		dev->srqs[le32toh(qp->ctx.srqn)].qp_refs--;
+	}
 	if (qp->ctx.sq_draining)
 		dev->n_draining--;
 	qp_queues_destroy(qp);

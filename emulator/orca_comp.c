@@ -52,6 +52,8 @@ bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
 			memcpy(&cqe.imm_data, &p->imm, 4);
 		}
 	}
+	if (qp->resp.rwqe_srq)
+		cqe.flags |= ORCA_CQE_F_SRQ;
 	if (status)
 		cqe.vendor_err = 1;
 	/* IBTA: a receive is solicited when the message's last packet had SE */
@@ -92,9 +94,28 @@ void comp_send_done(struct orca_dev *dev, struct orca_qp *qp, uint8_t status,
 }
 
 /*
+ * The SRQ WQE a QP took and has not completed (a message in progress):
+ * it no longer is in the SRQ, so it completes with WR_FLUSH_ERR on this
+ * QP when the QP ends (ERR, RESET, destroy).
+ */
+void rwqe_flush(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_cqe cqe;
+
+	if (!qp->resp.have_rwqe || !qp->resp.rwqe_srq)
+		return;
+	cqe_common(&cqe, qp, qp->resp.rwqe_idx, ORCA_CQE_WR_FLUSH_ERR,
+		   ORCA_CQE_OP_RECV);
+	cqe.flags = ORCA_CQE_F_SRQ;
+	cq_post(dev, le32toh(qp->ctx.recv_cqn), &cqe, false);
+	qp->resp.have_rwqe = false;
+}
+
+/*
  * Flush what is queued on an ERR QP: the WQE in flight, every send WQE
  * not taken and every receive WQE, each with WR_FLUSH_ERR whether it was
- * signaled or not.  Called again for WQEs posted while in ERR.
+ * signaled or not.  Called again for WQEs posted while in ERR.  The WQEs
+ * still in a QP's SRQ belong to the SRQ: only the one it took is flushed.
  */
 bool qp_flush(struct orca_dev *dev, struct orca_qp *qp)
 {
@@ -104,6 +125,10 @@ bool qp_flush(struct orca_dev *dev, struct orca_qp *qp)
 
 	if (qp->req.busy) {
 		comp_send_done(dev, qp, ORCA_CQE_WR_FLUSH_ERR, 0);
+		did = true;
+	}
+	if (qp->resp.have_rwqe && qp->resp.rwqe_srq) {
+		rwqe_flush(dev, qp);
 		did = true;
 	}
 	if (qp->sq.present) {
@@ -150,7 +175,23 @@ void qp_error(struct orca_dev *dev, struct orca_qp *qp, const char *why)
 	qp->ctx.state = ORCA_QPS_ERR;
 	qp->resp.reading = false;
 	mirror_write(dev, le32toh(qp->ctx.qpn), &qp->ctx);
+	qp_err_entered(dev, qp);
+}
+
+/*
+ * A QP has just entered ERR (mirror written): flush it, and if it takes
+ * receives from an SRQ, tell the consumer that its last WQE is done
+ * (IBTA 11.6.3.4, Last WQE Reached: after the WQE it was working on, if
+ * any, completed in error), so that it may destroy the QP.
+ */
+void qp_err_entered(struct orca_dev *dev, struct orca_qp *qp)
+{
+	uint32_t qpn = le32toh(qp->ctx.qpn);
+
 	qp_flush(dev, qp);
+	if (qp->ctx.srqn)
+		post_qp_event(dev, qpn, ORCA_QP_EV_LAST_WQE_REACHED,
+			      ORCA_QPS_ERR, dev->mirror_seq[qpn]);
 }
 
 static uint64_t rnr_delay_ns(uint8_t t)

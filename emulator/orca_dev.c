@@ -44,6 +44,10 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_REREG_MR:		return "REREG_MR";
 	case ORCA_CMD_CREATE_AH:	return "CREATE_AH";
 	case ORCA_CMD_DESTROY_AH:	return "DESTROY_AH";
+	case ORCA_CMD_CREATE_SRQ:	return "CREATE_SRQ";
+	case ORCA_CMD_MODIFY_SRQ:	return "MODIFY_SRQ";
+	case ORCA_CMD_QUERY_SRQ:	return "QUERY_SRQ";
+	case ORCA_CMD_DESTROY_SRQ:	return "DESTROY_SRQ";
 	}
 	return "UNKNOWN";
 }
@@ -362,6 +366,7 @@ void destroy_all(struct orca_dev *dev)
 	for (i = 0; i <= dev->cfg.max_cq; i++)
 		cq_ring_destroy(&dev->cqs[i]);
 	mr_destroy_all(dev);
+	srq_destroy_all(dev);
 	if (dev->ahs)
 		memset(dev->ahs, 0, (dev->cfg.max_ah + 1) * sizeof(*dev->ahs));
 	dev->n_ahs = 0;
@@ -606,8 +611,9 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 	dev->mirror_seq = calloc(nqp, sizeof(*dev->mirror_seq));
 	dev->mrs = calloc(cfg->max_mr + 1, sizeof(*dev->mrs));
 	dev->ahs = calloc(cfg->max_ah + 1, sizeof(*dev->ahs));
+	dev->srqs = calloc(cfg->max_srq + 1, sizeof(*dev->srqs));
 	if (!dev->pds || !dev->cqs || !dev->qps || !dev->mirror_seq ||
-	    !dev->mrs || !dev->ahs) {
+	    !dev->mrs || !dev->ahs || !dev->srqs) {
 		orca_dev_destroy(dev);
 		return -ENOMEM;
 	}
@@ -634,6 +640,8 @@ void orca_dev_destroy(struct orca_dev *dev)
 	dev->mrs = NULL;
 	free(dev->ahs);
 	dev->ahs = NULL;
+	free(dev->srqs);
+	dev->srqs = NULL;
 	free(dev->pds);
 	free(dev->cqs);
 	free(dev->qps);

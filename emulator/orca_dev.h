@@ -43,6 +43,7 @@ struct orca_pd {
 	uint32_t qp_refs;
 	uint32_t mr_refs;
 	uint32_t ah_refs;
+	uint32_t srq_refs;
 };
 
 struct orca_ah {
@@ -84,6 +85,19 @@ struct orca_cq {
 	uint32_t fired_sn;
 };
 
+/* A shared receive queue: a ring of receive WQEs in guest memory. */
+struct orca_srq {
+	bool used;
+	uint32_t pdn;
+	uint32_t max_wr, max_sge;
+	uint32_t limit;			/* armed limit, 0 = not armed */
+	uint32_t qp_refs;
+	struct orca_pages ring;
+	uint32_t log_depth, log_stride;
+	uint32_t dbrec_off;
+	uint32_t ci;			/* next WQE a QP takes */
+};
+
 /* Largest SGE count and inline size a WQE can carry (max strides). */
 #define ORCA_EMU_MAX_SGE		255
 #define ORCA_EMU_MAX_INLINE		((1U << ORCA_SQ_MAX_LOG_STRIDE) - 64)
@@ -123,7 +137,9 @@ struct orca_resp {
 	uint8_t in_op;			/* 0, or the FIRST opcode in progress */
 	/* SEND: the receive WQE being filled */
 	bool have_rwqe;
+	bool rwqe_srq;			/* taken from the SRQ: idx is its wqe_id */
 	uint32_t rwqe_idx, rnum_sge;
+	uint32_t rpdn;			/* PD its SGEs belong to */
 	struct orca_sge rsge[ORCA_EMU_MAX_SGE];
 	uint64_t roff;
 	/* WRITE in progress */
@@ -262,6 +278,8 @@ struct orca_dev {
 	struct orca_qp **qps;		/* [max_qp + ORCA_QPN_BASE] */
 	struct orca_mr *mrs;		/* [max_mr + 1], index 0 unused */
 	struct orca_ah *ahs;		/* [max_ah + 1], index 0 unused */
+	struct orca_srq *srqs;		/* [max_srq + 1], index 0 unused */
+	uint32_t n_srqs, next_srqn;
 	uint32_t n_ahs, next_ahn;
 	uint32_t n_mrs, next_mr;
 	uint8_t mr_key;			/* rolling key byte */

@@ -78,6 +78,13 @@ int cmd_modify_qp(struct orca_dev *dev, struct cmd *c);
 int cmd_query_qp(struct orca_dev *dev, struct cmd *c);
 int cmd_destroy_qp(struct orca_dev *dev, struct cmd *c);
 
+/* orca_srq.c: shared receive queue commands */
+struct orca_srq *srq_get(struct orca_dev *dev, uint32_t srqn);
+int cmd_create_srq(struct orca_dev *dev, struct cmd *c);
+int cmd_modify_srq(struct orca_dev *dev, struct cmd *c);
+int cmd_query_srq(struct orca_dev *dev, struct cmd *c);
+int cmd_destroy_srq(struct orca_dev *dev, struct cmd *c);
+
 /* orca_mem.c: memory region commands */
 int cmd_reg_mr(struct orca_dev *dev, struct cmd *c);
 int cmd_dereg_mr(struct orca_dev *dev, struct cmd *c);

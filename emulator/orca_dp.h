@@ -7,6 +7,7 @@
  *   orca_cq.c     completion queues: ring, CQE writer, overrun
  *   orca_wire.c   packets, the port and its link (loopback today)
  *   orca_wq.c     QP work queues: geometry, doorbell records, WQE access
+ *   orca_srq.c    shared receive queues: commands, taking WQEs, limit
  *   orca_req.c    requester: send WQEs -> request packets
  *   orca_resp.c   responder: request packets -> memory, RQ, ACK/NAK
  *   orca_comp.c   completer: responses -> CQEs; errors, flush, retries
@@ -136,6 +137,21 @@ unsigned int wire_drain(struct orca_dev *dev);
 void wire_flush(struct orca_dev *dev);
 uint16_t qp_pkey(struct orca_dev *dev, const struct orca_qp *qp);
 
+/* orca_wq.c, orca_srq.c: taking a receive WQE for the responder */
+enum rwqe_take {
+	RWQE_OK,		/* in qp->resp (have_rwqe) */
+	RWQE_NONE,		/* none posted */
+	RWQE_BAD_INDEX,		/* producer index past the ring's depth */
+	RWQE_MALFORMED,		/* taken (have_rwqe), but unusable */
+};
+
+enum rwqe_take rwqe_load(struct orca_resp *s, const uint8_t *w,
+			 uint32_t stride, uint32_t max_sge, bool srq,
+			 uint32_t idx);
+enum rwqe_take rq_take(struct orca_dev *dev, struct orca_qp *qp);
+enum rwqe_take srq_take(struct orca_dev *dev, struct orca_qp *qp);
+void srq_destroy_all(struct orca_dev *dev);
+
 /* orca_req.c */
 bool req_step(struct orca_dev *dev, struct orca_qp *qp);
 void qp_address(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p);
@@ -158,6 +174,8 @@ bool qp_flush(struct orca_dev *dev, struct orca_qp *qp);
 bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
 	      uint8_t status, uint8_t opcode, uint32_t byte_len,
 	      const struct orca_pkt *p);
+void rwqe_flush(struct orca_dev *dev, struct orca_qp *qp);
+void qp_err_entered(struct orca_dev *dev, struct orca_qp *qp);
 
 /* orca_sched.c */
 uint64_t dp_now_ns(void);

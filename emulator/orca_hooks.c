@@ -4,7 +4,7 @@
  * requests): device-initiated QP changes, port changes, fatal errors,
  * hangs and stalls, a slow device, EQ floods, lies about capabilities.
  */
-#include "orca_dev_int.h"
+#include "orca_dp.h"
 
 /* ------------------------------------------------------------------ */
 /* Test hooks                                                         */
@@ -42,12 +42,19 @@ int orca_dev_hook_qp_fatal(struct orca_dev *dev, uint32_t qpn, char *err,
 			   size_t errlen)
 {
 	struct orca_qp *qp = qp_get(dev, qpn);
+	bool was_err;
 
 	if (!qp)
 		return hook_err(err, errlen, "no QP %u", qpn);
 	if (qp->ctx.state == ORCA_QPS_RESET)
 		return hook_err(err, errlen, "QP %u is in RESET", qpn);
+	was_err = qp->ctx.state == ORCA_QPS_ERR;
 	qp_async_state(dev, qpn, qp, ORCA_QPS_ERR, ORCA_QP_EV_FATAL);
+	if (!was_err) {
+		/* flushed now, and an SRQ QP hears of its last WQE */
+		qp_err_entered(dev, qp);
+		flush_irq(dev);
+	}
 	orca_log("hook: QP %u -> ERR (fatal)", qpn);
 	return 0;
 }

@@ -82,6 +82,17 @@ static void resp_fail(struct orca_dev *dev, struct orca_qp *qp,
 	qp_error(dev, qp, why);
 }
 
+/*
+ * The receive WQE in progress is done (its CQE written).  An SRQ's WQE
+ * left the SRQ when it was taken; the QP's own queue advances now.
+ */
+static void rwqe_retire(struct orca_qp *qp)
+{
+	if (!qp->resp.rwqe_srq)
+		qp->rq.ci++;
+	qp->resp.have_rwqe = false;
+}
+
 /* The receive WQE failed: its CQE carries @status, then as resp_fail(). */
 static void rwqe_fail(struct orca_dev *dev, struct orca_qp *qp,
 		      const struct orca_pkt *p, uint8_t status, uint8_t code,
@@ -90,8 +101,7 @@ static void rwqe_fail(struct orca_dev *dev, struct orca_qp *qp,
 	struct orca_resp *s = &qp->resp;
 
 	recv_cqe(dev, qp, s->rwqe_idx, status, ORCA_CQE_OP_RECV, 0, p);
-	qp->rq.ci++;
-	s->have_rwqe = false;
+	rwqe_retire(qp);
 	if (!is_rc(qp)) {
 		qp_error(dev, qp, why);
 		return;
@@ -99,46 +109,40 @@ static void rwqe_fail(struct orca_dev *dev, struct orca_qp *qp,
 	resp_fail(dev, qp, p, code, why);
 }
 
-/* Take the next receive WQE; false if there is none (RNR) or it is bad. */
+/*
+ * Take the next receive WQE, from the QP's SRQ or its own queue; false if
+ * there is none (RC: RNR NAK; UC: the message is dropped; UD: the packet)
+ * or it is bad (the QP ends).
+ */
 static bool take_rwqe(struct orca_dev *dev, struct orca_qp *qp,
 		      const struct orca_pkt *p)
 {
-	struct orca_resp *s = &qp->resp;
-	uint32_t stride = 1U << qp->rq.log_stride, pi;
-	const uint8_t *w;
-	struct orca_recv_wqe h;
-	bool ok = false;
-
-	pi = qp->rq.present ? qp_rq_pi(dev, qp, &ok) : 0;
-	if (!ok || pi == qp->rq.ci) {
-		dev->stats.rnr_naks += is_rc(qp);
-		if (is_rc(qp))
+	switch (qp->ctx.srqn ? srq_take(dev, qp) : rq_take(dev, qp)) {
+	case RWQE_OK:
+		return true;
+	case RWQE_NONE:
+		if (is_rc(qp)) {
+			dev->stats.rnr_naks++;
 			send_aeth(dev, qp, IB_ACK,
 				  AETH_RNR_NAK | (qp->ctx.min_rnr_timer & 0x1f),
 				  p->psn, 0);
-		else
+		} else if (qp->ctx.qp_type == ORCA_QPT_UD) {
+			dev->stats.pkts_dropped++;
+		} else {
 			resp_fail(dev, qp, p, 0, "no receive WQE");
+		}
 		return false;
-	}
-	if (pi - qp->rq.ci > (1U << qp->rq.log_depth)) {
-		qp_error(dev, qp, "RQ producer index past its depth");
+	case RWQE_BAD_INDEX:
+		qp_error(dev, qp, qp->ctx.srqn ?
+			 "SRQ producer index past its depth" :
+			 "RQ producer index past its depth");
 		return false;
-	}
-	s->have_rwqe = true;
-	s->rwqe_idx = qp->rq.ci;
-	s->roff = 0;
-	w = rq_wqe(dev, qp, qp->rq.ci);
-	if (w)
-		memcpy(&h, w, sizeof(h));
-	if (!w || le32toh(h.num_sge) > le32toh(qp->ctx.max_recv_sge) ||
-	    sizeof(h) + le32toh(h.num_sge) * sizeof(struct orca_sge) > stride) {
+	case RWQE_MALFORMED:
 		rwqe_fail(dev, qp, p, ORCA_CQE_LOC_QP_OP_ERR,
 			  AETH_NAK_REM_OP, "malformed receive WQE");
 		return false;
 	}
-	s->rnum_sge = le32toh(h.num_sge);
-	memcpy(s->rsge, w + sizeof(h), s->rnum_sge * sizeof(struct orca_sge));
-	return true;
+	return false;
 }
 
 /* Scatter into the receive WQE at its current offset. */
@@ -147,8 +151,8 @@ static bool rwqe_scatter(struct orca_dev *dev, struct orca_qp *qp,
 			 uint32_t len)
 {
 	struct orca_resp *s = &qp->resp;
-	uint32_t pdn = le32toh(qp->ctx.pdn), i;
 	uint64_t total = 0;
+	uint32_t i;
 
 	for (i = 0; i < s->rnum_sge; i++)
 		total += le32toh(s->rsge[i].length);
@@ -157,7 +161,7 @@ static bool rwqe_scatter(struct orca_dev *dev, struct orca_qp *qp,
 			  "message longer than the receive WQE");
 		return false;
 	}
-	if (!sge_copy(dev, s->rsge, s->rnum_sge, pdn, MR_LOCAL_WRITE, s->roff,
+	if (!sge_copy(dev, s->rsge, s->rnum_sge, s->rpdn, MR_LOCAL_WRITE, s->roff,
 		      (uint8_t *)buf, len, true)) {
 		rwqe_fail(dev, qp, p, ORCA_CQE_LOC_PROT_ERR, AETH_NAK_REM_OP,
 			  "receive WQE's key refused");
@@ -200,8 +204,7 @@ static void rx_send(struct orca_dev *dev, struct orca_qp *qp,
 	if (last) {
 		recv_cqe(dev, qp, s->rwqe_idx, ORCA_CQE_SUCCESS,
 			 ORCA_CQE_OP_RECV, s->roff, p);
-		qp->rq.ci++;
-		s->have_rwqe = false;
+		rwqe_retire(qp);
 	}
 	msg_done(dev, qp, p, last);
 }
@@ -261,8 +264,7 @@ static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
 	if (imm && last) {
 		recv_cqe(dev, qp, s->rwqe_idx, ORCA_CQE_SUCCESS,
 			 ORCA_CQE_OP_RECV_RDMA_WITH_IMM, s->wlen, p);
-		qp->rq.ci++;
-		s->have_rwqe = false;
+		rwqe_retire(qp);
 	}
 	msg_done(dev, qp, p, last);
 }
@@ -376,8 +378,6 @@ static void rx_ud(struct orca_dev *dev, struct orca_qp *qp,
 {
 	struct orca_resp *s = &qp->resp;
 	uint8_t op = p->opcode & 0x1f, grh[40];
-	bool ok = false;
-	uint32_t pi;
 
 	if ((op != IB_SEND_ONLY && op != IB_SEND_ONLY_IMM) ||
 	    !(p->hdrs & PKT_DETH)) {
@@ -387,11 +387,6 @@ static void rx_ud(struct orca_dev *dev, struct orca_qp *qp,
 	if (p->qkey != le32toh(qp->ctx.qkey)) {
 		dev->stats.pkts_dropped++;
 		port_count_violation(dev, false);
-		return;
-	}
-	pi = qp->rq.present ? qp_rq_pi(dev, qp, &ok) : 0;
-	if (!ok || pi == qp->rq.ci) {
-		dev->stats.pkts_dropped++;
 		return;
 	}
 	if (!take_rwqe(dev, qp, p))
@@ -427,8 +422,7 @@ static void rx_ud(struct orca_dev *dev, struct orca_qp *qp,
 		return;
 	recv_cqe(dev, qp, s->rwqe_idx, ORCA_CQE_SUCCESS, ORCA_CQE_OP_RECV,
 		 s->roff, p);
-	qp->rq.ci++;
-	s->have_rwqe = false;
+	rwqe_retire(qp);
 }
 
 void resp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
@@ -481,6 +475,13 @@ void resp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 			s->in_op = OP_NONE;	/* UC: abandon the old one */
 		}
 		s->drop_msg = false;
+		/*
+		 * UC: the receive WQE an abandoned message held (taken, not
+		 * completed; from an SRQ it is this QP's) takes the new one
+		 * from its start.
+		 */
+		if (op_first(op) && s->have_rwqe)
+			s->roff = 0;
 	} else if (s->drop_msg) {
 		s->epsn = (s->epsn + 1) & PSN_MASK;
 		dev->stats.pkts_dropped++;

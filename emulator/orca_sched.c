@@ -141,12 +141,16 @@ void dp_qp_state(struct orca_dev *dev, struct orca_qp *qp, unsigned int old)
 	unsigned int st = qp->ctx.state;
 
 	if (st == ORCA_QPS_RESET) {
+		rwqe_flush(dev, qp);
 		dp_qp_reset(qp);
 		return;
 	}
 	if (st == ORCA_QPS_ERR) {
 		qp->resp.reading = false;
-		qp_flush(dev, qp);
+		if (old != ORCA_QPS_ERR)
+			qp_err_entered(dev, qp);
+		else
+			qp_flush(dev, qp);
 		return;
 	}
 	if (old == ORCA_QPS_INIT && st == ORCA_QPS_RTR)

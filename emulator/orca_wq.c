@@ -59,7 +59,6 @@ int qp_queues_create(struct orca_dev *dev, struct cmd *c, struct orca_qp *qp,
 	char why[160];
 	int ret;
 
-	CHECK_RESERVED(c, in->reserved1);
 	if (!in->ring.npages && all_zero(&in->ring, sizeof(in->ring))) {
 		if (in->sq_log_depth || in->sq_log_stride || in->rq_log_depth ||
 		    in->rq_log_stride || rq_off || db)
@@ -142,4 +141,50 @@ void *sq_wqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t idx)
 void *rq_wqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t idx)
 {
 	return wq_entry(dev, qp, &qp->rq, idx);
+}
+
+/*
+ * Copy the receive WQE at @w (@stride bytes) into the responder: it is
+ * taken from now on, whatever it holds.  In an SRQ it is named by its
+ * wqe_id, in a QP's receive queue by its index @idx.
+ */
+enum rwqe_take rwqe_load(struct orca_resp *s, const uint8_t *w,
+			 uint32_t stride, uint32_t max_sge, bool srq,
+			 uint32_t idx)
+{
+	struct orca_recv_wqe h;
+
+	s->have_rwqe = true;
+	s->rwqe_srq = srq;
+	s->rwqe_idx = idx;
+	s->roff = 0;
+	s->rnum_sge = 0;
+	if (!w)
+		return RWQE_MALFORMED;
+	memcpy(&h, w, sizeof(h));
+	if (srq)
+		s->rwqe_idx = le32toh(h.wqe_id);
+	if (le32toh(h.num_sge) > max_sge ||
+	    sizeof(h) + le32toh(h.num_sge) * sizeof(struct orca_sge) > stride)
+		return RWQE_MALFORMED;
+	s->rnum_sge = le32toh(h.num_sge);
+	memcpy(s->rsge, w + sizeof(h), s->rnum_sge * sizeof(struct orca_sge));
+	return RWQE_OK;
+}
+
+/* The WQE at rq.ci of the QP's own receive queue. */
+enum rwqe_take rq_take(struct orca_dev *dev, struct orca_qp *qp)
+{
+	bool ok = false;
+	uint32_t pi;
+
+	pi = qp->rq.present ? qp_rq_pi(dev, qp, &ok) : 0;
+	if (!ok || pi == qp->rq.ci)
+		return RWQE_NONE;
+	if (pi - qp->rq.ci > (1U << qp->rq.log_depth))
+		return RWQE_BAD_INDEX;
+	qp->resp.rpdn = le32toh(qp->ctx.pdn);
+	return rwqe_load(&qp->resp, rq_wqe(dev, qp, qp->rq.ci),
+			 1U << qp->rq.log_stride, le32toh(qp->ctx.max_recv_sge),
+			 false, qp->rq.ci);
 }

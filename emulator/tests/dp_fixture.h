@@ -3,7 +3,7 @@
  * Data-path fixture of the device model, on top of fixture.h: the test
  * plays the provider too (page lists, regions, CQ and QP rings in fake
  * guest RAM, WQEs and doorbell records written, CQEs read back).  Used by
- * the data-path unit tests and the data-path fuzzer.
+ * the data-path and SRQ unit tests and the data-path fuzzers.
  */
 #ifndef ORCA_EMU_TESTS_DP_FIXTURE_H
 #define ORCA_EMU_TESTS_DP_FIXTURE_H
@@ -125,28 +125,37 @@ struct ring_qp {
 
 static uint8_t make_qp_type = ORCA_QPT_RC;	/* what make_qp() creates */
 
-static inline bool make_qp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
+/*
+ * A QP of @type with rings: 8 send WQEs of 4 SGEs and, without an SRQ
+ * (@srqn 0), 8 receive WQEs of 3 SGEs.
+ */
+static inline bool make_qp_srq(struct fx *f, struct ring_qp *qp,
+			       uint32_t cqn, uint8_t type, uint32_t srqn)
 {
 	struct orca_create_qp_in in = {};
 	struct orca_qp_ctx ctx;
 	uint64_t bytes;
 
 	qp->rq_off = 8ULL << SQ_LOG_STRIDE;
-	qp->db_off = qp->rq_off + (8ULL << RQ_LOG_STRIDE);
+	qp->db_off = qp->rq_off + (srqn ? 0 : 8ULL << RQ_LOG_STRIDE);
 	bytes = qp->db_off + 8;
 	qp->base = heap_alloc(bytes);
 	memset(gpa(f, qp->base), 0, (bytes + PAGE - 1) & ~(PAGE - 1));
-	in.qp_type = make_qp_type;
+	in.qp_type = type;
 	in.pdn = htole32(f->pdn);
 	in.send_cqn = in.recv_cqn = htole32(cqn);
-	in.max_send_wr = in.max_recv_wr = htole32(8);
+	in.max_send_wr = htole32(8);
 	in.max_send_sge = htole32(4);
-	in.max_recv_sge = htole32(3);
 	in.sq_log_depth = SQ_LOG_DEPTH;
 	in.sq_log_stride = SQ_LOG_STRIDE;
-	in.rq_log_depth = RQ_LOG_DEPTH;
-	in.rq_log_stride = RQ_LOG_STRIDE;
-	in.rq_off = htole32(qp->rq_off);
+	if (!srqn) {
+		in.max_recv_wr = htole32(8);
+		in.max_recv_sge = htole32(3);
+		in.rq_log_depth = RQ_LOG_DEPTH;
+		in.rq_log_stride = RQ_LOG_STRIDE;
+		in.rq_off = htole32(qp->rq_off);
+	}
+	in.srqn = htole32(srqn);
 	in.dbrec_off = htole32(qp->db_off);
 	in.ring = pbl_for(f, qp->base, (bytes + PAGE - 1) / PAGE);
 	if (fx_cmd(f, ORCA_CMD_CREATE_QP, &in, sizeof(in), &ctx, sizeof(ctx)))
@@ -154,6 +163,11 @@ static inline bool make_qp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
 	qp->qpn = le32toh(ctx.qpn);
 	qp->sq_pi = qp->rq_pi = 0;
 	return true;
+}
+
+static inline bool make_qp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
+{
+	return make_qp_srq(f, qp, cqn, make_qp_type, 0);
 }
 
 /* RESET -> INIT -> RTR -> RTS, connected to @dest through the port. */
@@ -226,9 +240,10 @@ static inline void post_recv(struct fx *f, struct ring_qp *qp, uint64_t at,
 
 static uint8_t wqe_extra_flags;	/* ORCA_WQE_F_* added by post_send() */
 
-static inline void post_send(struct fx *f, struct ring_qp *qp, uint8_t op,
-		      uint64_t at, uint32_t len, uint32_t lkey,
-		      uint64_t raddr, uint32_t rkey)
+/* Write a signaled send WQE and its producer index, without a kick. */
+static inline void put_send(struct fx *f, struct ring_qp *qp, uint8_t op,
+			    uint64_t at, uint32_t len, uint32_t lkey,
+			    uint64_t raddr, uint32_t rkey)
 {
 	uint8_t *w = gpa(f, qp->base +
 			 ((uint64_t)(qp->sq_pi & 7) << SQ_LOG_STRIDE));
@@ -246,6 +261,13 @@ static inline void post_send(struct fx *f, struct ring_qp *qp, uint8_t op,
 	s->length = htole32(len);
 	s->lkey = htole32(lkey);
 	*db = htole32(++qp->sq_pi);
+}
+
+static inline void post_send(struct fx *f, struct ring_qp *qp, uint8_t op,
+			     uint64_t at, uint32_t len, uint32_t lkey,
+			     uint64_t raddr, uint32_t rkey)
+{
+	put_send(f, qp, op, at, len, lkey, raddr, rkey);
 	orca_dev_doorbell(&f->dev, ORCA_FW_VEC_DB);
 }
 

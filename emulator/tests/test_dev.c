@@ -500,7 +500,9 @@ static void query_caps_defaults(void)
 	CHECK_EQ(le32toh(c.max_qp_init_rd_atom), 16);
 	CHECK_EQ(le32toh(c.max_res_rd_atom), 16 * 1024);
 	CHECK_EQ(le32toh(c.max_mw), 0);
-	CHECK_EQ(le32toh(c.max_srq), 0);
+	CHECK_EQ(le32toh(c.max_srq), 1024);
+	CHECK_EQ(le32toh(c.max_srq_wr), 4096);
+	CHECK_EQ(le32toh(c.max_srq_sge), 16);
 	CHECK_EQ(le32toh(c.max_ah), 4096);
 	CHECK_EQ(le32toh(c.max_mcast_grp), 0);
 	CHECK_EQ(le32toh(c.max_inline_data), 256);
@@ -738,8 +740,8 @@ static void qp_create_checks(void)
 		     ORCA_SYND_FLAGS);
 	CREATE_FAILS(in.reserved0[1] = 1, ORCA_STATUS_BAD_PARAM,
 		     ORCA_SYND_RESERVED_NZ);
-	CREATE_FAILS(in.reserved1 = htole32(1), ORCA_STATUS_BAD_PARAM,
-		     ORCA_SYND_RESERVED_NZ);
+	CREATE_FAILS(in.srqn = htole32(1), ORCA_STATUS_BAD_RESOURCE,
+		     ORCA_SYND_HANDLE);
 	CHECK_EQ(f->dev.n_qps, 0);
 	/* rounding is capped by a non-power-of-two max_qp_wr */
 	in = qp_in(f, ORCA_QPT_UD);

@@ -130,7 +130,11 @@ static void fill_wc(struct orca_context *ctx, const struct orca_cqe *cqe,
 		wc->wc_flags |= IBV_WC_GRH;
 	if (!qp)	/* destroyed meanwhile: nothing to retire */
 		return;
-	if (cqe->flags & ORCA_CQE_F_SQ) {
+	if (cqe->flags & ORCA_CQE_F_SRQ) {
+		if (qp->vqp.qp.srq)
+			wc->wr_id = orca_srq_complete(to_osrq(qp->vqp.qp.srq),
+						      idx);
+	} else if (cqe->flags & ORCA_CQE_F_SQ) {
 		if (qp->sq.depth)
 			wc->wr_id = retire(&qp->sq, idx);
 	} else if (qp->rq.depth) {
@@ -358,8 +362,9 @@ err_free:
 }
 
 /*
- * A QP went to RESET: drop its completions that nobody polled yet (mlx5
- * does the same), or the QP's next life would see its flushed WQEs.
+ * A QP went to RESET or away: drop its completions that nobody polled yet
+ * (mlx5 does the same), or the QP's next life would see its flushed WQEs;
+ * the SRQ WQEs they name become free.
  * Entries of other QPs move up over the dropped ones, keeping order; the
  * device only appends after the last valid entry, which is not touched.
  */
@@ -367,6 +372,9 @@ void orca_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
 {
 	struct orca_cq *cq = to_ocq(ibcq);
 	uint32_t depth = 1U << cq->log_depth, pi, i, nfreed = 0;
+	struct orca_qp *qp = orca_qp_lookup(to_octx(ibcq->context), qpn);
+	struct orca_srq *srq = qp && qp->vqp.qp.srq ?
+			       to_osrq(qp->vqp.qp.srq) : NULL;
 	struct orca_cqe *src, *dst;
 
 	pthread_spin_lock(&cq->lock);
@@ -381,6 +389,9 @@ void orca_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
 	for (i = pi; i-- != cq->ci;) {
 		src = (struct orca_cqe *)cq->buf.va + (i & (depth - 1));
 		if (le32toh(src->qpn) == qpn) {
+			/* a dropped SRQ completion gives its WQE back */
+			if ((src->flags & ORCA_CQE_F_SRQ) && srq)
+				orca_srq_complete(srq, le32toh(src->wqe_idx));
 			nfreed++;
 		} else if (nfreed) {
 			/* same pass (owner) as the slot it lands in */

@@ -7,8 +7,9 @@
  * ECE and data-in-order are answered from state the kernel reported at
  * alloc_ucontext / create_qp / modify_qp time, without a system call.
  *
- * Data path: the provider owns each CQ's and QP's rings (one page-aligned
- * buffer per object, pinned by the kernel, formats in orca_hw_io.h).
+ * Data path: the provider owns each CQ's, QP's and SRQ's rings (one
+ * page-aligned buffer per object, pinned by the kernel, formats in
+ * orca_hw_io.h).
  * post_send / post_recv write WQEs and publish producer indices in the
  * QP's doorbell record; poll_cq reads CQEs by their owner byte and
  * publishes the consumer index.  The only system call is the kick after
@@ -136,6 +137,29 @@ struct orca_qp {
 	bool ece_pending_valid;
 };
 
+/*
+ * A shared receive queue: a ring of receive WQEs the device takes in
+ * order, each named by a wqe_id the CQE reports back.  The device copies
+ * a WQE when it takes it, so ring slots come back at once; the ids come
+ * back when their completions are polled (in any order), from the free
+ * stack.  At most max_wr WQEs are outstanding, and the ring is at least
+ * that deep, so the slot a post writes was always taken already.
+ */
+struct orca_srq {
+	struct verbs_srq vsrq;
+	pthread_spinlock_t lock;	/* post, and the free stack */
+	struct orca_buf buf;
+	uint32_t depth;			/* ring entries, a power of two */
+	unsigned int log_stride;
+	uint32_t head;			/* WQEs posted */
+	uint32_t max_wr, max_sge;	/* as the kernel applied them */
+	struct orca_srq_dbrec *dbrec;
+	uint64_t *wrid;			/* [depth], by wqe_id */
+	uint32_t *free_ids;		/* [depth], a stack */
+	uint32_t nfree;
+	bool *posted;			/* [depth]: id out, not yet completed */
+};
+
 static inline struct orca_device *to_odev(struct ibv_device *ibdev)
 {
 	return container_of(ibdev, struct orca_device, ibv_dev.device);
@@ -159,6 +183,11 @@ struct orca_ah {
 static inline struct orca_ah *to_oah(struct ibv_ah *ibah)
 {
 	return container_of(ibah, struct orca_ah, ibv_ah);
+}
+
+static inline struct orca_srq *to_osrq(struct ibv_srq *ibsrq)
+{
+	return container_of(ibsrq, struct orca_srq, vsrq.srq);
 }
 
 static inline struct orca_cq *to_ocq(struct ibv_cq *ibcq)
@@ -218,6 +247,19 @@ struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn);
 int orca_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
 void orca_qp_kick(struct orca_qp *qp);
+
+/* srq.c */
+struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr);
+struct ibv_srq *orca_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+int orca_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr,
+		    int attr_mask);
+int orca_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr);
+int orca_destroy_srq(struct ibv_srq *srq);
+int orca_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
+uint64_t orca_srq_complete(struct orca_srq *srq, uint32_t wqe_id);
 
 /* wr.c */
 int orca_wr_check(const struct ibv_qp_init_attr_ex *attr);

@@ -299,6 +299,9 @@ int orca_destroy_qp(struct ibv_qp *ibqp)
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
+	/* its SRQ completions nobody will poll: their WQEs come back */
+	if (ibqp->srq)
+		orca_cq_clean(ibqp->recv_cq, ibqp->qp_num);
 	orca_qp_table_remove(to_octx(ibqp->context), qp);
 	orca_qp_rings_free(qp);
 	free(qp);

@@ -117,6 +117,8 @@ int main(int argc, char **argv)
 	SIZE(verbs_context, 648);
 	SIZE(verbs_qp, 368);
 	OFF(verbs_qp, comp_mask, 352);
+	SIZE(verbs_srq, 160);
+	OFF(verbs_srq, srq_num, 152);
 
 	/* Write-command wrappers handed to ibv_cmd_*() */
 	SIZE(ex_hdr, 24);
@@ -131,6 +133,11 @@ int main(int argc, char **argv)
 	SIZE(ib_uverbs_ex_query_device_resp, 304);
 	SIZE(ib_uverbs_ex_create_qp_resp, 40);
 	SIZE(ib_uverbs_ex_modify_qp_resp, 8);
+	SIZE(ibv_create_srq, 40);
+	SIZE(ibv_create_xsrq, 56);
+	SIZE(ibv_modify_srq, 24);
+	SIZE(ibv_query_srq, 24);
+	SIZE(ib_uverbs_create_srq_resp, 16);
 
 	/* orca driver payloads: no padding between core and driver parts */
 	SIZE(orca_ibv_alloc_ucontext_cmd, 8);
@@ -141,6 +148,8 @@ int main(int argc, char **argv)
 	SIZE(orca_ibv_create_cq_resp, 8);
 	SIZE(orca_ibv_create_qp, 24);
 	SIZE(orca_ibv_create_qp_resp, 8);
+	SIZE(orca_ibv_create_srq, 24);
+	SIZE(orca_ibv_create_srq_resp, 8);
 	SIZE(orca_ibv_modify_qp, 8);
 	SIZE(orca_ibv_modify_qp_resp, 16);
 	SIZE(orca_alloc_ucontext, 24);
@@ -160,6 +169,14 @@ int main(int argc, char **argv)
 	SIZE(orca_modify_qp_ex, 152);
 	OFF(orca_modify_qp_ex_resp, drv_payload, 8);
 	SIZE(orca_modify_qp_ex_resp, 24);
+	OFF(orca_create_srq, drv_payload, 40);
+	SIZE(orca_create_srq, 64);
+	OFF(orca_create_srq_resp, drv_payload, 16);
+	SIZE(orca_create_srq_resp, 24);
+	OFF(orca_create_srq_ex, drv_payload, 56);
+	SIZE(orca_create_srq_ex, 80);
+	OFF(orca_create_srq_ex_resp, drv_payload, 16);
+	SIZE(orca_create_srq_ex_resp, 24);
 
 	/* Values the provider defines for libibverbs 44 */
 	check("IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS",

@@ -143,6 +143,9 @@ static void defaults(struct expect *e)
 	e->max_cqe = 65535;
 	e->max_mr = 4096;
 	e->max_ah = 4096;
+	e->max_srq = 1024;
+	e->max_srq_wr = 4096;
+	e->max_srq_sge = 16;
 	e->max_pd = 256;
 	e->max_qp_rd_atom = 16;
 	e->max_qp_init_rd_atom = 16;

@@ -91,6 +91,9 @@ int main(void)
 	      expect_dio(&e, 2) == 2, "default dio 3,3,2");
 	check(e.max_vl_num == 1 && e.max_total_mcast_qp_attach == 0 &&
 	      e.hca_core_clock == 0, "default max_vl_num 1, others 0");
+	check(e.max_srq == 1024 && e.max_srq_wr == 4096 &&
+	      e.max_srq_sge == 16 && e.max_mw == 0,
+	      "default max_srq 1024, max_srq_wr 4096, max_srq_sge 16");
 
 	/* value syntaxes */
 	check(!run(&e, "--set", "node_guid=00:aa:bb:cc:dd:ee:ff:01", NULL) &&

@@ -2,7 +2,9 @@
 # Guest test: perftest 4.5 on orca0, server and client in this guest, the
 # out-of-band exchange on 127.0.0.1.  Each program passes if both sides
 # exit 0 and the client prints its result row.  perftest drives a device it
-# does not know with ibv_post_send/ibv_post_recv, inline off.
+# does not know with ibv_post_send/ibv_post_recv, inline off; with
+# --use-srq the receives go through a shared receive queue
+# (ibv_post_srq_recv).
 #   ORCA_DEV (orca0), ORCA_PERF_ITERS (500), ORCA_PERF_TIMEOUT (120 s)
 set -u
 # shellcheck source=tests/lib/tap.sh
@@ -12,7 +14,7 @@ dev=${ORCA_DEV:-orca0}
 iters=${ORCA_PERF_ITERS:-500}
 limit=${ORCA_PERF_TIMEOUT:-120}
 progs=(ib_send_lat ib_write_lat ib_read_lat ib_write_bw ib_send_bw
-       ib_read_bw ib_atomic_bw)
+       ib_read_bw ib_atomic_bw "ib_send_bw --use-srq")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 plan ${#progs[@]}
@@ -21,10 +23,12 @@ ip link set lo up
 
 # one server/client pair on a fresh port; sets crc, src, row, secs
 run_pair() {
-    local p=$1 args t0
+    local -a cmd args
+    local t0
+    read -ra cmd <<< "$1"	# the program and its own options
     port=$((port + 1))
     args=(-d "$dev" -n "$iters" -p "$port")
-    timeout -k 5 "$limit" "$p" "${args[@]}" > "$tmp/server" 2>&1 &
+    timeout -k 5 "$limit" "${cmd[@]}" "${args[@]}" > "$tmp/server" 2>&1 &
     spid=$!
     # wait until the server listens (its output is block-buffered)
     for _ in $(seq 200); do
@@ -32,7 +36,7 @@ run_pair() {
         sleep_s 0.1
     done
     t0=$(now_us)
-    timeout -k 5 "$limit" "$p" "${args[@]}" 127.0.0.1 > "$tmp/client" 2>&1
+    timeout -k 5 "$limit" "${cmd[@]}" "${args[@]}" 127.0.0.1 > "$tmp/client" 2>&1
     crc=$?
     wait "$spid"
     src=$?

@@ -135,6 +135,25 @@ struct orca_ibv_create_qp {
 	__u8 rq_log_stride;
 };
 
+/*
+ * Shared receive queue: one page-aligned buffer with the ring of
+ * 2^log_depth receive WQEs of 2^log_stride bytes at offset 0 and the
+ * struct orca_srq_dbrec at dbrec_off.
+ */
+struct orca_ibv_create_srq {
+	__aligned_u64 buf_va;
+	__u32 buf_len;
+	__u32 dbrec_off;		/* struct orca_srq_dbrec */
+	__u8 log_depth;
+	__u8 log_stride;
+	__u8 reserved_b0[6];
+};
+
+struct orca_ibv_create_srq_resp {
+	__u32 srqn;
+	__u32 reserved;
+};
+
 /* The device's handle of an address handle, for UD send WQEs. */
 struct orca_ibv_create_ah_resp {
 	__u32 ahn;

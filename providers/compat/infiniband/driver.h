@@ -61,6 +61,14 @@ struct verbs_xrcd {
 	uint32_t		handle;
 };
 
+struct verbs_srq {
+	struct ibv_srq		srq;
+	enum ibv_srq_type	srq_type;
+	struct verbs_xrcd	*xrcd;
+	struct ibv_cq		*cq;
+	uint32_t		srq_num;
+};
+
 enum verbs_qp_mask {
 	VERBS_QP_XRCD		= 1 << 0,
 	VERBS_QP_EX		= 1 << 1,
@@ -426,6 +434,23 @@ int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
 		      struct ibv_ah_attr *attr,
 		      struct ib_uverbs_create_ah_resp *resp, size_t resp_size);
 int ibv_cmd_destroy_ah(struct ibv_ah *ah);
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_create_srq_ex(struct ibv_context *context,
+			  struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 int ibv_cmd_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		      struct ibv_send_wr **bad_wr);
 int ibv_cmd_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
@@ -485,6 +510,7 @@ static_assert(offsetof(struct verbs_qp, comp_mask) == 352,
 	      "verbs_qp.comp_mask");
 static_assert(offsetof(struct ibv_qp_ex, qp_base) == 0, "ibv_qp_ex.qp_base");
 static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr");
+static_assert(sizeof(struct verbs_srq) == 160, "verbs_srq");
 #endif
 
 #endif /* ORCA_COMPAT_DRIVER_H */

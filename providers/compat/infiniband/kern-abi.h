@@ -92,6 +92,13 @@ DECLARE_CMD(IB_USER_VERBS_CMD_REG_MR, ibv_reg_mr, ib_uverbs_reg_mr);
 DECLARE_CMD(IB_USER_VERBS_CMD_REREG_MR, ibv_rereg_mr, ib_uverbs_rereg_mr);
 DECLARE_CMD(IB_USER_VERBS_CMD_RESIZE_CQ, ibv_resize_cq, ib_uverbs_resize_cq);
 DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_AH, ibv_create_ah, ib_uverbs_create_ah);
+DECLARE_CMD(IB_USER_VERBS_CMD_CREATE_SRQ, ibv_create_srq,
+	    ib_uverbs_create_srq);
+DECLARE_CMDX(IB_USER_VERBS_CMD_CREATE_XSRQ, ibv_create_xsrq,
+	     ib_uverbs_create_xsrq, ib_uverbs_create_srq_resp);
+DECLARE_CMDX(IB_USER_VERBS_CMD_MODIFY_SRQ, ibv_modify_srq,
+	     ib_uverbs_modify_srq, empty);
+DECLARE_CMD(IB_USER_VERBS_CMD_QUERY_SRQ, ibv_query_srq, ib_uverbs_query_srq);
 
 DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_CREATE_CQ, ibv_create_cq_ex,
 	       ib_uverbs_ex_create_cq);
@@ -152,6 +159,12 @@ static_assert(sizeof(struct ibv_modify_qp_ex) == 144, "ibv_modify_qp_ex");
 static_assert(sizeof(struct ib_uverbs_ex_modify_qp_resp) == 8,
 	      "ex_modify_qp_resp");
 static_assert(sizeof(struct ibv_query_qp) == 24, "ibv_query_qp");
+static_assert(sizeof(struct ibv_create_srq) == 40, "ibv_create_srq");
+static_assert(sizeof(struct ibv_create_xsrq) == 56, "ibv_create_xsrq");
+static_assert(sizeof(struct ib_uverbs_create_srq_resp) == 16,
+	      "create_srq_resp");
+static_assert(sizeof(struct ibv_modify_srq) == 24, "ibv_modify_srq");
+static_assert(sizeof(struct ibv_query_srq) == 24, "ibv_query_srq");
 static_assert(sizeof(struct ib_uverbs_ex_query_device_resp) == 304,
 	      "ex_query_device_resp");
 

@@ -35,6 +35,9 @@ static_assert(sizeof(struct orca_ibv_create_ah_resp) == 8,
 	      "orca_ibv_create_ah_resp");
 static_assert(sizeof(struct orca_ibv_create_qp_resp) == 8,
 	      "orca_ibv_create_qp_resp");
+static_assert(sizeof(struct orca_ibv_create_srq) == 24, "orca_ibv_create_srq");
+static_assert(sizeof(struct orca_ibv_create_srq_resp) == 8,
+	      "orca_ibv_create_srq_resp");
 static_assert(sizeof(struct orca_ibv_modify_qp) == 8, "orca_ibv_modify_qp");
 static_assert(sizeof(struct orca_ibv_modify_qp_resp) == 16,
 	      "orca_ibv_modify_qp_resp");

@@ -52,6 +52,7 @@ struct orca_dev {
 
 	struct xarray qps;		/* QPN -> orca_qp, for events */
 	struct xarray cqs;		/* CQN -> orca_cq, for events */
+	struct xarray srqs;		/* SRQN -> orca_srq, for events */
 	bool ib_registered;		/* under com.eq_lock */
 	struct work_struct resync_work;	/* after the device dropped events */
 	struct delayed_work health_work; /* an idle device's health */
@@ -107,6 +108,14 @@ struct orca_ah {
 	u32 ahn;
 };
 
+struct orca_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	u32 max_wr;			/* as the device applied them */
+	u32 max_sge;
+	struct ib_umem *umem;		/* ring + doorbell record */
+};
+
 /* A page list for one command (orca_pbl_build). */
 struct orca_pbl_buf {
 	__le64 *va;
@@ -157,6 +166,11 @@ static inline struct orca_qp *to_oqp(struct ib_qp *ibqp)
 static inline struct orca_ah *to_oah(struct ib_ah *ibah)
 {
 	return container_of(ibah, struct orca_ah, ibah);
+}
+
+static inline struct orca_srq *to_osrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct orca_srq, ibsrq);
 }
 
 static inline struct orca_mr *to_omr(struct ib_mr *ibmr)
@@ -246,6 +260,13 @@ static inline void orca_pbl_info_set(struct orca_pbl_info *info,
 	WRITE_ONCE(info->npages, le32_to_cpu(pbl->npages));
 	WRITE_ONCE(info->page_shift, pbl->page_shift);
 }
+/* orca_srq.c */
+int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		    struct ib_udata *udata);
+int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 
 /* orca_verbs.c */
 int orca_check_udata_in(struct orca_dev *dev, struct ib_udata *udata,

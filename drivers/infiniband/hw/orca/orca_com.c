@@ -46,6 +46,10 @@ static const char *const orca_opcode_names[] = {
 	[ORCA_CMD_REREG_MR] = "REREG_MR",
 	[ORCA_CMD_CREATE_AH] = "CREATE_AH",
 	[ORCA_CMD_DESTROY_AH] = "DESTROY_AH",
+	[ORCA_CMD_CREATE_SRQ] = "CREATE_SRQ",
+	[ORCA_CMD_MODIFY_SRQ] = "MODIFY_SRQ",
+	[ORCA_CMD_QUERY_SRQ] = "QUERY_SRQ",
+	[ORCA_CMD_DESTROY_SRQ] = "DESTROY_SRQ",
 };
 
 const char *orca_com_opcode_str(u16 opcode)
@@ -101,6 +105,7 @@ bool orca_com_cmd_releases(u16 opcode)
 	case ORCA_CMD_DESTROY_QP:
 	case ORCA_CMD_DEREG_MR:
 	case ORCA_CMD_DESTROY_AH:
+	case ORCA_CMD_DESTROY_SRQ:
 		return true;
 	default:
 		return false;

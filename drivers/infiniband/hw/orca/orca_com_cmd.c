@@ -201,3 +201,40 @@ int orca_cmd_resize_cq(struct orca_com *com, u32 cqn,
 		*actual_cqe = le32_to_cpu(out.cqe);
 	return err;
 }
+
+int orca_cmd_create_srq(struct orca_com *com,
+			const struct orca_create_srq_in *in,
+			struct orca_srq_attr *out)
+{
+	return orca_com_exec(com, ORCA_CMD_CREATE_SRQ, in, sizeof(*in), out,
+			     sizeof(*out));
+}
+
+int orca_cmd_modify_srq(struct orca_com *com, u32 srqn, u32 attr_mask,
+			u32 limit)
+{
+	struct orca_modify_srq_in in = {
+		.srqn = cpu_to_le32(srqn),
+		.attr_mask = cpu_to_le32(attr_mask),
+		.limit = cpu_to_le32(limit),
+	};
+
+	return orca_com_exec(com, ORCA_CMD_MODIFY_SRQ, &in, sizeof(in), NULL, 0);
+}
+
+int orca_cmd_query_srq(struct orca_com *com, u32 srqn,
+		       struct orca_srq_attr *out)
+{
+	struct orca_srq_handle in = { .srqn = cpu_to_le32(srqn) };
+
+	return orca_com_exec(com, ORCA_CMD_QUERY_SRQ, &in, sizeof(in), out,
+			     sizeof(*out));
+}
+
+int orca_cmd_destroy_srq(struct orca_com *com, u32 srqn)
+{
+	struct orca_srq_handle in = { .srqn = cpu_to_le32(srqn) };
+
+	return orca_com_exec(com, ORCA_CMD_DESTROY_SRQ, &in, sizeof(in), NULL,
+			     0);
+}

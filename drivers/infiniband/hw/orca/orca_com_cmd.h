@@ -39,5 +39,13 @@ int orca_cmd_rereg_mr(struct orca_com *com, u32 lkey,
 int orca_cmd_create_ah(struct orca_com *com, u32 pdn,
 		       const struct orca_av *av, u32 *ahn);
 int orca_cmd_destroy_ah(struct orca_com *com, u32 ahn);
+int orca_cmd_create_srq(struct orca_com *com,
+			const struct orca_create_srq_in *in,
+			struct orca_srq_attr *out);
+int orca_cmd_modify_srq(struct orca_com *com, u32 srqn, u32 attr_mask,
+			u32 limit);
+int orca_cmd_query_srq(struct orca_com *com, u32 srqn,
+		       struct orca_srq_attr *out);
+int orca_cmd_destroy_srq(struct orca_com *com, u32 srqn);
 
 #endif /* _ORCA_COM_CMD_H_ */

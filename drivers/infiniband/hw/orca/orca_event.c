@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * orca asynchronous events: QP, CQ, port and device events from the event
+ * orca asynchronous events: QP, CQ, SRQ, port and device events from the event
  * queue, and recovery when the device had to drop some.
  */
 
@@ -102,6 +102,27 @@ static void orca_cq_event(struct orca_dev *dev,
 	cq->ibcq.event_handler(&ibev, cq->ibcq.cq_context);
 }
 
+/* The SRQ's limit was reached (the device disarmed it). */
+static void orca_srq_event(struct orca_dev *dev, const struct orca_eqe_srq *ev)
+{
+	u32 srqn = le32_to_cpu(ev->srqn);
+	struct ib_event ibev = {};
+	struct orca_srq *srq;
+
+	srq = xa_load(&dev->srqs, srqn);
+	if (!srq) {
+		ibdev_warn_ratelimited(&dev->ibdev,
+				       "limit event for unknown SRQ %u\n", srqn);
+		return;
+	}
+	if (!srq->ibsrq.event_handler)
+		return;
+	ibev.device = &dev->ibdev;
+	ibev.element.srq = &srq->ibsrq;
+	ibev.event = IB_EVENT_SRQ_LIMIT_REACHED;
+	srq->ibsrq.event_handler(&ibev, srq->ibsrq.srq_context);
+}
+
 /* EQ lock held (it orders ib_registered against remove). */
 static void orca_device_event(struct orca_dev *dev, enum ib_event_type type,
 			      u32 port)
@@ -142,6 +163,9 @@ void orca_async_event(struct orca_com *com, const struct orca_eqe *eqe)
 		break;
 	case ORCA_EQE_CQ_ERROR:
 		orca_cq_event(dev, &eqe->cq);
+		break;
+	case ORCA_EQE_SRQ_LIMIT:
+		orca_srq_event(dev, &eqe->srq);
 		break;
 	case ORCA_EQE_PORT_EVENT:
 		orca_port_event(dev, eqe->port.event == ORCA_PORT_EV_ACTIVE);

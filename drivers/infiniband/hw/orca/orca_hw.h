@@ -194,6 +194,10 @@ enum orca_cmd_opcode {
 	ORCA_CMD_REREG_MR		= 0x42,
 	ORCA_CMD_CREATE_AH		= 0x50,
 	ORCA_CMD_DESTROY_AH		= 0x51,
+	ORCA_CMD_CREATE_SRQ		= 0x60,
+	ORCA_CMD_MODIFY_SRQ		= 0x61,
+	ORCA_CMD_QUERY_SRQ		= 0x62,
+	ORCA_CMD_DESTROY_SRQ		= 0x63,
 };
 
 /* Completion status.  The syndrome is a device-specific detail code. */
@@ -249,6 +253,7 @@ enum orca_eqe_type {
 	ORCA_EQE_CQ_ERROR		= 0x04,
 	ORCA_EQE_DEVICE_FATAL		= 0x05,
 	ORCA_EQE_COMP			= 0x06,	/* completion EQ only */
+	ORCA_EQE_SRQ_LIMIT		= 0x07,
 };
 
 enum orca_qp_event {
@@ -258,7 +263,7 @@ enum orca_qp_event {
 	ORCA_QP_EV_REQ_ERR		= 0x04,	/* invalid request, QP to ERR */
 	ORCA_QP_EV_ACCESS_ERR		= 0x05,	/* access violation, QP to ERR */
 	ORCA_QP_EV_COMM_EST		= 0x06,
-	ORCA_QP_EV_LAST_WQE_REACHED	= 0x07,
+	ORCA_QP_EV_LAST_WQE_REACHED	= 0x07,	/* SRQ QP in ERR, WQE flushed */
 };
 
 enum orca_port_event {
@@ -307,6 +312,16 @@ struct orca_eqe_comp {
 	__le32 reserved;
 };
 
+/*
+ * SRQ limit reached: after the device took a WQE from an SRQ whose limit
+ * was armed, fewer than limit WQEs were left posted.  The device disarms
+ * the limit (QUERY_SRQ then reports 0) before it posts the event.
+ */
+struct orca_eqe_srq {
+	__le32 srqn;
+	__le32 reserved;
+};
+
 struct orca_eqe_fatal {
 	__le32 syndrome;		/* ORCA_FATAL_* */
 };
@@ -333,6 +348,7 @@ struct orca_eqe {
 		struct orca_eqe_port_event port;
 		struct orca_eqe_cq_error cq;
 		struct orca_eqe_comp comp;
+		struct orca_eqe_srq srq;
 		struct orca_eqe_fatal fatal;
 		__u8 raw[56];
 	};
@@ -392,6 +408,7 @@ static_assert(sizeof(struct orca_qp_mirror) == 16, "orca_qp_mirror");
 static_assert(sizeof(struct orca_port_mirror) == 64, "orca_port_mirror");
 static_assert(sizeof(struct orca_send_wqe) == 64, "orca_send_wqe");
 static_assert(sizeof(struct orca_recv_wqe) == 16, "orca_recv_wqe");
+static_assert(sizeof(struct orca_srq_dbrec) == 8, "orca_srq_dbrec");
 static_assert(sizeof(struct orca_sge) == 16, "orca_sge");
 static_assert(sizeof(struct orca_cqe) == 64, "orca_cqe");
 

@@ -468,7 +468,8 @@ struct orca_qp_ctx {
 	__le32 recv_cqn;		/* 0x4c */
 	struct orca_av av;		/* 0x50 */
 	struct orca_av alt_av;		/* 0x70 */
-	__u8 reserved[0x100 - 0x90];	/* 0x90 */
+	__le32 srqn;			/* 0x90 0 = none (set at create) */
+	__u8 reserved[0x100 - 0x94];	/* 0x94 */
 };
 
 /*
@@ -479,7 +480,9 @@ struct orca_qp_ctx {
  * to a power of two, and the strides max_*_sge and max_inline_data
  * (orca_sq_log_stride(), orca_rq_log_stride()).  A queue of 0 WRs has
  * depth and stride 0.  Without a ring the QP has no queues and carries
- * no data.
+ * no data.  A QP with an SRQ (srqn != 0; RC, UC or UD) has no receive
+ * queue of its own: max_recv_wr and max_recv_sge are 0 and its receives
+ * take WQEs from the SRQ.
  */
 #define ORCA_QP_CREATE_PCI_WRITE_END_PADDING	BIT(0)
 
@@ -503,7 +506,7 @@ struct orca_create_qp_in {
 	__le32 rq_off;			/* 0x2c */
 	struct orca_pbl ring;		/* 0x30 */
 	__le32 dbrec_off;		/* 0x40 */
-	__le32 reserved1;		/* 0x44 */
+	__le32 srqn;			/* 0x44 0 = receive queue of its own */
 };
 
 /* CREATE_QP output (mailbox): the new QP's context in RESET. */
@@ -540,6 +543,64 @@ struct orca_ah_handle {
 	__le32 reserved;
 };
 
+/*
+ * CREATE_SRQ input (mailbox).  The ring is 2^log_depth receive WQEs
+ * (struct orca_recv_wqe and max_sge SGEs) of 2^log_stride bytes at offset
+ * 0 of the buffer in ring, with its struct orca_srq_dbrec at dbrec_off.
+ * 2^log_depth must hold max_wr (1..max_srq_wr); max_sge <= max_srq_sge;
+ * the stride must hold max_sge SGEs (orca_rq_log_stride()).  A limit
+ * (<= max_wr, 0 = none) arms the SRQ limit event at once.  The device
+ * rounds max_wr up to a power of two (capped at max_srq_wr).
+ */
+struct orca_create_srq_in {
+	__le32 pdn;			/* 0x00 */
+	__le32 max_wr;			/* 0x04 */
+	__le32 max_sge;			/* 0x08 */
+	__le32 limit;			/* 0x0c */
+	__u8 log_depth;			/* 0x10 */
+	__u8 log_stride;		/* 0x11 */
+	__u8 reserved[2];		/* 0x12 */
+	__le32 dbrec_off;		/* 0x14 */
+	struct orca_pbl ring;		/* 0x18 */
+};
+
+/*
+ * CREATE_SRQ and QUERY_SRQ output: the SRQ's number and attributes as
+ * applied; limit is 0 while the limit event is not armed.
+ */
+struct orca_srq_attr {
+	__le32 srqn;
+	__le32 max_wr;
+	__le32 max_sge;
+	__le32 limit;
+};
+
+/*
+ * MODIFY_SRQ input.  ORCA_SRQ_LIMIT arms the limit event with limit
+ * (<= max_wr; 0 disarms): once a QP takes a WQE and fewer than limit
+ * remain posted, the device posts ORCA_EQE_SRQ_LIMIT and disarms.  The
+ * device cannot resize an SRQ: ORCA_SRQ_MAX_WR is UNSUPPORTED.  The mask
+ * bits are those of IB_SRQ_MAX_WR / IB_SRQ_LIMIT.
+ */
+#define ORCA_SRQ_MAX_WR			BIT(0)
+#define ORCA_SRQ_LIMIT			BIT(1)
+
+struct orca_modify_srq_in {
+	__le32 srqn;
+	__le32 attr_mask;		/* ORCA_SRQ_* */
+	__le32 max_wr;
+	__le32 limit;
+};
+
+/*
+ * QUERY_SRQ / DESTROY_SRQ input.  DESTROY_SRQ fails with BAD_RES_STATE
+ * while a QP uses the SRQ.
+ */
+struct orca_srq_handle {
+	__le32 srqn;
+	__le32 reserved;
+};
+
 /* QUERY_QP / DESTROY_QP input. */
 struct orca_qp_handle {
 	__le32 qpn;
@@ -563,5 +624,9 @@ static_assert(sizeof(struct orca_reg_mr_in) == 0x30, "orca_reg_mr_in");
 static_assert(sizeof(struct orca_rereg_mr_in) == 0x38, "orca_rereg_mr_in");
 static_assert(sizeof(struct orca_create_ah_in) == 0x28, "orca_create_ah_in");
 static_assert(sizeof(struct orca_modify_qp_in) == 0x120, "orca_modify_qp_in");
+static_assert(sizeof(struct orca_create_srq_in) == 0x28, "orca_create_srq_in");
+static_assert(sizeof(struct orca_srq_attr) == 0x10, "orca_srq_attr");
+static_assert(sizeof(struct orca_modify_srq_in) == 0x10, "orca_modify_srq_in");
+static_assert(sizeof(struct orca_srq_handle) == 8, "orca_srq_handle");
 
 #endif /* ORCA_HW_CMD_H */

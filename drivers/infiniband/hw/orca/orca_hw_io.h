@@ -30,7 +30,9 @@
  *
  * A QP's buffer holds its send queue at offset 0, its receive queue at
  * rq_off and its doorbell record at dbrec_off; a CQ's buffer holds the
- * CQE ring at 0 and its doorbell record at dbrec_off.
+ * CQE ring at 0 and its doorbell record at dbrec_off; an SRQ's buffer
+ * holds its ring of receive WQEs at 0 and its doorbell record at
+ * dbrec_off.
  */
 #define ORCA_SQ_MIN_LOG_STRIDE		6	/* 64 B */
 #define ORCA_SQ_MAX_LOG_STRIDE		11	/* 2 KiB */
@@ -47,6 +49,15 @@
 struct orca_qp_dbrec {
 	__le32 sq_pi;
 	__le32 rq_pi;
+};
+
+/*
+ * A shared receive queue's record: the producer index of its ring.  The
+ * device reads it whenever a QP attached to the SRQ needs a receive WQE.
+ */
+struct orca_srq_dbrec {
+	__le32 pi;
+	__le32 reserved;
 };
 
 /*
@@ -113,10 +124,18 @@ struct orca_send_wqe {
 	__le32 reserved3;		/* 0x3c */
 };
 
-/* Receive WQE: this header, then num_sge SGEs. */
+/*
+ * Receive WQE: this header, then num_sge SGEs.  Used by a QP's receive
+ * queue and by a shared receive queue alike.  In an SRQ, wqe_id is the
+ * consumer's name for the WQE: the device copies the WQE when a QP takes
+ * it (the ring slot is free again at once) and reports wqe_id in the
+ * CQE's wqe_idx, since SRQ WQEs complete in any order.  A QP's own
+ * receive queue ignores it (its CQEs carry the ring index).
+ */
 struct orca_recv_wqe {
 	__le32 num_sge;
-	__le32 reserved[3];
+	__le32 wqe_id;
+	__le32 reserved[2];
 };
 
 /* CQE status: the values of enum ibv_wc_status / ib_wc_status. */
@@ -151,13 +170,15 @@ enum orca_cqe_opcode {
 #define ORCA_CQE_F_SQ			BIT(0)	/* send queue entry */
 #define ORCA_CQE_F_IMM			BIT(1)	/* imm_data valid */
 #define ORCA_CQE_F_GRH			BIT(2)	/* GRH in the buffer */
+#define ORCA_CQE_F_SRQ			BIT(3)	/* wqe_idx is an SRQ wqe_id */
 
 /*
  * CQE.  The device writes every field, then the owner byte last (release).
  * Entry i belongs to the consumer when owner == 1 + ((i >> log_depth) & 1):
  * the ring starts zeroed, and each pass around it flips the value, so a
  * stale entry never matches.  wqe_idx is the WQE's index in its queue: a
- * send CQE also retires every unsignaled WQE before it.
+ * send CQE also retires every unsignaled WQE before it.  A receive that
+ * used a WQE of the QP's SRQ has ORCA_CQE_F_SRQ and that WQE's wqe_id.
  */
 struct orca_cqe {
 	__le32 qpn;			/* 0x00 */

@@ -123,6 +123,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.create_user_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
 	.create_qp = orca_create_qp,
+	.create_srq = orca_create_srq,
 	.dealloc_pd = orca_dealloc_pd,
 	.dealloc_ucontext = orca_dealloc_ucontext,
 	.disassociate_ucontext = orca_disassociate_ucontext,
@@ -130,6 +131,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.destroy_ah = orca_destroy_ah,
 	.destroy_cq = orca_destroy_cq,
 	.destroy_qp = orca_destroy_qp,
+	.destroy_srq = orca_destroy_srq,
 	.fill_res_cq_entry = orca_fill_res_cq_entry,
 	.fill_res_mr_entry = orca_fill_res_mr_entry,
 	.fill_res_qp_entry = orca_fill_res_qp_entry,
@@ -138,6 +140,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.get_hw_stats = orca_get_hw_stats,
 	.get_port_immutable = orca_get_port_immutable,
 	.modify_qp = orca_modify_qp,
+	.modify_srq = orca_modify_srq,
 	.post_recv = orca_post_recv,
 	.post_send = orca_post_send,
 	.query_device = orca_query_device,
@@ -145,6 +148,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.query_pkey = orca_query_pkey,
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
+	.query_srq = orca_query_srq,
 	.reg_user_mr = orca_reg_user_mr,
 	.resize_cq = orca_resize_cq,
 	.rereg_user_mr = orca_rereg_user_mr,
@@ -153,6 +157,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_cq, orca_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, orca_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, orca_qp, ibqp),
+	INIT_RDMA_OBJ_SIZE(ib_srq, orca_srq, ibsrq),
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, orca_ucontext, ibucontext),
 };
 
@@ -383,6 +388,7 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	dev->pdev = pdev;
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
+	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
 	INIT_WORK(&dev->resync_work, orca_resync_work);
 	INIT_DELAYED_WORK(&dev->health_work, orca_health_work);
 	pci_set_drvdata(pdev, dev);
@@ -485,7 +491,8 @@ static void orca_remove(struct pci_dev *pdev)
 	pci_release_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
 				     BIT(ORCA_BAR_REGS));
 	pci_disable_device(pdev);
-	WARN_ON(!xa_empty(&dev->qps) || !xa_empty(&dev->cqs));
+	WARN_ON(!xa_empty(&dev->qps) || !xa_empty(&dev->cqs) ||
+		!xa_empty(&dev->srqs));
 	ib_dealloc_device(&dev->ibdev);
 }
 

@@ -28,8 +28,7 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qpt = orca_qpt_from_ib(init_attr->qp_type);
 	if (qpt < 0)
 		return qpt;
-	if (init_attr->srq ||
-	    init_attr->create_flags & ~IB_QP_CREATE_PCI_WRITE_END_PADDING)
+	if (init_attr->create_flags & ~IB_QP_CREATE_PCI_WRITE_END_PADDING)
 		return -EOPNOTSUPP;
 	/* no kernel consumers: queues live in user memory only */
 	if (!udata)
@@ -52,9 +51,14 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	in.send_cqn = cpu_to_le32(to_ocq(init_attr->send_cq)->cqn);
 	in.recv_cqn = cpu_to_le32(to_ocq(init_attr->recv_cq)->cqn);
 	in.max_send_wr = cpu_to_le32(init_attr->cap.max_send_wr);
-	in.max_recv_wr = cpu_to_le32(init_attr->cap.max_recv_wr);
 	in.max_send_sge = cpu_to_le32(init_attr->cap.max_send_sge);
-	in.max_recv_sge = cpu_to_le32(init_attr->cap.max_recv_sge);
+	/* with an SRQ the receive caps are ignored: it has no RQ (IBTA) */
+	if (init_attr->srq) {
+		in.srqn = cpu_to_le32(to_osrq(init_attr->srq)->srqn);
+	} else {
+		in.max_recv_wr = cpu_to_le32(init_attr->cap.max_recv_wr);
+		in.max_recv_sge = cpu_to_le32(init_attr->cap.max_recv_sge);
+	}
 	in.max_inline_data = cpu_to_le32(init_attr->cap.max_inline_data);
 	if (init_attr->create_flags & IB_QP_CREATE_PCI_WRITE_END_PADDING)
 		in.create_flags |=
@@ -282,6 +286,7 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init_attr->qp_type = ibqp->qp_type;
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
 	return 0;
 }
 
