@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "orca.h"
 
@@ -17,11 +19,35 @@ static void orca_free_context(struct ibv_context *ibctx)
 	struct orca_context *ctx = to_octx(ibctx);
 	unsigned int i;
 
+	if (ctx->db_page)
+		munmap(ctx->db_page, sysconf(_SC_PAGESIZE));
 	for (i = 0; i < ORCA_QP_TABLE_L1; i++)
 		free(ctx->qp_table[i]);
 	pthread_mutex_destroy(&ctx->qp_table_lock);
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);
+}
+
+/*
+ * Map the doorbell page.  Failing that, kicks stay system calls: slower,
+ * never wrong.
+ */
+static void orca_map_doorbell(struct orca_context *ctx,
+			      const struct orca_ibv_alloc_ucontext_resp *resp)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (page <= 0 || resp->db_offset > (unsigned long)page - 4 ||
+	    resp->db_offset % 4)
+		return;
+	p = mmap(NULL, page, PROT_WRITE, MAP_SHARED,
+		 ctx->ibv_ctx.context.cmd_fd, resp->db_mmap_key);
+	if (p == MAP_FAILED)
+		return;
+	ctx->db_page = p;
+	ctx->db = (volatile uint32_t *)((uint8_t *)p + resp->db_offset);
+	ctx->db_value = htole32(resp->db_value);
 }
 
 static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
@@ -41,7 +67,8 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 		return NULL;
 
 	/* what this provider implements beyond the basics */
-	cmd.drv_payload.comp_mask = ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE;
+	cmd.drv_payload.comp_mask = ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE |
+				    ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB;
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {
@@ -65,6 +92,8 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	if (resp.drv_payload.comp_mask &
 	    ORCA_IBV_ALLOC_UCONTEXT_RESP_MAX_INLINE_DATA)
 		ctx->max_inline_data = resp.drv_payload.max_inline_data;
+	if (resp.drv_payload.comp_mask & ORCA_IBV_ALLOC_UCONTEXT_RESP_USER_DB)
+		orca_map_doorbell(ctx, &resp.drv_payload);
 
 	pthread_mutex_init(&ctx->qp_table_lock, NULL);
 	verbs_set_ops(&ctx->ibv_ctx, &orca_ctx_ops);

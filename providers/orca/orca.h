@@ -70,6 +70,13 @@ struct orca_context {
 	uint32_t dio_caps;		/* ORCA_IBV_DIO_* bytes, see shifts */
 	uint32_t max_inline_data;
 	/*
+	 * The doorbell page (ORCA_IBV_ALLOC_UCONTEXT_RESP_USER_DB): a kick is
+	 * one store of db_value to *db; without it, a system call.
+	 */
+	void *db_page;
+	volatile uint32_t *db;
+	uint32_t db_value;		/* little endian */
+	/*
 	 * Attributes only the driver part of the extended query_device
 	 * response carries.  They are constant, so the provider asks for
 	 * them once per context and later queries skip that payload.

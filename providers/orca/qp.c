@@ -268,19 +268,27 @@ static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 }
 
 /*
- * Wake the device: an empty POST_SEND, which the kernel turns into a
- * doorbell (rxe's post_send_db does the same).  Built by hand because
- * the command carries no WR; a failure only delays the work until the
- * device's next scan of the doorbell records.
+ * Wake the device.  With the doorbell page mapped, one store to it (the
+ * fence orders the doorbell record before it).  Otherwise an empty
+ * POST_SEND, which the kernel turns into the same store (rxe's
+ * post_send_db does the same), built by hand because the command carries
+ * no WR.  A lost kick only delays the work until the device's next scan
+ * of the doorbell records.
  */
 void orca_qp_kick(struct orca_qp *qp)
 {
+	struct orca_context *ctx = to_octx(qp->vqp.qp.context);
 	struct {
 		struct ib_uverbs_cmd_hdr hdr;
 		struct ib_uverbs_post_send cmd;
 	} req = {};
 	struct ib_uverbs_post_send_resp resp;
 
+	if (ctx->db) {
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		*ctx->db = ctx->db_value;
+		return;
+	}
 	req.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
 	req.hdr.in_words = sizeof(req) / 4;
 	req.hdr.out_words = sizeof(resp) / 4;

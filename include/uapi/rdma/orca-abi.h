@@ -53,6 +53,8 @@ enum orca_ibv_dio_shift {
 enum orca_ibv_alloc_ucontext_cmd_mask {
 	/* ECE requests travel in modify_qp, results in its response */
 	ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE		= 1 << 0,
+	/* the provider can kick the device through a mapped doorbell page */
+	ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB	= 1 << 1,
 };
 
 struct orca_ibv_alloc_ucontext_cmd {
@@ -68,6 +70,8 @@ enum orca_ibv_alloc_ucontext_resp_mask {
 	ORCA_IBV_ALLOC_UCONTEXT_RESP_DATA_IN_ORDER = 1 << 1,
 	/* max_inline_data */
 	ORCA_IBV_ALLOC_UCONTEXT_RESP_MAX_INLINE_DATA = 1 << 2,
+	/* db_mmap_key, db_offset, db_value */
+	ORCA_IBV_ALLOC_UCONTEXT_RESP_USER_DB	= 1 << 3,
 };
 
 struct orca_ibv_alloc_ucontext_resp {
@@ -77,6 +81,14 @@ struct orca_ibv_alloc_ucontext_resp {
 	__u32 ece_options;		/* ECE options the device supports */
 	__u32 data_in_order_caps;	/* bytes of ORCA_IBV_DIO_*, see shifts */
 	__u32 max_inline_data;
+	/*
+	 * The doorbell page: mmap() one page of the uverbs file at offset
+	 * db_mmap_key (MAP_SHARED, PROT_WRITE), then a kick is the 32-bit
+	 * store of db_value (little endian) at db_offset in it.
+	 */
+	__aligned_u64 db_mmap_key;
+	__u32 db_offset;
+	__u32 db_value;
 };
 
 /*

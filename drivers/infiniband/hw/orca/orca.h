@@ -57,6 +57,11 @@ struct orca_dev {
 	struct work_struct resync_work;	/* after the device dropped events */
 	struct delayed_work health_work; /* an idle device's health */
 
+	/* the user doorbell page (orca_udb.c) */
+	bool udb_ok;			/* contexts may map it */
+	bool udb_reserved_held;
+	struct resource udb_reserved;	/* the rest of BAR0's page */
+
 	struct dentry *debugfs;
 	bool query_qp_fw;		/* debugfs: query_qp by QUERY_QP */
 	bool query_port_fw;		/* debugfs: query_port by QUERY_PORT */
@@ -65,6 +70,7 @@ struct orca_dev {
 struct orca_ucontext {
 	struct ib_ucontext ibucontext;
 	bool ece;		/* the provider speaks ECE and the device has it */
+	struct rdma_user_mmap_entry *udb;	/* the doorbell page, or NULL */
 };
 
 struct orca_pd {
@@ -260,6 +266,7 @@ static inline void orca_pbl_info_set(struct orca_pbl_info *info,
 	WRITE_ONCE(info->npages, le32_to_cpu(pbl->npages));
 	WRITE_ONCE(info->page_shift, pbl->page_shift);
 }
+
 /* orca_srq.c */
 int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		    struct ib_udata *udata);
@@ -267,6 +274,15 @@ int orca_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+
+/* orca_udb.c */
+void orca_udb_probe(struct orca_dev *dev);
+void orca_udb_remove(struct orca_dev *dev);
+int orca_udb_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,
+		   struct orca_ibv_alloc_ucontext_resp *resp);
+void orca_udb_free(struct orca_ucontext *uctx);
+int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
+void orca_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 
 /* orca_verbs.c */
 int orca_check_udata_in(struct orca_dev *dev, struct ib_udata *udata,

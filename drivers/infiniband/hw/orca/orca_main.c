@@ -139,6 +139,8 @@ static const struct ib_device_ops orca_dev_ops = {
 	.get_dev_fw_str = orca_get_dev_fw_str,
 	.get_hw_stats = orca_get_hw_stats,
 	.get_port_immutable = orca_get_port_immutable,
+	.mmap = orca_mmap,
+	.mmap_free = orca_mmap_free,
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,
 	.post_recv = orca_post_recv,
@@ -443,14 +445,16 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_stop;
 	orca_debugfs_add(dev);
+	orca_udb_probe(dev);
 	err = orca_register(dev);
 	if (err)
-		goto err_debugfs;
+		goto err_udb;
 	schedule_delayed_work(&dev->health_work,
 			      msecs_to_jiffies(ORCA_HEALTH_POLL_MS));
 	return 0;
 
-err_debugfs:
+err_udb:
+	orca_udb_remove(dev);
 	orca_debugfs_remove(dev);
 err_stop:
 	orca_stop(dev);
@@ -485,6 +489,7 @@ static void orca_remove(struct pci_dev *pdev)
 
 	orca_set_registered(dev, false);
 	ib_unregister_device(&dev->ibdev);
+	orca_udb_remove(dev);
 	orca_debugfs_remove(dev);
 	orca_stop(dev);
 	orca_unmap_bars(dev);

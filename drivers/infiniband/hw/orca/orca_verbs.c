@@ -235,7 +235,8 @@ int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 	err = orca_check_udata_in(dev, udata, sizeof(cmd));
 	if (err)
 		return err;
-	if (cmd.comp_mask & ~ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE ||
+	if (cmd.comp_mask & ~(ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE |
+			      ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB) ||
 	    memchr_inv(cmd.reserved_20, 0, sizeof(cmd.reserved_20))) {
 		ibdev_dbg(&dev->ibdev, "unknown alloc_ucontext request 0x%x\n",
 			  cmd.comp_mask);
@@ -253,11 +254,24 @@ int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 		resp.ece_vendor_id = 0;
 		resp.ece_options = 0;
 	}
-	return orca_respond(udata, &resp, sizeof(resp));
+	/* only for a provider that asked and has room for the answer */
+	if (dev->udb_ok &&
+	    (cmd.comp_mask & ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB) &&
+	    udata->outlen >= offsetofend(typeof(resp), db_value)) {
+		err = orca_udb_alloc(dev, uctx, &resp);
+		if (err)
+			return err;
+	}
+	err = orca_respond(udata, &resp, sizeof(resp));
+	if (err)
+		orca_udb_free(uctx);
+	return err;
 }
 
 void orca_dealloc_ucontext(struct ib_ucontext *ibucontext)
 {
+	orca_udb_free(container_of(ibucontext, struct orca_ucontext,
+				   ibucontext));
 }
 
 /*
@@ -265,8 +279,9 @@ void orca_dealloc_ucontext(struct ib_ucontext *ibucontext)
  * open.  Implementing this lets ib_core disassociate them instead of
  * waiting for every process to close its context: it destroys their
  * objects through the usual destroy verbs and reports
- * IB_EVENT_DEVICE_FATAL.  orca maps nothing into user space (queues are
- * user memory), so there is nothing to zap here.
+ * IB_EVENT_DEVICE_FATAL.  Queues are user memory, and ib_core itself
+ * zaps the one page orca maps (the doorbell page, rdma_user_mmap_io), so
+ * there is nothing more to do here.
  */
 void orca_disassociate_ucontext(struct ib_ucontext *ibucontext)
 {

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Guest test: the user doorbell page and its fallback.
+#  - loaded as usual, orca reserves the rest of BAR0's page in /proc/iomem
+#    (so that no other BAR lands in the page it maps to users) and
+#    verbs_bypass posts and polls under seccomp with no system call;
+#  - reloaded with user_doorbell=0, nothing is reserved, no page is mapped
+#    and verbs_bypass --expect-kick-syscalls sees the write() kicks (so its
+#    counter is not blind) while the work still completes;
+#  - reloaded as usual again.
+# Prints TAP; exit status = number of failures.
+#   ORCA_KO, ORCA_BUILD (set by vm.sh), ORCA_DEV (orca0)
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+
+ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
+bypass=${ORCA_BUILD:?ORCA_BUILD not set (run in the orca VM)}/tests/verbs_bypass
+dev=${ORCA_DEV:-orca0}
+plan 9
+
+wait_dev() {
+    local i
+    for ((i = 0; i < 200; i++)); do
+        [[ -e /sys/class/infiniband/$dev ]] && return 0
+        sleep_s 0.1
+    done
+    return 1
+}
+reserved() { grep -c 'orca doorbell page' /proc/iomem; }
+# run verbs_bypass, its TAP as comments; status = its exit status
+run_bypass() {
+    local out rc
+    out=$("$bypass" -d "$dev" "$@" 2>&1)
+    rc=$?
+    diag "$out"
+    return "$rc"
+}
+
+n=$(reserved)
+[[ $n == 1 ]]
+ok $? "the rest of BAR0's page is reserved in /proc/iomem ($n 'orca doorbell page' entries)"
+[[ $(cat /sys/module/orca/parameters/user_doorbell) == Y ]]
+ok $? "user_doorbell is on by default"
+run_bypass
+ok $? "verbs_bypass: post and poll under seccomp with no system call"
+
+rmmod orca && insmod "$ko" user_doorbell=0 && wait_dev
+ok $? "reload with user_doorbell=0"
+n=$(reserved)
+[[ $n == 0 ]]
+ok $? "nothing reserved in /proc/iomem ($n entries)"
+run_bypass --expect-kick-syscalls
+ok $? "verbs_bypass --expect-kick-syscalls: the sandbox counts the write() kicks, and the work completes anyway"
+
+rmmod orca && insmod "$ko" && wait_dev
+ok $? "reload with the defaults"
+n=$(reserved)
+[[ $n == 1 ]]
+ok $? "the page is reserved again ($n entries)"
+run_bypass
+ok $? "verbs_bypass again: no system call"
+done_testing
