@@ -183,7 +183,7 @@ vm-default:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_* -d orca0' \
 	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/admin.sh $(T)/vm/doorbell.sh \
-	    $(T)/vm/rmmod.sh || true
+	    $(T)/vm/dio-poll.sh $(T)/vm/rmmod.sh || true
 
 # data path under real applications: perftest (server and client in the
 # guest, exchange over 127.0.0.1, ib_send_bw also with --use-srq),
@@ -229,7 +229,7 @@ vm-config:
 	    '$(BUILD)/tests/verbs_device -d orca0' '$(BUILD)/tests/verbs_dio -d orca0 --expect 3,2,3' \
 	    '$(BUILD)/tests/verbs_ece -d orca0' '$(BUILD)/tests/verbs_query_qp -d orca0' \
 	    '$(BUILD)/tests/verbs_port_tables -d orca0 --prefix 0xfe80000000001234 --port-guid 0x00aabbccddeeff42 --gids 4 --pkeys 0x8001,0x7fff' \
-	    $(T)/vm/rmmod.sh || true
+	    $(T)/vm/dio-poll.sh $(T)/vm/rmmod.sh || true
 
 # (b2) features off: no ECE, no PCI write end padding, no data-in-order
 # guarantee, no SQD async notification
@@ -242,7 +242,7 @@ vm-features-off:
 	    '$(BUILD)/tests/verbs_srq -d orca0' \
 	    '$(BUILD)/tests/verbs_dio -d orca0 --expect 0,0,0' '$(BUILD)/tests/verbs_ece -d orca0' \
 	    '$(BUILD)/tests/verbs_query_qp -d orca0' '$(BUILD)/tests/verbs_port -d orca0' \
-	    $(T)/vm/rmmod.sh || true
+	    $(T)/vm/dio-poll.sh $(T)/vm/rmmod.sh || true
 
 # (c2) a misbehaving device: bad parameters and capabilities refused, a
 # stalled or slow device never writes to memory the driver gave back

@@ -204,6 +204,10 @@ int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 		else
 			orca_dev_hook_cmd_delay(dev, v);
 		snprintf(reply, len, "ok %s %u ms", cmd, v);
+	} else if (!strcmp(cmd, "place-delay") && n == 2 &&
+		   !parse_u32(arg, &v) && v <= 100000) {
+		dev->place_delay_us = v;
+		snprintf(reply, len, "ok place-delay %u us", v);
 	} else if (!strcmp(cmd, "reuse-handles") && n == 2 &&
 		   !parse_u32(arg, &v) && v <= 1) {
 		dev->reuse_handles = v;
@@ -227,7 +231,7 @@ int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 	return 0;
 usage:
 	snprintf(reply, len,
-		 "error unknown request '%s' (kill, hang, stall MS, cmd-delay MS, qp-fatal QPN, sq-error QPN, eq-flood N QPN, port-down, port-up, fatal [SYND], reuse-handles 0|1, caps-override FIELD VALUE|clear, misbehave KIND [N], stats, ping)",
+		 "error unknown request '%s' (kill, hang, stall MS, cmd-delay MS, qp-fatal QPN, sq-error QPN, eq-flood N QPN, port-down, port-up, fatal [SYND], place-delay US, reuse-handles 0|1, caps-override FIELD VALUE|clear, misbehave KIND [N], stats, ping)",
 		 line);
 	return 0;
 }

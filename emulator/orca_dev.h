@@ -195,6 +195,7 @@ struct orca_stats {
 	uint64_t rnr_naks;
 	uint64_t retries;		/* retransmissions (timeout, RNR, seq) */
 	uint64_t cq_overruns;
+	uint64_t dio_scrambled;		/* payloads placed last block first */
 	uint64_t comp_events;		/* completion EQEs posted */
 	uint64_t events_lost;		/* async EQEs dropped, EQ full */
 	uint64_t comp_events_lost;	/* completion EQEs dropped */
@@ -237,6 +238,7 @@ struct orca_dev {
 	uint64_t stall_ticks;	/* > 0: hung only for this many more ticks */
 	uint64_t ticks;		/* heartbeat periods since connect */
 	uint64_t cmd_delay_ticks;	/* hold every completion this long */
+	uint32_t place_delay_us;	/* pause per payload placement (tests) */
 	bool reuse_handles;	/* lowest free handle, not round robin */
 	/* ctl "misbehave": the next completion is posted twice / too long */
 	bool dup_next_cpl;

@@ -107,16 +107,21 @@ enum mr_need {
 
 struct orca_mr *mr_check(struct orca_dev *dev, uint32_t key, uint32_t pdn,
 			 uint32_t need, uint64_t va, uint64_t len);
-/* Copy between device memory and a region, ascending, last byte last. */
+/*
+ * Copy into a region as the data-in-order caps @dio of the opcode that
+ * carries the payload promise: ascending, last byte last, for
+ * ORCA_DIO_WHOLE_MSG (unless the region is relaxed-ordering); otherwise
+ * 128-byte aligned blocks, each whole and ascending, last block first.
+ */
 void mr_write(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
-	      const void *src, uint32_t len);
+	      const void *src, uint32_t len, uint8_t dio);
 void mr_read(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 	     void *dst, uint32_t len);
 void *mr_ptr(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 	     uint32_t len);
 bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
 	      uint32_t pdn, uint32_t need, uint64_t off, uint8_t *buf,
-	      uint32_t len, bool to_guest);
+	      uint32_t len, bool to_guest, uint8_t dio);
 
 /* orca_cq.c */
 int cq_ring_create(struct orca_dev *dev, struct cmd *c, struct orca_cq *cq,

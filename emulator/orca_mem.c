@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "orca_dp.h"
 
@@ -158,8 +159,9 @@ static void copy_ascending(uint8_t *dst, const uint8_t *src, uint32_t len)
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 }
 
-void mr_write(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
-	      const void *src, uint32_t len)
+static void mr_write_ascending(struct orca_dev *dev,
+			       const struct orca_mr *mr, uint64_t va,
+			       const void *src, uint32_t len)
 {
 	uint64_t off = va - mr->iova + mr->first_off;
 	uint64_t psize = 1ULL << mr->pages.shift;
@@ -180,6 +182,42 @@ void mr_write(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 		s += chunk;
 		len -= chunk;
 	}
+}
+
+/*
+ * Where a message's guarantee is less than WHOLE_MSG, or the region gave
+ * it up (relaxed ordering), the device uses its freedom: the 128-byte
+ * aligned blocks go last to first, so a reader who polls the last byte
+ * for a whole message is caught.  Each block is still written whole and
+ * ascending (what ALIGNED_128_BYTES promises).
+ */
+void mr_write(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
+	      const void *src, uint32_t len, uint8_t dio)
+{
+	const uint8_t *s = src;
+	uint64_t end = va + len;
+
+	/* a slow device, so that a reader can watch (ctl place-delay) */
+	if (dev->place_delay_us)
+		usleep(dev->place_delay_us);
+	if ((dio & ORCA_DIO_WHOLE_MSG) &&
+	    !(mr->access & ORCA_ACCESS_RELAXED_ORDERING)) {
+		mr_write_ascending(dev, mr, va, src, len);
+		return;
+	}
+	while (end > va) {
+		uint64_t start = (end - 1) & ~(uint64_t)(ORCA_DIO_BLOCK - 1);
+
+		if (start < va)
+			start = va;
+		mr_write_ascending(dev, mr, start, s + (start - va),
+				   end - start);
+		if (end == va + len && start > va && dev->place_delay_us)
+			usleep(dev->place_delay_us);
+		end = start;
+	}
+	if (len > ORCA_DIO_BLOCK)
+		dev->stats.dio_scrambled++;
 }
 
 void mr_read(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
@@ -215,7 +253,7 @@ void mr_read(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
  */
 bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
 	      uint32_t pdn, uint32_t need, uint64_t off, uint8_t *buf,
-	      uint32_t len, bool to_guest)
+	      uint32_t len, bool to_guest, uint8_t dio)
 {
 	uint32_t i;
 
@@ -234,7 +272,7 @@ bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
 		if (!mr)
 			return false;
 		if (to_guest)
-			mr_write(dev, mr, a, buf, chunk);
+			mr_write(dev, mr, a, buf, chunk, dio);
 		else
 			mr_read(dev, mr, a, buf, chunk);
 		buf += chunk;

@@ -169,7 +169,7 @@ static bool req_gather(struct orca_dev *dev, struct orca_qp *qp, uint64_t off,
 		return true;
 	}
 	return sge_copy(dev, r->sge, r->wqe.num_sge, le32toh(qp->ctx.pdn),
-			MR_LOCAL_READ, off, buf, len, false);
+			MR_LOCAL_READ, off, buf, len, false, 0);
 }
 
 /* Routing headers (LRH, GRH) from an address vector. */

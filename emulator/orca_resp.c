@@ -162,7 +162,7 @@ static bool rwqe_scatter(struct orca_dev *dev, struct orca_qp *qp,
 		return false;
 	}
 	if (!sge_copy(dev, s->rsge, s->rnum_sge, s->rpdn, MR_LOCAL_WRITE, s->roff,
-		      (uint8_t *)buf, len, true)) {
+		      (uint8_t *)buf, len, true, dev->cfg.dio_send)) {
 		rwqe_fail(dev, qp, p, ORCA_CQE_LOC_PROT_ERR, AETH_NAK_REM_OP,
 			  "receive WQE's key refused");
 		return false;
@@ -255,7 +255,8 @@ static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
 				  "RDMA WRITE region gone");
 			return;
 		}
-		mr_write(dev, mr, s->wva, p->payload, p->paylen);
+		mr_write(dev, mr, s->wva, p->payload, p->paylen,
+			 dev->cfg.dio_rdma_write);
 	}
 	s->wva += p->paylen;
 	s->wleft -= p->paylen;

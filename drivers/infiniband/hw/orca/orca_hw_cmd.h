@@ -64,6 +64,7 @@ enum orca_atomic_cap {
  */
 #define ORCA_DIO_WHOLE_MSG		BIT(0)
 #define ORCA_DIO_ALIGNED_128_BYTES	BIT(1)
+#define ORCA_DIO_BLOCK			128	/* ALIGNED_128_BYTES' block */
 
 /* ECE option bits the device can negotiate. */
 #define ORCA_ECE_OPT_SELECTIVE_REPEAT	BIT(0)
