@@ -129,7 +129,9 @@ struct orca_send_wqe {
 	__be32 imm_data;		/* 0x08 */
 	__le32 reserved1;		/* 0x0c */
 	__le64 remote_addr;		/* 0x10 RDMA and atomics */
-	__le32 rkey;			/* 0x18 */
+	__le32 rkey;			/* 0x18 RDMA, atomics; SEND_WITH_INV and
+					 * LOCAL_INV: the key to invalidate
+					 */
 	__le32 reserved2;		/* 0x1c */
 	__le64 compare_add;		/* 0x20 atomics */
 	__le64 swap;			/* 0x28 CMP_AND_SWP */
