@@ -237,9 +237,9 @@ vm-features-off:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --emu-set ece=0 \
 	    --emu-set pci_write_end_padding=0 --emu-set dev_caps=0x0ce7 --emu-set dio_send=0 \
 	    --emu-set dio_rdma_write=0 --emu-set dio_rdma_read=0 --emu-set max_ah=0 \
-	    --emu-set atomic_cap=0 --emu-set max_srq=0 -- \
+	    --emu-set atomic_cap=0 --emu-set max_srq=0 --emu-set max_mw=0 -- \
 	    $(T)/lib/run-tests.sh '$(BUILD)/tests/verbs_device -d orca0' \
-	    '$(BUILD)/tests/verbs_srq -d orca0' \
+	    '$(BUILD)/tests/verbs_srq -d orca0' '$(BUILD)/tests/verbs_mw -d orca0' \
 	    '$(BUILD)/tests/verbs_dio -d orca0 --expect 0,0,0' '$(BUILD)/tests/verbs_ece -d orca0' \
 	    '$(BUILD)/tests/verbs_query_qp -d orca0' '$(BUILD)/tests/verbs_port -d orca0' \
 	    $(T)/vm/dio-poll.sh $(T)/vm/rmmod.sh || true

@@ -59,7 +59,7 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(max_qp_rd_atom, 0, 255),
 	NUM(max_qp_init_rd_atom, 0, 255),
 	NUM(max_res_rd_atom, 0, U32),
-	NUM(max_mw, 0, U32),
+	NUM(max_mw, 0, ORCA_EMU_MAX_OBJS),
 	NUM(max_srq, 0, ORCA_EMU_MAX_OBJS),
 	NUM(max_srq_wr, 0, 1U << 20),
 	NUM(max_srq_sge, 0, 255),
@@ -136,7 +136,8 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 			ORCA_DEV_CAP_RC_RNR_NAK_GEN |
 			ORCA_DEV_CAP_PORT_ACTIVE_EVENT |
 			ORCA_DEV_CAP_PCI_WRITE_END_PADDING |
-			ORCA_DEV_CAP_ECE | ORCA_DEV_CAP_SQD_ASYNC_NOTIFY;
+			ORCA_DEV_CAP_ECE | ORCA_DEV_CAP_SQD_ASYNC_NOTIFY |
+			ORCA_DEV_CAP_MEM_WINDOW | ORCA_DEV_CAP_MW_TYPE_2B;
 	cfg->max_qp = 1024;
 	cfg->max_qp_wr = 4096;
 	cfg->max_send_sge = 16;
@@ -149,6 +150,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->max_srq = 1024;
 	cfg->max_srq_wr = 4096;
 	cfg->max_srq_sge = 16;
+	cfg->max_mw = 4096;
 	cfg->max_pd = 256;
 	cfg->max_qp_rd_atom = 16;
 	cfg->max_qp_init_rd_atom = 16;
@@ -439,6 +441,16 @@ int orca_cfg_finalize(struct orca_cfg *cfg, char *err, size_t errlen)
 		cfg->dev_caps &= ~(uint64_t)ORCA_DEV_CAP_PCI_WRITE_END_PADDING;
 	if (!(cfg->dev_caps & ORCA_DEV_CAP_PCI_WRITE_END_PADDING))
 		cfg->pci_write_end_padding = 0;
+
+	/*
+	 * Memory windows: max_mw 0 or dev_caps without MEM_WINDOW turns them
+	 * off (type 2 too); type 2 needs type 1.
+	 */
+	if (!cfg->max_mw || !(cfg->dev_caps & ORCA_DEV_CAP_MEM_WINDOW)) {
+		cfg->max_mw = 0;
+		cfg->dev_caps &= ~(uint64_t)(ORCA_DEV_CAP_MEM_WINDOW |
+					     ORCA_DEV_CAP_MW_TYPE_2B);
+	}
 
 	if (!(cfg->dev_caps &
 	      (ORCA_DEV_CAP_RC | ORCA_DEV_CAP_UC | ORCA_DEV_CAP_UD)))

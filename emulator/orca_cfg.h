@@ -112,7 +112,7 @@ int orca_cfg_load(struct orca_cfg *cfg, const char *path, char *err,
 
 /*
  * Resolve derived defaults (sys_image_guid, port_guid, ece_vendor_id),
- * apply the ece / pci_write_end_padding switches to dev_caps and check
+ * apply the ece / pci_write_end_padding / max_mw switches to dev_caps and check
  * cross-key consistency.  Call once after all keys are set.
  */
 int orca_cfg_finalize(struct orca_cfg *cfg, char *err, size_t errlen);

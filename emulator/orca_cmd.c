@@ -362,8 +362,7 @@ static int cmd_alloc_pd(struct orca_dev *dev, struct cmd *c)
 			    "max_pd %llu reached",
 			    (unsigned long long)dev->cfg.max_pd);
 	pdn = rr_next(&dev->next_pdn, 1, dev->cfg.max_pd + 1, pd_busy, dev);
-	dev->pds[pdn].used = true;
-	dev->pds[pdn].qp_refs = 0;
+	dev->pds[pdn] = (struct orca_pd){ .used = true };
 	dev->n_pds++;
 	o->pdn = htole32(pdn);
 	return ORCA_STATUS_OK;
@@ -380,11 +379,12 @@ static int cmd_dealloc_pd(struct orca_dev *dev, struct cmd *c)
 	if (!pd)
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no PD %u", pdn);
-	if (pd->qp_refs || pd->mr_refs || pd->ah_refs || pd->srq_refs)
+	if (pd->qp_refs || pd->mr_refs || pd->ah_refs || pd->srq_refs ||
+	    pd->mw_refs)
 		return fail(c, ORCA_STATUS_BAD_RES_STATE, ORCA_SYND_IN_USE,
-			    "PD %u still has %u QPs, %u MRs, %u AHs and %u SRQs",
+			    "PD %u still has %u QPs, %u MRs, %u AHs, %u SRQs and %u MWs",
 			    pdn, pd->qp_refs, pd->mr_refs, pd->ah_refs,
-			    pd->srq_refs);
+			    pd->srq_refs, pd->mw_refs);
 	pd->used = false;
 	dev->n_pds--;
 	return ORCA_STATUS_OK;
@@ -630,6 +630,11 @@ const struct cmd_desc orca_cmd_table[256] = {
 				cmd_dereg_mr },
 	[ORCA_CMD_REREG_MR] = { sizeof(struct orca_rereg_mr_in), 0, true,
 				cmd_rereg_mr },
+	[ORCA_CMD_ALLOC_MW] = { sizeof(struct orca_alloc_mw_in),
+				sizeof(struct orca_mw_handle), true,
+				cmd_alloc_mw },
+	[ORCA_CMD_DEALLOC_MW] = { sizeof(struct orca_mw_handle), 0, true,
+				  cmd_dealloc_mw },
 	[ORCA_CMD_CREATE_AH] = { sizeof(struct orca_create_ah_in),
 				 sizeof(struct orca_ah_handle), true,
 				 cmd_create_ah },

@@ -439,6 +439,7 @@ int cmd_destroy_qp(struct orca_dev *dev, struct cmd *c)
 	}
 	if (qp->ctx.sq_draining)
 		dev->n_draining--;
+	mw_qp_gone(dev, qp);
 	qp_queues_destroy(qp);
 	free(qp);
 	dev->qps[qpn] = NULL;

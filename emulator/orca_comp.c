@@ -51,6 +51,10 @@ bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
 			cqe.flags |= ORCA_CQE_F_IMM;
 			memcpy(&cqe.imm_data, &p->imm, 4);
 		}
+		if (status == ORCA_CQE_SUCCESS && (p->hdrs & PKT_IETH)) {
+			cqe.flags |= ORCA_CQE_F_INV;
+			cqe.inv_rkey = htole32(p->inv_rkey);
+		}
 	}
 	if (qp->resp.rwqe_srq)
 		cqe.flags |= ORCA_CQE_F_SRQ;
@@ -296,7 +300,7 @@ void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 	switch (op) {
 	case IB_ACK:
 		if ((wop == ORCA_WR_SEND || wop == ORCA_WR_SEND_WITH_IMM ||
-		     wop == ORCA_WR_RDMA_WRITE ||
+		     wop == ORCA_WR_SEND_WITH_INV || wop == ORCA_WR_RDMA_WRITE ||
 		     wop == ORCA_WR_RDMA_WRITE_WITH_IMM) &&
 		    r->sent_all && p->psn == r->last_psn)
 			comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);

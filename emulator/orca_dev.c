@@ -42,6 +42,8 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_REG_MR:		return "REG_MR";
 	case ORCA_CMD_DEREG_MR:		return "DEREG_MR";
 	case ORCA_CMD_REREG_MR:		return "REREG_MR";
+	case ORCA_CMD_ALLOC_MW:		return "ALLOC_MW";
+	case ORCA_CMD_DEALLOC_MW:	return "DEALLOC_MW";
 	case ORCA_CMD_CREATE_AH:	return "CREATE_AH";
 	case ORCA_CMD_DESTROY_AH:	return "DESTROY_AH";
 	case ORCA_CMD_CREATE_SRQ:	return "CREATE_SRQ";
@@ -365,6 +367,7 @@ void destroy_all(struct orca_dev *dev)
 	}
 	for (i = 0; i <= dev->cfg.max_cq; i++)
 		cq_ring_destroy(&dev->cqs[i]);
+	mw_destroy_all(dev);
 	mr_destroy_all(dev);
 	srq_destroy_all(dev);
 	if (dev->ahs)
@@ -612,8 +615,9 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 	dev->mrs = calloc(cfg->max_mr + 1, sizeof(*dev->mrs));
 	dev->ahs = calloc(cfg->max_ah + 1, sizeof(*dev->ahs));
 	dev->srqs = calloc(cfg->max_srq + 1, sizeof(*dev->srqs));
+	dev->mws = calloc(cfg->max_mw + 1, sizeof(*dev->mws));
 	if (!dev->pds || !dev->cqs || !dev->qps || !dev->mirror_seq ||
-	    !dev->mrs || !dev->ahs || !dev->srqs) {
+	    !dev->mrs || !dev->ahs || !dev->srqs || !dev->mws) {
 		orca_dev_destroy(dev);
 		return -ENOMEM;
 	}
@@ -642,6 +646,8 @@ void orca_dev_destroy(struct orca_dev *dev)
 	dev->ahs = NULL;
 	free(dev->srqs);
 	dev->srqs = NULL;
+	free(dev->mws);
+	dev->mws = NULL;
 	free(dev->pds);
 	free(dev->cqs);
 	free(dev->qps);

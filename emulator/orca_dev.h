@@ -44,6 +44,7 @@ struct orca_pd {
 	uint32_t mr_refs;
 	uint32_t ah_refs;
 	uint32_t srq_refs;
+	uint32_t mw_refs;
 };
 
 struct orca_ah {
@@ -67,6 +68,25 @@ struct orca_mr {
 	uint64_t iova, length;
 	uint32_t first_off;
 	struct orca_pages pages;
+	uint32_t mw_refs;		/* windows bound to it */
+};
+
+/*
+ * A memory window (orca_mw.c).  Bound: [addr, addr + length) of region
+ * mr_idx (its registration mr_key) with the REMOTE_* rights in access; a
+ * type 2 window also to QP qpn.  key is the key byte of its rkey.
+ */
+struct orca_mw {
+	bool used;
+	bool bound;
+	uint8_t type;			/* ORCA_MW_TYPE_* */
+	uint8_t key;
+	uint32_t pdn;
+	uint32_t qpn;			/* type 2, bound */
+	uint32_t mr_idx;		/* bound with length > 0 */
+	uint8_t mr_key;
+	uint32_t access;
+	uint64_t addr, length;
 };
 
 struct orca_cq {
@@ -167,6 +187,7 @@ struct orca_qp {
 	uint32_t sq_una;		/* oldest SQ WQE without a completion */
 	struct orca_req req;
 	struct orca_resp resp;
+	uint32_t mw_refs;		/* type 2 windows bound to it */
 };
 
 struct orca_stats {
@@ -281,6 +302,9 @@ struct orca_dev {
 	struct orca_mr *mrs;		/* [max_mr + 1], index 0 unused */
 	struct orca_ah *ahs;		/* [max_ah + 1], index 0 unused */
 	struct orca_srq *srqs;		/* [max_srq + 1], index 0 unused */
+	struct orca_mw *mws;		/* [max_mw + 1], index 0 unused */
+	uint32_t n_mws, next_mwn;
+	uint8_t mw_key;			/* rolling key byte of ALLOC_MW */
 	uint32_t n_srqs, next_srqn;
 	uint32_t n_ahs, next_ahn;
 	uint32_t n_mrs, next_mr;

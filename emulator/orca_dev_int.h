@@ -90,6 +90,10 @@ int cmd_reg_mr(struct orca_dev *dev, struct cmd *c);
 int cmd_dereg_mr(struct orca_dev *dev, struct cmd *c);
 int cmd_rereg_mr(struct orca_dev *dev, struct cmd *c);
 
+/* orca_mw.c: memory window commands */
+int cmd_alloc_mw(struct orca_dev *dev, struct cmd *c);
+int cmd_dealloc_mw(struct orca_dev *dev, struct cmd *c);
+
 /* orca_cmdq.c: the command queue */
 void flush_pending(struct orca_dev *dev);
 void process_cmdq(struct orca_dev *dev);

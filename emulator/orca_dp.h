@@ -8,6 +8,8 @@
  *   orca_wire.c   packets, the port and its link (loopback today)
  *   orca_wq.c     QP work queues: geometry, doorbell records, WQE access
  *   orca_srq.c    shared receive queues: commands, taking WQEs, limit
+ *   orca_mw.c     memory windows: ALLOC/DEALLOC_MW, bind, invalidate,
+ *                 remote keys that name a window
  *   orca_req.c    requester: send WQEs -> request packets
  *   orca_resp.c   responder: request packets -> memory, RQ, ACK/NAK
  *   orca_comp.c   completer: responses -> CQEs; errors, flush, retries
@@ -32,6 +34,7 @@ enum {
 	IB_READ_RESP_FIRST = 0x0d, IB_READ_RESP_MIDDLE = 0x0e,
 	IB_READ_RESP_LAST = 0x0f, IB_READ_RESP_ONLY = 0x10, IB_ACK = 0x11,
 	IB_ATOMIC_ACK = 0x12, IB_CMP_SWAP = 0x13, IB_FETCH_ADD = 0x14,
+	IB_SEND_LAST_INV = 0x16, IB_SEND_ONLY_INV = 0x17,	/* RC only */
 };
 
 /* AETH syndrome classes (bits 6:5) and NAK codes. */
@@ -54,6 +57,7 @@ enum {
 #define PKT_ATOMIC		(1U << 4)
 #define PKT_ATOMIC_ACK		(1U << 5)
 #define PKT_DETH		(1U << 6)
+#define PKT_IETH		(1U << 7)
 
 struct orca_pkt {
 	struct orca_pkt *next;		/* link queue */
@@ -82,6 +86,8 @@ struct orca_pkt {
 	uint64_t orig;
 	/* ImmDt, as carried (big-endian value) */
 	uint32_t imm;
+	/* IETH: the R_Key a SEND_WITH_INV invalidates */
+	uint32_t inv_rkey;
 	uint32_t paylen;
 	uint8_t payload[ORCA_MAX_PMTU];
 };
@@ -122,6 +128,25 @@ void *mr_ptr(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
 	      uint32_t pdn, uint32_t need, uint64_t off, uint8_t *buf,
 	      uint32_t len, bool to_guest, uint8_t dio);
+
+/*
+ * orca_mw.c.  rkey_check() is mr_check() for a key a remote request
+ * carries: a region's key, or a window's (bound, the QP's PD, a type 2
+ * window bound to @qp, in bounds, the rights, its region still there with
+ * MW_BIND); it returns the region to access, @va being in its space.
+ */
+struct orca_mr *rkey_check(struct orca_dev *dev, const struct orca_qp *qp,
+			   uint32_t key, uint32_t need, uint64_t va,
+			   uint64_t len);
+/* BIND_MW / LOCAL_INV on @qp; the CQE status (SUCCESS or the error). */
+uint8_t mw_bind(struct orca_dev *dev, struct orca_qp *qp,
+		const struct orca_bind_wqe *b);
+uint8_t local_inv(struct orca_dev *dev, struct orca_qp *qp, uint32_t key);
+/* SEND_WITH_INV at the responder: true if @key was invalidated. */
+bool remote_inv(struct orca_dev *dev, struct orca_qp *qp, uint32_t key);
+/* A QP is destroyed: the type 2 windows bound to it are invalidated. */
+void mw_qp_gone(struct orca_dev *dev, struct orca_qp *qp);
+void mw_destroy_all(struct orca_dev *dev);
 
 /* orca_cq.c */
 int cq_ring_create(struct orca_dev *dev, struct cmd *c, struct orca_cq *cq,

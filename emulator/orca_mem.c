@@ -390,6 +390,10 @@ int cmd_rereg_mr(struct orca_dev *dev, struct cmd *c)
 	if (!mr)
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no MR with key 0x%x", key);
+	if (mr->mw_refs)
+		return fail(c, ORCA_STATUS_BAD_RES_STATE, ORCA_SYND_IN_USE,
+			    "MR 0x%x has %u memory windows bound", key,
+			    mr->mw_refs);
 	ret = mr_parse(dev, c, &in->mr, &new);
 	if (ret)
 		return ret;
@@ -412,6 +416,11 @@ int cmd_dereg_mr(struct orca_dev *dev, struct cmd *c)
 	if (!mr)
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no MR with key 0x%x", key);
+	/* IBTA 10.6.7.2.2: not while windows are bound to it */
+	if (mr->mw_refs)
+		return fail(c, ORCA_STATUS_BAD_RES_STATE, ORCA_SYND_IN_USE,
+			    "MR 0x%x has %u memory windows bound", key,
+			    mr->mw_refs);
 	dev->pds[mr->pdn].mr_refs--;
 	pages_free(&mr->pages);
 	mr->used = false;

@@ -23,6 +23,10 @@ uint8_t wr_to_cqe_opcode(uint8_t wr_opcode)
 		return ORCA_CQE_OP_COMP_SWAP;
 	case ORCA_WR_ATOMIC_FETCH_AND_ADD:
 		return ORCA_CQE_OP_FETCH_ADD;
+	case ORCA_WR_BIND_MW:
+		return ORCA_CQE_OP_BIND_MW;
+	case ORCA_WR_LOCAL_INV:
+		return ORCA_CQE_OP_LOCAL_INV;
 	}
 	return ORCA_CQE_OP_SEND;
 }
@@ -39,9 +43,20 @@ static bool opcode_ok(uint8_t qp_type, uint8_t op)
 	case ORCA_WR_RDMA_READ:
 	case ORCA_WR_ATOMIC_CMP_AND_SWP:
 	case ORCA_WR_ATOMIC_FETCH_AND_ADD:
+	case ORCA_WR_SEND_WITH_INV:
 		return qp_type == ORCA_QPT_RC;
+	case ORCA_WR_BIND_MW:
+		return qp_type != ORCA_QPT_UD;
+	case ORCA_WR_LOCAL_INV:
+		return true;
 	}
 	return false;
+}
+
+/* Operations the device performs without a packet. */
+static bool is_local(uint8_t op)
+{
+	return op == ORCA_WR_BIND_MW || op == ORCA_WR_LOCAL_INV;
 }
 
 static bool is_atomic(uint8_t op)
@@ -89,6 +104,12 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 	if (!opcode_ok(x->qp_type, r->wqe.opcode) ||
 	    (r->wqe.flags & ~(ORCA_WQE_F_SIGNALED | ORCA_WQE_F_SOLICITED |
 			      ORCA_WQE_F_FENCE | ORCA_WQE_F_INLINE))) {
+		status = ORCA_CQE_LOC_QP_OP_ERR;
+		goto bad;
+	}
+	/* BIND_MW and LOCAL_INV carry no data */
+	if (is_local(r->wqe.opcode) &&
+	    (r->wqe.num_sge || (r->wqe.flags & ORCA_WQE_F_INLINE))) {
 		status = ORCA_CQE_LOC_QP_OP_ERR;
 		goto bad;
 	}
@@ -298,7 +319,15 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 			return true;
 		}
 		p->paylen = chunk;
-		if (op == ORCA_WR_SEND || op == ORCA_WR_SEND_WITH_IMM) {
+		if (op == ORCA_WR_SEND_WITH_INV) {
+			p->opcode = first && last ? IB_SEND_ONLY_INV :
+				    first ? IB_SEND_FIRST :
+				    last ? IB_SEND_LAST_INV : IB_SEND_MIDDLE;
+			if (last) {
+				p->hdrs |= PKT_IETH;
+				p->inv_rkey = le32toh(r->wqe.rkey);
+			}
+		} else if (op == ORCA_WR_SEND || op == ORCA_WR_SEND_WITH_IMM) {
 			bool imm = op == ORCA_WR_SEND_WITH_IMM;
 
 			p->opcode = first && last ?
@@ -350,6 +379,26 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 	return true;
 }
 
+/*
+ * BIND_MW and LOCAL_INV: done when taken.  One WQE is in flight at a
+ * time, so every WQE before it has completed (a fence changes nothing).
+ */
+static void req_local(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_req *r = &qp->req;
+	struct orca_bind_wqe b;
+	uint8_t status;
+
+	r->sent_all = true;
+	if (r->wqe.opcode == ORCA_WR_BIND_MW) {
+		memcpy(&b, &r->wqe, sizeof(b));
+		status = mw_bind(dev, qp, &b);
+	} else {
+		status = local_inv(dev, qp, le32toh(r->wqe.rkey));
+	}
+	comp_send_done(dev, qp, status, status ? 6 : 0);
+}
+
 /* One step of the requester; true if it did something. */
 bool req_step(struct orca_dev *dev, struct orca_qp *qp)
 {
@@ -377,6 +426,10 @@ bool req_step(struct orca_dev *dev, struct orca_qp *qp)
 		/* FENCE waits for nothing here: one WQE is in flight at most */
 		if (!req_take(dev, qp))
 			return true;
+		if (is_local(r->wqe.opcode)) {
+			req_local(dev, qp);
+			return true;
+		}
 	}
 	if (r->sent_all || r->rnr_wait ||
 	    (st != ORCA_QPS_RTS && st != ORCA_QPS_SQD))

@@ -16,7 +16,8 @@ enum { OP_NONE, OP_SEND, OP_WRITE };
 static bool op_first(uint8_t op)
 {
 	return op == IB_SEND_FIRST || op == IB_SEND_ONLY ||
-	       op == IB_SEND_ONLY_IMM || op == IB_WRITE_FIRST ||
+	       op == IB_SEND_ONLY_IMM || op == IB_SEND_ONLY_INV ||
+	       op == IB_WRITE_FIRST ||
 	       op == IB_WRITE_ONLY || op == IB_WRITE_ONLY_IMM;
 }
 
@@ -24,13 +25,15 @@ static bool op_last(uint8_t op)
 {
 	return op == IB_SEND_LAST || op == IB_SEND_LAST_IMM ||
 	       op == IB_SEND_ONLY || op == IB_SEND_ONLY_IMM ||
+	       op == IB_SEND_LAST_INV || op == IB_SEND_ONLY_INV ||
 	       op == IB_WRITE_LAST || op == IB_WRITE_LAST_IMM ||
 	       op == IB_WRITE_ONLY || op == IB_WRITE_ONLY_IMM;
 }
 
 static int op_class(uint8_t op)
 {
-	if (op <= IB_SEND_ONLY_IMM)
+	if (op <= IB_SEND_ONLY_IMM || op == IB_SEND_LAST_INV ||
+	    op == IB_SEND_ONLY_INV)
 		return OP_SEND;
 	if (op <= IB_WRITE_ONLY_IMM)
 		return OP_WRITE;
@@ -201,6 +204,23 @@ static void rx_send(struct orca_dev *dev, struct orca_qp *qp,
 		return;
 	if (first && !last)
 		s->in_op = OP_SEND;
+	/*
+	 * SEND_WITH_INV (RC; the IETH on the last packet): the key must name
+	 * a type 2 window bound to this QP; then it no longer grants access
+	 * when the receive completes.  Otherwise the receive and the request
+	 * fail as rxe fails them: NAK invalid request, REM_INV_REQ_ERR.
+	 */
+	if (last && (p->hdrs & PKT_IETH) &&
+	    (!is_rc(qp) || !remote_inv(dev, qp, p->inv_rkey))) {
+		char why[96];
+
+		snprintf(why, sizeof(why),
+			 "SEND_WITH_INV of key 0x%x, not a type 2 window bound to this QP",
+			 p->inv_rkey);
+		rwqe_fail(dev, qp, p, ORCA_CQE_REM_INV_REQ_ERR,
+			  AETH_NAK_INV_REQ, why);
+		return;
+	}
 	if (last) {
 		recv_cqe(dev, qp, s->rwqe_idx, ORCA_CQE_SUCCESS,
 			 ORCA_CQE_OP_RECV, s->roff, p);
@@ -220,7 +240,6 @@ static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
 	struct orca_resp *s = &qp->resp;
 	bool first = op_first(op), last = op_last(op);
 	bool imm = op == IB_WRITE_LAST_IMM || op == IB_WRITE_ONLY_IMM;
-	uint32_t pdn = le32toh(qp->ctx.pdn);
 	struct orca_mr *mr;
 
 	if (first) {
@@ -229,8 +248,8 @@ static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
 				  "RDMA WRITE not enabled on the QP");
 			return;
 		}
-		if (p->dmalen && !mr_check(dev, p->rkey, pdn, MR_REMOTE_WRITE,
-					   p->va, p->dmalen)) {
+		if (p->dmalen && !rkey_check(dev, qp, p->rkey, MR_REMOTE_WRITE,
+					     p->va, p->dmalen)) {
 			resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS,
 				  "RDMA WRITE rkey refused");
 			return;
@@ -248,8 +267,8 @@ static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
 	if (imm && last && !take_rwqe(dev, qp, p))
 		return;
 	if (p->paylen) {
-		mr = mr_check(dev, s->wrkey, pdn, MR_REMOTE_WRITE, s->wva,
-			      p->paylen);
+		mr = rkey_check(dev, qp, s->wrkey, MR_REMOTE_WRITE, s->wva,
+				p->paylen);
 		if (!mr) {
 			resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS,
 				  "RDMA WRITE region gone");
@@ -288,8 +307,8 @@ static void rx_read(struct orca_dev *dev, struct orca_qp *qp,
 			  "RDMA READ not enabled on the QP");
 		return;
 	}
-	if (p->dmalen && !mr_check(dev, p->rkey, le32toh(qp->ctx.pdn),
-				   MR_REMOTE_READ, p->va, p->dmalen)) {
+	if (p->dmalen && !rkey_check(dev, qp, p->rkey, MR_REMOTE_READ, p->va,
+				     p->dmalen)) {
 		resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS,
 			  "RDMA READ rkey refused");
 		return;
@@ -316,8 +335,7 @@ static void rx_atomic(struct orca_dev *dev, struct orca_qp *qp,
 			  "atomic not enabled on the QP, or misaligned");
 		return;
 	}
-	mr = mr_check(dev, p->rkey, le32toh(qp->ctx.pdn), MR_REMOTE_ATOMIC,
-		      p->va, 8);
+	mr = rkey_check(dev, qp, p->rkey, MR_REMOTE_ATOMIC, p->va, 8);
 	ptr = mr ? mr_ptr(dev, mr, p->va, 8) : NULL;
 	if (!ptr) {
 		resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS, "atomic rkey refused");
@@ -532,8 +550,8 @@ bool resp_step(struct orca_dev *dev, struct orca_qp *qp)
 	first = !s->rd_off;
 	last = s->rd_off + chunk == s->rd_len;
 	if (chunk) {
-		mr = mr_check(dev, s->rd_rkey, le32toh(qp->ctx.pdn),
-			      MR_REMOTE_READ, s->rd_va + s->rd_off, chunk);
+		mr = rkey_check(dev, qp, s->rd_rkey, MR_REMOTE_READ,
+				s->rd_va + s->rd_off, chunk);
 		if (!mr) {
 			struct orca_pkt q = { .psn = s->rd_psn,
 					      .opcode = IB_READ_REQ };

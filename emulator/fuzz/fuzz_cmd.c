@@ -20,11 +20,13 @@ static const uint16_t opcodes[] = {
 	ORCA_CMD_RESIZE_CQ, ORCA_CMD_CREATE_QP, ORCA_CMD_MODIFY_QP,
 	ORCA_CMD_QUERY_QP, ORCA_CMD_DESTROY_QP, ORCA_CMD_REG_MR,
 	ORCA_CMD_DEREG_MR, ORCA_CMD_REREG_MR, ORCA_CMD_CREATE_AH,
-	ORCA_CMD_DESTROY_AH, 0x00, 0x7f, 0x1234,
+	ORCA_CMD_DESTROY_AH, ORCA_CMD_ALLOC_MW, ORCA_CMD_DEALLOC_MW, 0x00, 0x7f,
+	0x1234,
 };
 
 static const char *const small[] = {
-	"max_qp=16", "max_cq=16", "max_pd=8", "max_mr=16", "max_ah=16", NULL,
+	"max_qp=16", "max_cq=16", "max_pd=8", "max_mr=16", "max_ah=16",
+	"max_mw=4", NULL,
 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

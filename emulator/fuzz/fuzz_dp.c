@@ -4,7 +4,9 @@
  * connected RC pairs (one whose peer grants remote access, one whose does
  * not) over registered regions, then a program of send and receive WQEs
  * with any opcode, flags, lengths, local and remote addresses and keys,
- * raw WQE bytes, producer indices that jump, ticks and CQ polling.  All
+ * raw WQE bytes, producer indices that jump, ticks and CQ polling; and
+ * memory windows of both types, bound, invalidated and used with any
+ * range, rights and key.  All
  * guest memory the device was never given is filled with a pattern; the
  * device must leave it alone (and everything outside guest RAM), and
  * ASan/UBSan must stay quiet.
@@ -17,7 +19,8 @@
 #define MR_PAGES	8
 
 static const char *const small[] = {
-	"max_qp=16", "max_cq=16", "max_pd=8", "max_mr=16", "max_ah=16", NULL,
+	"max_qp=16", "max_cq=16", "max_pd=8", "max_mr=16", "max_ah=16",
+	"max_mw=4", NULL,
 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -37,6 +40,7 @@ struct world {
 	struct ring_qp qp[4];		/* a <-> b granted, c <-> d not */
 	uint64_t mr, ro;		/* regions: remote access, local only */
 	uint32_t lk, lk_ro;
+	uint32_t mw[2];			/* a type 1 and a type 2 window */
 	uint64_t guard;			/* first byte nobody was given */
 };
 
@@ -51,7 +55,8 @@ static bool setup(struct world *w)
 	w->mr = heap_alloc(MR_PAGES * PAGE);
 	w->ro = heap_alloc(2 * PAGE);
 	if (reg_mr(f, f->pdn, w->mr, MR_PAGES * PAGE,
-		   ORCA_ACCESS_LOCAL_WRITE | remote, &w->lk) ||
+		   ORCA_ACCESS_LOCAL_WRITE | ORCA_ACCESS_MW_BIND | remote,
+		   &w->lk) ||
 	    reg_mr(f, f->pdn, w->ro, 2 * PAGE, ORCA_ACCESS_LOCAL_WRITE,
 		   &w->lk_ro) ||
 	    !make_cq(f, &w->cq, 6))
@@ -65,6 +70,16 @@ static bool setup(struct world *w)
 	    !connect_rc(f, &w->qp[2], w->qp[3].qpn, 0, 1) ||
 	    !connect_rc(f, &w->qp[3], w->qp[2].qpn, 0, 2))
 		return false;
+	for (i = 0; i < 2; i++) {
+		struct orca_alloc_mw_in in = { .pdn = htole32(f->pdn),
+					       .type = i + 1 };
+		struct orca_mw_handle out;
+
+		if (fx_cmd(f, ORCA_CMD_ALLOC_MW, &in, sizeof(in), &out,
+			   sizeof(out)))
+			return false;
+		w->mw[i] = le32toh(out.rkey);
+	}
 	w->guard = heap_next;
 	memset(gpa(f, w->guard), GUARD_BYTE, RAM_SIZE - w->guard);
 	return true;
@@ -81,17 +96,19 @@ static uint64_t any_addr(struct world *w, struct fz *z)
 
 static uint32_t any_key(struct world *w, struct fz *z)
 {
-	switch (fz_u8(z) % 4) {
+	switch (fz_u8(z) % 6) {
 	case 0: return w->lk;
 	case 1: return w->lk_ro;
 	case 2: return w->lk ^ 0xff;	/* right index, stale key byte */
+	case 3: return (w->mw[0] & ~0xffU) | fz_u8(z);
+	case 4: return (w->mw[1] & ~0xffU) | fz_u8(z);
 	default: return fz_u32(z);
 	}
 }
 
 static void send(struct world *w, struct fz *z, struct ring_qp *qp)
 {
-	uint8_t op = fz_u8(z) % 10;
+	uint8_t op = fz_u8(z) % (ORCA_WR_BIND_MW + 2);
 	uint64_t la = any_addr(w, z), ra = any_addr(w, z);
 	uint32_t len = fz_u16(z) % (3 * PAGE), lk = any_key(w, z);
 	uint32_t rk = any_key(w, z);
@@ -100,6 +117,26 @@ static void send(struct world *w, struct fz *z, struct ring_qp *qp)
 	/* post_send() takes guest addresses and makes them iovas */
 	post_send(w->f, qp, op, la - iova(0), len, lk, ra, rk);
 	wqe_extra_flags = 0;
+}
+
+/* BIND_MW of either window, any region, range and rights. */
+static void bind(struct world *w, struct fz *z, struct ring_qp *qp)
+{
+	uint8_t *slot = gpa(w->f, qp->base + ((uint64_t)(qp->sq_pi & 7)
+					      << SQ_LOG_STRIDE));
+	struct orca_bind_wqe *b = (void *)slot;
+	__le32 *db = gpa(w->f, qp->base + qp->db_off);
+
+	memset(slot, 0, 1U << SQ_LOG_STRIDE);
+	b->opcode = ORCA_WR_BIND_MW;
+	b->flags = ORCA_WQE_F_SIGNALED | (fz_u8(z) & ORCA_WQE_F_FENCE);
+	b->rkey = htole32(any_key(w, z));
+	b->mr_lkey = htole32(any_key(w, z));
+	b->addr = htole64(any_addr(w, z));
+	b->length = htole64(fz_u8(z) & 1 ? 0 : fz_u32(z) % (4 * PAGE));
+	b->access = htole32(fz_u8(z) & 0x1f);
+	*db = htole32(++qp->sq_pi);
+	orca_dev_doorbell(&w->f->dev, ORCA_FW_VEC_DB);
 }
 
 static void raw_wqe(struct world *w, struct fz *z, struct ring_qp *qp)
@@ -154,7 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (z.n && steps++ < 128) {
 		struct ring_qp *qp = &w.qp[fz_u8(&z) % 4];
 
-		switch (fz_u8(&z) % 8) {
+		switch (fz_u8(&z) % 9) {
 		case 0: case 1: case 2:
 			send(&w, &z, qp);
 			break;
@@ -175,6 +212,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 7:
 			while (poll_cqe(w.f, &w.cq, &cqe))
 				;
+			break;
+		case 8:
+			bind(&w, &z, qp);
 			break;
 		}
 		FZ_ASSERT(canaries_ok(w.f), "a write outside guest RAM");

@@ -486,7 +486,8 @@ static void query_caps_defaults(void)
 		 ORCA_DEV_CAP_SYS_IMAGE_GUID | ORCA_DEV_CAP_RC_RNR_NAK_GEN |
 		 ORCA_DEV_CAP_PORT_ACTIVE_EVENT |
 		 ORCA_DEV_CAP_PCI_WRITE_END_PADDING | ORCA_DEV_CAP_ECE |
-		 ORCA_DEV_CAP_SQD_ASYNC_NOTIFY);
+		 ORCA_DEV_CAP_SQD_ASYNC_NOTIFY |
+		 ORCA_DEV_CAP_MEM_WINDOW | ORCA_DEV_CAP_MW_TYPE_2B);
 	CHECK_EQ(le32toh(c.max_qp), 1024);
 	CHECK_EQ(le32toh(c.max_qp_wr), 4096);
 	CHECK_EQ(le32toh(c.max_send_sge), 16);
@@ -499,7 +500,7 @@ static void query_caps_defaults(void)
 	CHECK_EQ(le32toh(c.max_qp_rd_atom), 16);
 	CHECK_EQ(le32toh(c.max_qp_init_rd_atom), 16);
 	CHECK_EQ(le32toh(c.max_res_rd_atom), 16 * 1024);
-	CHECK_EQ(le32toh(c.max_mw), 0);
+	CHECK_EQ(le32toh(c.max_mw), 4096);
 	CHECK_EQ(le32toh(c.max_srq), 1024);
 	CHECK_EQ(le32toh(c.max_srq_wr), 4096);
 	CHECK_EQ(le32toh(c.max_srq_sge), 16);

@@ -126,6 +126,10 @@ static void fill_wc(struct orca_context *ctx, const struct orca_cqe *cqe,
 		wc->wc_flags |= IBV_WC_WITH_IMM;
 		wc->imm_data = cqe->imm_data;
 	}
+	if (cqe->flags & ORCA_CQE_F_INV) {
+		wc->wc_flags |= IBV_WC_WITH_INV;
+		wc->invalidated_rkey = le32toh(cqe->inv_rkey);
+	}
 	if (cqe->flags & ORCA_CQE_F_GRH)
 		wc->wc_flags |= IBV_WC_GRH;
 	if (!qp)	/* destroyed meanwhile: nothing to retire */

@@ -188,7 +188,9 @@ static const struct verbs_device_ops orca_dev_ops = {
 };
 
 static const struct verbs_context_ops orca_ctx_ops = {
+	.alloc_mw = orca_alloc_mw,
 	.alloc_pd = orca_alloc_pd,
+	.bind_mw = orca_bind_mw,
 	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
 	.create_cq_ex = orca_create_cq_ex,
@@ -197,6 +199,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.create_srq = orca_create_srq,
 	.create_srq_ex = orca_create_srq_ex,
 	.cq_event = orca_cq_event,
+	.dealloc_mw = orca_dealloc_mw,
 	.dealloc_pd = orca_dealloc_pd,
 	.dereg_mr = orca_dereg_mr,
 	.destroy_ah = orca_destroy_ah,

@@ -278,6 +278,15 @@ int orca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 struct ibv_ah *orca_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr);
 int orca_destroy_ah(struct ibv_ah *ah);
 
+/* mw (verbs.c; binding is a send WQE, qp.c) */
+struct ibv_mw *orca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type);
+int orca_dealloc_mw(struct ibv_mw *mw);
+int orca_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
+int orca_mw_access(unsigned int ibv_access, uint32_t *access);
+void orca_bind_wqe_fill(struct orca_bind_wqe *b, uint32_t rkey,
+			const struct ibv_mw_bind_info *bi, uint32_t access);
+
 /* mr */
 struct ibv_mr *orca_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 			   uint64_t hca_va, int access);

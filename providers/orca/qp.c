@@ -188,9 +188,65 @@ static uint8_t wr_opcode(enum ibv_qp_type type, enum ibv_wr_opcode op)
 		return type == IBV_QPT_RC ? ORCA_WR_ATOMIC_CMP_AND_SWP : 0;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return type == IBV_QPT_RC ? ORCA_WR_ATOMIC_FETCH_AND_ADD : 0;
+	case IBV_WR_SEND_WITH_INV:
+		return type == IBV_QPT_RC ? ORCA_WR_SEND_WITH_INV : 0;
+	case IBV_WR_LOCAL_INV:
+		return ORCA_WR_LOCAL_INV;
+	case IBV_WR_BIND_MW:
+		return type == IBV_QPT_UD ? 0 : ORCA_WR_BIND_MW;
 	default:
 		return 0;
 	}
+}
+
+/* A window's rights (only remote ones mean anything; LOCAL_WRITE passes). */
+int orca_mw_access(unsigned int ibv_access, uint32_t *access)
+{
+	if (ibv_access & ~(unsigned int)(IBV_ACCESS_LOCAL_WRITE |
+					 IBV_ACCESS_REMOTE_WRITE |
+					 IBV_ACCESS_REMOTE_READ |
+					 IBV_ACCESS_REMOTE_ATOMIC))
+		return EINVAL;	/* zero-based windows, MW_BIND, ... */
+	*access = 0;
+	if (ibv_access & IBV_ACCESS_LOCAL_WRITE)
+		*access |= ORCA_ACCESS_LOCAL_WRITE;
+	if (ibv_access & IBV_ACCESS_REMOTE_WRITE)
+		*access |= ORCA_ACCESS_REMOTE_WRITE;
+	if (ibv_access & IBV_ACCESS_REMOTE_READ)
+		*access |= ORCA_ACCESS_REMOTE_READ;
+	if (ibv_access & IBV_ACCESS_REMOTE_ATOMIC)
+		*access |= ORCA_ACCESS_REMOTE_ATOMIC;
+	return 0;
+}
+
+/* The BIND_MW body; opcode and flags are already in place. */
+void orca_bind_wqe_fill(struct orca_bind_wqe *b, uint32_t rkey,
+			const struct ibv_mw_bind_info *bi, uint32_t access)
+{
+	b->rkey = htole32(rkey);
+	b->mr_lkey = htole32(bi->mr ? bi->mr->lkey : 0);
+	b->addr = htole64(bi->addr);
+	b->length = htole64(bi->length);
+	b->access = htole32(access);
+}
+
+/* BIND_MW and LOCAL_INV: no data, the same for every QP type. */
+static int build_local_wqe(const struct ibv_send_wr *wr, uint8_t op,
+			   struct orca_send_wqe *w)
+{
+	uint32_t access;
+
+	if (op == ORCA_WR_LOCAL_INV) {
+		w->rkey = htole32(wr->invalidate_rkey);
+		return 0;
+	}
+	if (!wr->bind_mw.mw ||
+	    (!wr->bind_mw.bind_info.mr && wr->bind_mw.bind_info.length) ||
+	    orca_mw_access(wr->bind_mw.bind_info.mw_access_flags, &access))
+		return EINVAL;
+	orca_bind_wqe_fill((struct orca_bind_wqe *)w, wr->bind_mw.rkey,
+			   &wr->bind_mw.bind_info, access);
+	return 0;
 }
 
 static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
@@ -204,8 +260,6 @@ static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 
 	if (!op || wr->num_sge < 0)
 		return EINVAL;
-	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
-		return EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->opcode = op;
 	if ((wr->send_flags & IBV_SEND_SIGNALED) || qp->sq_sig_all)
@@ -214,6 +268,12 @@ static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 		w->flags |= ORCA_WQE_F_SOLICITED;
 	if (wr->send_flags & IBV_SEND_FENCE)
 		w->flags |= ORCA_WQE_F_FENCE;
+	if (op == ORCA_WR_BIND_MW || op == ORCA_WR_LOCAL_INV)
+		return build_local_wqe(wr, op, w);
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if (op == ORCA_WR_SEND_WITH_INV)
+		w->rkey = htole32(wr->invalidate_rkey);
 	if (op == ORCA_WR_SEND_WITH_IMM || op == ORCA_WR_RDMA_WRITE_WITH_IMM)
 		w->imm_data = wr->imm_data;
 	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
@@ -241,7 +301,8 @@ static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		uint8_t *dst = (uint8_t *)(w + 1);
 
-		if (op == ORCA_WR_RDMA_READ || op >= ORCA_WR_ATOMIC_CMP_AND_SWP)
+		if (op == ORCA_WR_RDMA_READ || op == ORCA_WR_ATOMIC_CMP_AND_SWP ||
+		    op == ORCA_WR_ATOMIC_FETCH_AND_ADD)
 			return EINVAL;
 		for (i = 0; i < wr->num_sge; i++)
 			len += wr->sg_list[i].length;
@@ -392,4 +453,31 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	if (ret)
 		*bad_wr = wr;
 	return ret;
+}
+
+/*
+ * ibv_bind_mw(): a type 1 window is bound by a BIND_MW WQE on @qp under
+ * the next key byte (libibverbs checked the type and the PDs); mw->rkey
+ * takes the new key once the WQE is posted, and the consumer undoes that
+ * if the bind completes in error.
+ */
+int orca_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {}, *bad;
+	int ret;
+
+	if (mw->type != IBV_MW_TYPE_1)
+		return EINVAL;
+	wr.wr_id = mw_bind->wr_id;
+	wr.send_flags = mw_bind->send_flags;
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw->rkey);
+	wr.bind_mw.bind_info = mw_bind->bind_info;
+	ret = orca_post_send(qp, &wr, &bad);
+	if (ret)
+		return ret;
+	mw->rkey = wr.bind_mw.rkey;
+	return 0;
 }

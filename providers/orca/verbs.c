@@ -475,3 +475,38 @@ int orca_destroy_ah(struct ibv_ah *ibah)
 	free(to_oah(ibah));
 	return 0;
 }
+
+/*
+ * Memory windows: the kernel asks the device for one (the type is the
+ * kernel's to check: an unknown one is EINVAL there) and returns its
+ * key; binding and invalidating are send WQEs.
+ */
+struct ibv_mw *orca_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+int orca_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret = ibv_cmd_dealloc_mw(mw);
+
+	if (ret)
+		return ret;
+	free(mw);
+	return 0;
+}

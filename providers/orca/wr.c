@@ -14,15 +14,17 @@
 /* What each QP type can send (anything else: EOPNOTSUPP at create). */
 static uint64_t send_ops(enum ibv_qp_type type)
 {
-	uint64_t ud = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM;
+	uint64_t ud = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
+		      IBV_QP_EX_WITH_LOCAL_INV;
 	uint64_t uc = ud | IBV_QP_EX_WITH_RDMA_WRITE |
-		      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM;
+		      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_BIND_MW;
 
 	switch (type) {
 	case IBV_QPT_RC:
 		return uc | IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
-		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD;
+		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+		       IBV_QP_EX_WITH_SEND_WITH_INV;
 	case IBV_QPT_UC:
 		return uc;
 	case IBV_QPT_UD:
@@ -158,6 +160,44 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 	wr_atomic(qpx, ORCA_WR_ATOMIC_FETCH_AND_ADD, rkey, raddr, add, 0);
 }
 
+/* ibv_wr_bind_mw(): any window type; mw->rkey is the consumer's to set. */
+static void wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
+		       const struct ibv_mw_bind_info *bind_info)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	struct orca_send_wqe *w;
+	uint32_t access;
+
+	if (!qp->wr_err &&
+	    (!mw || (!bind_info->mr && bind_info->length) ||
+	     orca_mw_access(bind_info->mw_access_flags, &access)))
+		qp->wr_err = EINVAL;
+	w = wr_open(qpx, ORCA_WR_BIND_MW);
+	if (!w)
+		return;
+	orca_bind_wqe_fill((struct orca_bind_wqe *)w, rkey, bind_info, access);
+	qp->wr_cur = NULL;	/* no SGEs, no inline data */
+}
+
+static void wr_local_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct orca_qp *qp = qpx_to_oqp(qpx);
+	struct orca_send_wqe *w = wr_open(qpx, ORCA_WR_LOCAL_INV);
+
+	if (!w)
+		return;
+	w->rkey = htole32(invalidate_rkey);
+	qp->wr_cur = NULL;
+}
+
+static void wr_send_inv(struct ibv_qp_ex *qpx, uint32_t invalidate_rkey)
+{
+	struct orca_send_wqe *w = wr_open(qpx, ORCA_WR_SEND_WITH_INV);
+
+	if (w)
+		w->rkey = htole32(invalidate_rkey);
+}
+
 static void wr_set_ud_addr(struct ibv_qp_ex *qpx, struct ibv_ah *ah,
 			   uint32_t remote_qpn, uint32_t remote_qkey)
 {
@@ -222,7 +262,8 @@ static void wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t n,
 	for (i = 0; i < n; i++)
 		len += list[i].length;
 	if (len > qp->max_inline || w->opcode == ORCA_WR_RDMA_READ ||
-	    w->opcode >= ORCA_WR_ATOMIC_CMP_AND_SWP) {
+	    w->opcode == ORCA_WR_ATOMIC_CMP_AND_SWP ||
+	    w->opcode == ORCA_WR_ATOMIC_FETCH_AND_ADD) {
 		qp->wr_err = EINVAL;
 		return;
 	}
@@ -292,6 +333,9 @@ void orca_wr_setup(struct orca_qp *qp, const struct ibv_qp_init_attr_ex *attr)
 	qpx->wr_rdma_read = wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	qpx->wr_bind_mw = wr_bind_mw;
+	qpx->wr_local_inv = wr_local_inv;
+	qpx->wr_send_inv = wr_send_inv;
 	qpx->wr_set_ud_addr = wr_set_ud_addr;
 	qpx->wr_set_sge = wr_set_sge;
 	qpx->wr_set_sge_list = wr_set_sge_list;

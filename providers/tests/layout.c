@@ -125,6 +125,8 @@ int main(int argc, char **argv)
 	SIZE(ibv_get_context, 16);
 	SIZE(ibv_query_port, 24);
 	SIZE(ibv_alloc_pd, 16);
+	SIZE(ibv_alloc_mw, 24);
+	SIZE(ib_uverbs_alloc_mw_resp, 8);
 	SIZE(ibv_create_cq, 40);
 	SIZE(ibv_query_qp, 24);
 	SIZE(ibv_create_qp_ex, 88);

@@ -64,6 +64,7 @@ awk '$1 != "IBVERBS_PRIVATE_34" && $1 !~ /^IBVERBS_1\.[0-9]+$/' \
 ok $? "libibverbs imports bound to IBVERBS_PRIVATE_34 / IBVERBS_1.x only" "$T/bad_versions.txt"
 cat > "$T/expected_imports.txt" <<EOT
 _verbs_init_and_alloc_context
+ibv_cmd_alloc_mw
 ibv_cmd_alloc_pd
 ibv_cmd_create_ah
 ibv_cmd_create_cq
@@ -71,6 +72,7 @@ ibv_cmd_create_cq_ex
 ibv_cmd_create_qp_ex2
 ibv_cmd_create_srq
 ibv_cmd_create_srq_ex
+ibv_cmd_dealloc_mw
 ibv_cmd_dealloc_pd
 ibv_cmd_dereg_mr
 ibv_cmd_destroy_ah

@@ -146,6 +146,7 @@ static void defaults(struct expect *e)
 	e->max_srq = 1024;
 	e->max_srq_wr = 4096;
 	e->max_srq_sge = 16;
+	e->max_mw = 4096;
 	e->max_pd = 256;
 	e->max_qp_rd_atom = 16;
 	e->max_qp_init_rd_atom = 16;
@@ -165,7 +166,8 @@ static void defaults(struct expect *e)
 		      EXPECT_DEV_CAP_RC_RNR_NAK_GEN |
 		      EXPECT_DEV_CAP_PORT_ACTIVE_EVENT |
 		      EXPECT_DEV_CAP_PCI_WRITE_END_PADDING |
-		      EXPECT_DEV_CAP_ECE | EXPECT_DEV_CAP_SQD_ASYNC_NOTIFY;
+		      EXPECT_DEV_CAP_ECE | EXPECT_DEV_CAP_SQD_ASYNC_NOTIFY |
+		      EXPECT_DEV_CAP_MEM_WINDOW | EXPECT_DEV_CAP_MW_TYPE_2B;
 	e->dio_send = 3;
 	e->dio_rdma_write = 3;
 	e->dio_rdma_read = 2;
@@ -482,6 +484,13 @@ static int derive(struct parse *p)
 	    !(e->dev_caps & EXPECT_DEV_CAP_PCI_WRITE_END_PADDING)) {
 		e->pci_write_end_padding = 0;
 		e->dev_caps &= ~(uint64_t)EXPECT_DEV_CAP_PCI_WRITE_END_PADDING;
+	}
+
+	/* memory windows: max_mw 0 or no MEM_WINDOW bit turns them off */
+	if (!e->max_mw || !(e->dev_caps & EXPECT_DEV_CAP_MEM_WINDOW)) {
+		e->max_mw = 0;
+		e->dev_caps &= ~(uint64_t)(EXPECT_DEV_CAP_MEM_WINDOW |
+					   EXPECT_DEV_CAP_MW_TYPE_2B);
 	}
 
 	/* configurations the documentation forbids */

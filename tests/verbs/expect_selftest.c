@@ -84,7 +84,7 @@ int main(void)
 	      "default port_guid = node_guid + 1");
 	check(e.ece_vendor_id == 0x00ca7a && e.ece_options == 0xf &&
 	      expect_has_ece(&e), "default ECE: vendor_id, options 0xf");
-	check(e.dev_caps == 0x1cff, "default dev_caps 0x1cff");
+	check(e.dev_caps == 0x7cff, "default dev_caps 0x7cff");
 	check(e.pkey == 0xffff && e.n_pkey_table == 1 &&
 	      e.pkey_table[0] == 0xffff, "default P_Key table {0xffff}");
 	check(expect_dio(&e, 0) == 3 && expect_dio(&e, 1) == 3 &&
@@ -92,8 +92,8 @@ int main(void)
 	check(e.max_vl_num == 1 && e.max_total_mcast_qp_attach == 0 &&
 	      e.hca_core_clock == 0, "default max_vl_num 1, others 0");
 	check(e.max_srq == 1024 && e.max_srq_wr == 4096 &&
-	      e.max_srq_sge == 16 && e.max_mw == 0,
-	      "default max_srq 1024, max_srq_wr 4096, max_srq_sge 16");
+	      e.max_srq_sge == 16 && e.max_mw == 4096,
+	      "default max_srq 1024, max_srq_wr 4096, max_srq_sge 16, max_mw 4096");
 
 	/* value syntaxes */
 	check(!run(&e, "--set", "node_guid=00:aa:bb:cc:dd:ee:ff:01", NULL) &&
@@ -142,6 +142,16 @@ int main(void)
 	check(!run(&e, "--set", "dev_caps=0x18e7", NULL) &&
 	      e.pci_write_end_padding == 0,
 	      "dev_caps without PCI_WRITE_END_PADDING clears the key");
+	check(!run(&e, "--set", "max_mw=0", NULL) && e.max_mw == 0 &&
+	      !(e.dev_caps & (EXPECT_DEV_CAP_MEM_WINDOW |
+			      EXPECT_DEV_CAP_MW_TYPE_2B)),
+	      "max_mw=0 clears both memory window bits");
+	check(!run(&e, "--set", "dev_caps=0x0ce7", NULL) && e.max_mw == 0,
+	      "dev_caps without MEM_WINDOW means max_mw 0");
+	check(!run(&e, "--set", "dev_caps=0x2007", NULL) && e.max_mw == 4096 &&
+	      (e.dev_caps & EXPECT_DEV_CAP_MEM_WINDOW) &&
+	      !(e.dev_caps & EXPECT_DEV_CAP_MW_TYPE_2B),
+	      "MEM_WINDOW without MW_TYPE_2B: type 1 only");
 	check(!run(&e, "--set", "dio_send=1", NULL) && expect_dio(&e, 0) == 3,
 	      "dio WHOLE_MSG is reported with ALIGNED_128_BYTES");
 	check(run(&e, "--set", "dev_caps=0x18", NULL) &&

@@ -31,6 +31,8 @@ static uint64_t expected_cap_flags(const struct expect *c)
 		{ EXPECT_DEV_CAP_UD_AV_PORT_ENFORCE, IBV_DEVICE_UD_AV_PORT_ENFORCE },
 		{ EXPECT_DEV_CAP_PCI_WRITE_END_PADDING,
 		  IBV_DEVICE_PCI_WRITE_END_PADDING },
+		{ EXPECT_DEV_CAP_MEM_WINDOW, IBV_DEVICE_MEM_WINDOW },
+		{ EXPECT_DEV_CAP_MW_TYPE_2B, IBV_DEVICE_MEM_WINDOW_TYPE_2B },
 	};
 	uint64_t f = 0;
 
@@ -352,6 +354,11 @@ static void unsupported(struct ibv_context *ctx, struct ibv_pd *pd,
 		errno = 0;
 		mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 		REFUSED(!mw, errno, "max_mw 0: ibv_alloc_mw");
+		if (mw)
+			ibv_dealloc_mw(mw);
+		errno = 0;
+		mw = ibv_alloc_mw(pd, IBV_MW_TYPE_2);
+		REFUSED(!mw, errno, "max_mw 0: ibv_alloc_mw(IBV_MW_TYPE_2)");
 		if (mw)
 			ibv_dealloc_mw(mw);
 	}

@@ -109,6 +109,11 @@ struct orca_mr {
 	u32 first_off;
 };
 
+/* A memory window: the device keeps it; ibmw.rkey names it (its index). */
+struct orca_mw {
+	struct ib_mw ibmw;
+};
+
 struct orca_ah {
 	struct ib_ah ibah;
 	u32 ahn;
@@ -244,6 +249,8 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
 			       struct ib_udata *udata);
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int orca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int orca_dealloc_mw(struct ib_mw *ibmw);
 struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 u64 length, u64 virt_addr, int access,
 				 struct ib_pd *pd, struct ib_udata *udata);

@@ -196,6 +196,8 @@ static void caps_dev_cap_flags(struct kunit *test)
 		  IB_DEVICE_UD_AV_PORT_ENFORCE },
 		{ ORCA_DEV_CAP_PCI_WRITE_END_PADDING,
 		  IB_DEVICE_PCI_WRITE_END_PADDING },
+		{ ORCA_DEV_CAP_MEM_WINDOW, IB_DEVICE_MEM_WINDOW },
+		{ ORCA_DEV_CAP_MW_TYPE_2B, IB_DEVICE_MEM_WINDOW_TYPE_2B },
 	};
 	struct ib_device_attr a;
 	struct orca_caps c;

@@ -44,6 +44,8 @@ static const char *const orca_opcode_names[] = {
 	[ORCA_CMD_DEREG_MR] = "DEREG_MR",
 	[ORCA_CMD_RESIZE_CQ] = "RESIZE_CQ",
 	[ORCA_CMD_REREG_MR] = "REREG_MR",
+	[ORCA_CMD_ALLOC_MW] = "ALLOC_MW",
+	[ORCA_CMD_DEALLOC_MW] = "DEALLOC_MW",
 	[ORCA_CMD_CREATE_AH] = "CREATE_AH",
 	[ORCA_CMD_DESTROY_AH] = "DESTROY_AH",
 	[ORCA_CMD_CREATE_SRQ] = "CREATE_SRQ",
@@ -104,6 +106,7 @@ bool orca_com_cmd_releases(u16 opcode)
 	case ORCA_CMD_DESTROY_CQ:
 	case ORCA_CMD_DESTROY_QP:
 	case ORCA_CMD_DEREG_MR:
+	case ORCA_CMD_DEALLOC_MW:
 	case ORCA_CMD_DESTROY_AH:
 	case ORCA_CMD_DESTROY_SRQ:
 		return true;

@@ -159,6 +159,27 @@ int orca_cmd_dereg_mr(struct orca_com *com, u32 lkey)
 	return orca_com_exec(com, ORCA_CMD_DEREG_MR, &in, sizeof(in), NULL, 0);
 }
 
+int orca_cmd_alloc_mw(struct orca_com *com, u32 pdn, u8 type, u32 *rkey)
+{
+	struct orca_alloc_mw_in in = { .pdn = cpu_to_le32(pdn), .type = type };
+	struct orca_mw_handle out;
+	int err;
+
+	err = orca_com_exec(com, ORCA_CMD_ALLOC_MW, &in, sizeof(in), &out,
+			    sizeof(out));
+	if (!err)
+		*rkey = le32_to_cpu(out.rkey);
+	return err;
+}
+
+int orca_cmd_dealloc_mw(struct orca_com *com, u32 rkey)
+{
+	struct orca_mw_handle in = { .rkey = cpu_to_le32(rkey) };
+
+	return orca_com_exec(com, ORCA_CMD_DEALLOC_MW, &in, sizeof(in), NULL,
+			     0);
+}
+
 int orca_cmd_create_ah(struct orca_com *com, u32 pdn,
 		       const struct orca_av *av, u32 *ahn)
 {

@@ -36,6 +36,8 @@ int orca_cmd_reg_mr(struct orca_com *com, const struct orca_reg_mr_in *in,
 int orca_cmd_dereg_mr(struct orca_com *com, u32 lkey);
 int orca_cmd_rereg_mr(struct orca_com *com, u32 lkey,
 		      const struct orca_reg_mr_in *mr);
+int orca_cmd_alloc_mw(struct orca_com *com, u32 pdn, u8 type, u32 *rkey);
+int orca_cmd_dealloc_mw(struct orca_com *com, u32 rkey);
 int orca_cmd_create_ah(struct orca_com *com, u32 pdn,
 		       const struct orca_av *av, u32 *ahn);
 int orca_cmd_destroy_ah(struct orca_com *com, u32 ahn);

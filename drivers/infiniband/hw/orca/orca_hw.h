@@ -192,6 +192,8 @@ enum orca_cmd_opcode {
 	ORCA_CMD_REG_MR			= 0x40,
 	ORCA_CMD_DEREG_MR		= 0x41,
 	ORCA_CMD_REREG_MR		= 0x42,
+	ORCA_CMD_ALLOC_MW		= 0x43,
+	ORCA_CMD_DEALLOC_MW		= 0x44,
 	ORCA_CMD_CREATE_AH		= 0x50,
 	ORCA_CMD_DESTROY_AH		= 0x51,
 	ORCA_CMD_CREATE_SRQ		= 0x60,
@@ -407,6 +409,7 @@ static_assert(sizeof(struct orca_eqe) == 64, "orca_eqe");
 static_assert(sizeof(struct orca_qp_mirror) == 16, "orca_qp_mirror");
 static_assert(sizeof(struct orca_port_mirror) == 64, "orca_port_mirror");
 static_assert(sizeof(struct orca_send_wqe) == 64, "orca_send_wqe");
+static_assert(sizeof(struct orca_bind_wqe) == 64, "orca_bind_wqe");
 static_assert(sizeof(struct orca_recv_wqe) == 16, "orca_recv_wqe");
 static_assert(sizeof(struct orca_srq_dbrec) == 8, "orca_srq_dbrec");
 static_assert(sizeof(struct orca_sge) == 16, "orca_sge");

@@ -50,6 +50,8 @@ enum orca_dev_cap {
 	ORCA_DEV_CAP_PCI_WRITE_END_PADDING = BIT(10),
 	ORCA_DEV_CAP_ECE		= BIT(11),
 	ORCA_DEV_CAP_SQD_ASYNC_NOTIFY	= BIT(12),
+	ORCA_DEV_CAP_MEM_WINDOW		= BIT(13),	/* type 1 windows */
+	ORCA_DEV_CAP_MW_TYPE_2B		= BIT(14),	/* type 2 windows */
 };
 
 enum orca_atomic_cap {
@@ -274,17 +276,6 @@ struct orca_pbl {
 };
 
 /*
- * Access rights of a memory region (and, the remote ones, of a QP).
- * IBTA semantics; RELAXED_ORDERING gives up data-in-order for the region.
- */
-#define ORCA_ACCESS_LOCAL_WRITE		BIT(0)
-#define ORCA_ACCESS_REMOTE_WRITE	BIT(1)
-#define ORCA_ACCESS_REMOTE_READ		BIT(2)
-#define ORCA_ACCESS_REMOTE_ATOMIC	BIT(3)
-#define ORCA_ACCESS_MW_BIND		BIT(4)
-#define ORCA_ACCESS_RELAXED_ORDERING	BIT(5)
-
-/*
  * REG_MR input (mailbox).  The region is [iova, iova + length); byte iova
  * is first_off bytes into the first page of the list.  The device picks
  * the key: lkey = index << 8 | key byte, and the key byte changes on
@@ -316,9 +307,41 @@ struct orca_rereg_mr_in {
 	struct orca_reg_mr_in mr;
 };
 
-/* DEREG_MR input.  Completes once the device holds no reference. */
+/*
+ * DEREG_MR input.  Completes once the device holds no reference.  A
+ * region with memory windows bound to it is not deregistered (nor
+ * reregistered): BAD_RES_STATE / IN_USE, as IBTA 10.6.7.2.2 wants.
+ */
 struct orca_mr_handle {
 	__le32 lkey;
+	__le32 reserved;
+};
+
+/*
+ * Memory windows.  A window's key has ORCA_KEY_MW set, its index (1 ..
+ * max_mw) in bits 30:8 and a key byte in 7:0; region keys never have
+ * ORCA_KEY_MW.  ALLOC_MW gives a window of a PD, unbound, with a key
+ * byte of the device's choice; a BIND_MW WQE (orca_hw_io.h) binds it.
+ * DEALLOC_MW names the window by the key ALLOC_MW returned (only its
+ * index counts) and invalidates it first if it is bound.  Both fail with
+ * UNSUPPORTED on a device without ORCA_DEV_CAP_MEM_WINDOW (max_mw 0).
+ */
+#define ORCA_KEY_MW			BIT(31)
+
+enum orca_mw_type {
+	ORCA_MW_TYPE_1			= 1,
+	ORCA_MW_TYPE_2			= 2,
+};
+
+struct orca_alloc_mw_in {
+	__le32 pdn;
+	__u8 type;			/* ORCA_MW_TYPE_* */
+	__u8 reserved[3];
+};
+
+/* ALLOC_MW output, DEALLOC_MW input. */
+struct orca_mw_handle {
+	__le32 rkey;
 	__le32 reserved;
 };
 
@@ -629,5 +652,7 @@ static_assert(sizeof(struct orca_create_srq_in) == 0x28, "orca_create_srq_in");
 static_assert(sizeof(struct orca_srq_attr) == 0x10, "orca_srq_attr");
 static_assert(sizeof(struct orca_modify_srq_in) == 0x10, "orca_modify_srq_in");
 static_assert(sizeof(struct orca_srq_handle) == 8, "orca_srq_handle");
+static_assert(sizeof(struct orca_alloc_mw_in) == 8, "orca_alloc_mw_in");
+static_assert(sizeof(struct orca_mw_handle) == 8, "orca_mw_handle");
 
 #endif /* ORCA_HW_CMD_H */

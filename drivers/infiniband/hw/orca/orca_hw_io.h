@@ -86,7 +86,22 @@ enum orca_wr_opcode {
 	ORCA_WR_RDMA_READ		= 0x05,
 	ORCA_WR_ATOMIC_CMP_AND_SWP	= 0x06,
 	ORCA_WR_ATOMIC_FETCH_AND_ADD	= 0x07,
+	ORCA_WR_SEND_WITH_INV		= 0x08,	/* RC: rkey = key to invalidate */
+	ORCA_WR_LOCAL_INV		= 0x09,	/* rkey = key to invalidate */
+	ORCA_WR_BIND_MW			= 0x0a,	/* struct orca_bind_wqe */
 };
+
+/*
+ * Access rights of a memory region or window (and, the remote ones, of a
+ * QP).  IBTA semantics; RELAXED_ORDERING gives up data-in-order for the
+ * region.  A window carries only the REMOTE_* rights.
+ */
+#define ORCA_ACCESS_LOCAL_WRITE		BIT(0)
+#define ORCA_ACCESS_REMOTE_WRITE	BIT(1)
+#define ORCA_ACCESS_REMOTE_READ		BIT(2)
+#define ORCA_ACCESS_REMOTE_ATOMIC	BIT(3)
+#define ORCA_ACCESS_MW_BIND		BIT(4)
+#define ORCA_ACCESS_RELAXED_ORDERING	BIT(5)
 
 /* Send WQE flags. */
 #define ORCA_WQE_F_SIGNALED		BIT(0)	/* completion wanted */
@@ -114,7 +129,9 @@ struct orca_send_wqe {
 	__be32 imm_data;		/* 0x08 */
 	__le32 reserved1;		/* 0x0c */
 	__le64 remote_addr;		/* 0x10 RDMA and atomics */
-	__le32 rkey;			/* 0x18 */
+	__le32 rkey;			/* 0x18 RDMA, atomics; SEND_WITH_INV and
+					 * LOCAL_INV: the key to invalidate
+					 */
 	__le32 reserved2;		/* 0x1c */
 	__le64 compare_add;		/* 0x20 atomics */
 	__le64 swap;			/* 0x28 CMP_AND_SWP */
@@ -122,6 +139,32 @@ struct orca_send_wqe {
 	__le32 ud_remote_qpn;		/* 0x34 */
 	__le32 ud_remote_qkey;		/* 0x38 */
 	__le32 reserved3;		/* 0x3c */
+};
+
+/*
+ * BIND_MW: the same 64 bytes, laid out for a memory window bind.  The
+ * window is the one rkey's index names; it takes rkey (a type 2 window
+ * the key byte the consumer chose, a type 1 window the one the provider
+ * chose) and the range [addr, addr + length) of the region mr_lkey names,
+ * with access (ORCA_ACCESS_REMOTE_*; LOCAL_WRITE is accepted and means
+ * nothing for a window).  A type 2 window is bound to the QP that
+ * executes the WQE.  length 0 (type 1 only) leaves the window bound to
+ * nothing under its new key: every remote access with it fails.  Errors
+ * complete with ORCA_CQE_MW_BIND_ERR.
+ */
+struct orca_bind_wqe {
+	__u8 opcode;			/* 0x00 ORCA_WR_BIND_MW */
+	__u8 flags;			/* 0x01 ORCA_WQE_F_* (no INLINE) */
+	__u8 num_sge;			/* 0x02 0 */
+	__u8 reserved0;			/* 0x03 */
+	__le32 access;			/* 0x04 ORCA_ACCESS_* */
+	__le32 mr_lkey;			/* 0x08 the region */
+	__le32 reserved1;		/* 0x0c */
+	__le64 addr;			/* 0x10 first byte of the window */
+	__le32 rkey;			/* 0x18 the window's new key */
+	__le32 reserved2;		/* 0x1c */
+	__le64 length;			/* 0x20 */
+	__u8 reserved3[0x18];		/* 0x28 */
 };
 
 /*
@@ -145,6 +188,7 @@ enum orca_cqe_status {
 	ORCA_CQE_LOC_QP_OP_ERR		= 2,
 	ORCA_CQE_LOC_PROT_ERR		= 4,
 	ORCA_CQE_WR_FLUSH_ERR		= 5,
+	ORCA_CQE_MW_BIND_ERR		= 6,
 	ORCA_CQE_BAD_RESP_ERR		= 7,
 	ORCA_CQE_LOC_ACCESS_ERR		= 8,
 	ORCA_CQE_REM_INV_REQ_ERR	= 9,
@@ -163,6 +207,8 @@ enum orca_cqe_opcode {
 	ORCA_CQE_OP_RDMA_READ		= 2,
 	ORCA_CQE_OP_COMP_SWAP		= 3,
 	ORCA_CQE_OP_FETCH_ADD		= 4,
+	ORCA_CQE_OP_BIND_MW		= 5,
+	ORCA_CQE_OP_LOCAL_INV		= 6,
 	ORCA_CQE_OP_RECV		= 128,
 	ORCA_CQE_OP_RECV_RDMA_WITH_IMM	= 129,
 };
@@ -171,6 +217,7 @@ enum orca_cqe_opcode {
 #define ORCA_CQE_F_IMM			BIT(1)	/* imm_data valid */
 #define ORCA_CQE_F_GRH			BIT(2)	/* GRH in the buffer */
 #define ORCA_CQE_F_SRQ			BIT(3)	/* wqe_idx is an SRQ wqe_id */
+#define ORCA_CQE_F_INV			BIT(4)	/* inv_rkey valid */
 
 /*
  * CQE.  The device writes every field, then the owner byte last (release).
@@ -179,6 +226,8 @@ enum orca_cqe_opcode {
  * stale entry never matches.  wqe_idx is the WQE's index in its queue: a
  * send CQE also retires every unsignaled WQE before it.  A receive that
  * used a WQE of the QP's SRQ has ORCA_CQE_F_SRQ and that WQE's wqe_id.
+ * A receive of a SEND_WITH_INV has ORCA_CQE_F_INV and the key it
+ * invalidated in inv_rkey.
  */
 struct orca_cqe {
 	__le32 qpn;			/* 0x00 */
@@ -194,7 +243,9 @@ struct orca_cqe {
 	__u8 sl;			/* 0x1b */
 	__u8 dlid_path_bits;		/* 0x1c */
 	__u8 vendor_err;		/* 0x1d device detail for errors */
-	__u8 reserved[0x3f - 0x1e];	/* 0x1e */
+	__u8 reserved0[2];		/* 0x1e */
+	__le32 inv_rkey;		/* 0x20 with ORCA_CQE_F_INV */
+	__u8 reserved[0x3f - 0x24];	/* 0x24 */
 	__u8 owner;			/* 0x3f */
 };
 

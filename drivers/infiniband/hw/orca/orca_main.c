@@ -117,6 +117,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.uverbs_abi_ver = ORCA_UVERBS_ABI_VERSION,
 
 	.alloc_hw_port_stats = orca_alloc_hw_port_stats,
+	.alloc_mw = orca_alloc_mw,
 	.alloc_pd = orca_alloc_pd,
 	.alloc_ucontext = orca_alloc_ucontext,
 	.create_ah = orca_create_ah,
@@ -124,6 +125,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.create_cq = orca_create_cq,
 	.create_qp = orca_create_qp,
 	.create_srq = orca_create_srq,
+	.dealloc_mw = orca_dealloc_mw,
 	.dealloc_pd = orca_dealloc_pd,
 	.dealloc_ucontext = orca_dealloc_ucontext,
 	.disassociate_ucontext = orca_disassociate_ucontext,
@@ -157,6 +159,7 @@ static const struct ib_device_ops orca_dev_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, orca_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, orca_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_mw, orca_mw, ibmw),
 	INIT_RDMA_OBJ_SIZE(ib_pd, orca_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, orca_qp, ibqp),
 	INIT_RDMA_OBJ_SIZE(ib_srq, orca_srq, ibsrq),

@@ -281,6 +281,11 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	return NULL;
 }
 
+/*
+ * A region with memory windows bound to it is not deregistered: the
+ * device answers BAD_RES_STATE and the verb fails with -EBUSY (IBTA
+ * 10.6.7.2.2; rxe refuses it too, with -EINVAL).
+ */
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibmr->device);
@@ -294,4 +299,47 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	ib_umem_release(mr->umem);
 	kfree(mr);
 	return 0;
+}
+
+/*
+ * Memory windows are device objects of a PD: ALLOC_MW returns the key
+ * that names the window; binding happens in the data path (a BIND_MW
+ * WQE), so the kernel keeps nothing but the key.  A device without
+ * windows (max_mw 0) or without type 2 windows refuses without a command.
+ */
+int orca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
+{
+	struct orca_dev *dev = to_odev(ibmw->device);
+	u8 type;
+	int err;
+
+	switch (ibmw->type) {
+	case IB_MW_TYPE_1:
+		type = ORCA_MW_TYPE_1;
+		break;
+	case IB_MW_TYPE_2:
+		type = ORCA_MW_TYPE_2;
+		if (!(dev->attr.device_cap_flags &
+		      IB_DEVICE_MEM_WINDOW_TYPE_2B))
+			return -EOPNOTSUPP;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!dev->attr.max_mw ||
+	    !(dev->attr.device_cap_flags & IB_DEVICE_MEM_WINDOW))
+		return -EOPNOTSUPP;
+	err = orca_check_udata_in(dev, udata, 0);
+	if (err)
+		return err;
+	return orca_cmd_alloc_mw(&dev->com, to_opd(ibmw->pd)->pdn, type,
+				 &ibmw->rkey);
+}
+
+/* A bound window is invalidated by the device before it goes. */
+int orca_dealloc_mw(struct ib_mw *ibmw)
+{
+	struct orca_dev *dev = to_odev(ibmw->device);
+
+	return orca_cmd_dealloc_mw(&dev->com, ibmw->rkey);
 }
