@@ -188,11 +188,12 @@ vm-default:
 # data path under real applications: perftest (server and client in the
 # guest, exchange over 127.0.0.1, ib_send_bw also with --use-srq),
 # ibv_srq_pingpong, and rdma-core v44's own test suite (on orca0, then on
-# rxe0 in the same boot for the comparison)
+# rxe0 in the same boot: orca0 must pass more), and RC over a lossy link
+# (tests/vm/lossy.sh: hostctl link-faults)
 vm-data:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/perftest.sh $(T)/vm/srq-pingpong.sh \
-	    $(T)/vm/rdma-core-suite.sh || true
+	    $(T)/vm/rdma-core-suite.sh $(T)/vm/lossy.sh || true
 
 # an admin's install: the Debian packages built now (make deb) go into a
 # throw-away overlay root; DKMS builds the module, udev coldplug loads it,

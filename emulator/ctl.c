@@ -204,6 +204,24 @@ int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 		else
 			orca_dev_hook_cmd_delay(dev, v);
 		snprintf(reply, len, "ok %s %u ms", cmd, v);
+	} else if (!strcmp(cmd, "link-faults") && n == 2) {
+		unsigned int d = 0, u = 0, r = 0, us = 0;
+		char tail;
+
+		if (strcmp(arg, "off") &&
+		    sscanf(arg, "%u,%u,%u,%u%c", &d, &u, &r, &us, &tail) != 4) {
+			snprintf(reply, len,
+				 "error usage: link-faults DROP,DUP,REORDER,DELAY (per million, per million, per million, us) | off");
+			return 0;
+		}
+		if (!orca_dev_hook_link_faults(dev, d, u, r, us)) {
+			snprintf(reply, len, "error link-faults out of range '%s'",
+				 arg);
+			return 0;
+		}
+		snprintf(reply, len,
+			 "ok link-faults drop %u ppm, dup %u ppm, reorder %u ppm, delay %u us",
+			 d, u, r, us);
 	} else if (!strcmp(cmd, "place-delay") && n == 2 &&
 		   !parse_u32(arg, &v) && v <= 100000) {
 		dev->place_delay_us = v;
@@ -231,7 +249,7 @@ int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 	return 0;
 usage:
 	snprintf(reply, len,
-		 "error unknown request '%s' (kill, hang, stall MS, cmd-delay MS, qp-fatal QPN, sq-error QPN, eq-flood N QPN, port-down, port-up, fatal [SYND], place-delay US, reuse-handles 0|1, caps-override FIELD VALUE|clear, misbehave KIND [N], stats, ping)",
+		 "error unknown request '%s' (kill, hang, stall MS, cmd-delay MS, qp-fatal QPN, sq-error QPN, eq-flood N QPN, port-down, port-up, fatal [SYND], place-delay US, link-faults D,U,R,US|off, reuse-handles 0|1, caps-override FIELD VALUE|clear, misbehave KIND [N], stats, ping)",
 		 line);
 	return 0;
 }

@@ -78,6 +78,11 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(dio_send, 0, ORCA_DIO_WHOLE_MSG | ORCA_DIO_ALIGNED_128_BYTES),
 	NUM(dio_rdma_write, 0, ORCA_DIO_WHOLE_MSG | ORCA_DIO_ALIGNED_128_BYTES),
 	NUM(dio_rdma_read, 0, ORCA_DIO_WHOLE_MSG | ORCA_DIO_ALIGNED_128_BYTES),
+	NUM(link_drop_ppm, 0, 1000000),
+	NUM(link_dup_ppm, 0, 1000000),
+	NUM(link_reorder_ppm, 0, 1000000),
+	NUM(link_delay_us, 0, 1000000),
+	NUM(link_seed, 1, U64),
 	NUM(ece, 0, 1),
 	{ "ece_vendor_id", CFG_NUM, offsetof(struct orca_cfg, ece_vendor_id),
 	  0, 0xffffff, ORCA_CFG_SET_ECE_VENDOR_ID },
@@ -166,6 +171,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->dio_send = ORCA_DIO_WHOLE_MSG | ORCA_DIO_ALIGNED_128_BYTES;
 	cfg->dio_rdma_write = ORCA_DIO_WHOLE_MSG | ORCA_DIO_ALIGNED_128_BYTES;
 	cfg->dio_rdma_read = ORCA_DIO_ALIGNED_128_BYTES;
+	cfg->link_seed = 1;
 	cfg->ece = 1;
 	cfg->ece_options = ORCA_ECE_OPT_ALL;
 	cfg->pci_write_end_padding = 1;

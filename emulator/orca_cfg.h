@@ -57,6 +57,12 @@ struct orca_cfg {
 	uint64_t dio_send;
 	uint64_t dio_rdma_write;
 	uint64_t dio_rdma_read;
+	/* link faults, per million packets, and a hold in microseconds */
+	uint64_t link_drop_ppm;
+	uint64_t link_dup_ppm;
+	uint64_t link_reorder_ppm;
+	uint64_t link_delay_us;
+	uint64_t link_seed;		/* of the fault generator */
 	uint64_t ece;			/* 0 disables ECE entirely */
 	uint64_t ece_vendor_id;
 	uint64_t ece_options;

@@ -223,6 +223,104 @@ static void rewind_wqe(struct orca_dev *dev, struct orca_qp *qp)
 	dev->stats.retries++;
 }
 
+/*
+ * A sequence NAK names the PSN the responder expects: a SEND or WRITE
+ * goes on from that packet (the responder has every one before it), and
+ * the retry count starts over when that is further than before.  Any
+ * other WQE, or a PSN outside what was sent, starts again from the top.
+ */
+static void resume_wqe(struct orca_dev *dev, struct orca_qp *qp,
+		       uint32_t psn)
+{
+	struct orca_req *r = &qp->req;
+	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu);
+	uint32_t n = (psn - r->first_psn) & PSN_MASK;
+	uint8_t op = r->wqe.opcode;
+
+	if (op == ORCA_WR_RDMA_READ || op == ORCA_WR_ATOMIC_CMP_AND_SWP ||
+	    op == ORCA_WR_ATOMIC_FETCH_AND_ADD || !n ||
+	    psn_before(r->psn, psn) || (uint64_t)n * mtu >= r->len) {
+		rewind_wqe(dev, qp);
+		return;
+	}
+	if (n > r->progress)
+		r->progress = n;
+	r->off = (uint64_t)n * mtu;
+	r->psn = psn;
+	r->sent_all = false;
+	r->deadline = 0;
+	dev->stats.retries++;
+}
+
+/*
+ * The retransmit timer expired.  Progress since the last expiry (a
+ * sequence NAK further on, READ responses that arrived) resets the retry
+ * count; a READ asks again for what has not arrived, anything else is
+ * sent again from its first packet.  False: retries exhausted.
+ */
+bool comp_timeout(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_req *r = &qp->req;
+	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu);
+
+	if (r->progress != r->progress_seen) {
+		r->progress_seen = r->progress;
+		r->retry_left = qp->ctx.retry_cnt;
+	}
+	if (!r->retry_left)
+		return false;
+	r->retry_left--;
+	if (r->wqe.opcode == ORCA_WR_RDMA_READ && r->rd_off &&
+	    r->rd_off % mtu == 0) {
+		r->psn = (r->first_psn + r->rd_off / mtu) & PSN_MASK;
+		r->sent_all = false;
+		r->deadline = 0;
+		dev->stats.retries++;
+		return true;
+	}
+	rewind_wqe(dev, qp);
+	r->probe = qp->ctx.qp_type == ORCA_QPT_RC;
+	return true;
+}
+
+static bool is_send_or_write(uint8_t wop)
+{
+	return wop == ORCA_WR_SEND || wop == ORCA_WR_SEND_WITH_IMM ||
+	       wop == ORCA_WR_SEND_WITH_INV || wop == ORCA_WR_RDMA_WRITE ||
+	       wop == ORCA_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/*
+ * An ACK of a SEND or WRITE: of its last packet, once that was sent, it
+ * completes the WQE (also while the WQE is being sent again: the
+ * responder had it all and only its ACK was lost); of an earlier packet
+ * (the answer to a probe) it says the responder has everything up to
+ * it, so sending goes on after it.
+ */
+static void rx_ack(struct orca_dev *dev, struct orca_qp *qp,
+		   const struct orca_pkt *p)
+{
+	struct orca_req *r = &qp->req;
+	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu);
+	uint32_t n = ((p->psn - r->first_psn) & PSN_MASK) + 1;
+
+	if (!is_send_or_write(r->wqe.opcode))
+		return;
+	if (r->sent_once && p->psn == r->last_psn) {
+		comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
+		return;
+	}
+	if ((uint64_t)n * mtu >= r->len)
+		return;
+	if (n > r->progress)
+		r->progress = n;
+	if (psn_before(r->psn, (p->psn + 1) & PSN_MASK)) {
+		r->psn = (p->psn + 1) & PSN_MASK;
+		r->off = (uint64_t)n * mtu;
+		r->sent_all = false;
+	}
+}
+
 static void rx_nak(struct orca_dev *dev, struct orca_qp *qp,
 		   const struct orca_pkt *p)
 {
@@ -247,7 +345,7 @@ static void rx_nak(struct orca_dev *dev, struct orca_qp *qp,
 	case AETH_NAK_PSN_SEQ:
 		/* an RNR NAK for the same message came first: it decides */
 		if (!r->rnr_wait)
-			rewind_wqe(dev, qp);
+			resume_wqe(dev, qp, p->psn);
 		return;
 	case AETH_NAK_INV_REQ:
 		comp_send_done(dev, qp, ORCA_CQE_REM_INV_REQ_ERR, code);
@@ -286,7 +384,8 @@ void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 		return;
 	}
 	/* only responses to what was sent of the WQE in flight count */
-	if (psn_before(p->psn, r->first_psn) || !psn_before(p->psn, r->psn)) {
+	if (psn_before(p->psn, r->first_psn) ||
+	    !psn_before(p->psn, r->high_psn)) {
 		dev->stats.pkts_dropped++;
 		return;
 	}
@@ -299,11 +398,7 @@ void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 
 	switch (op) {
 	case IB_ACK:
-		if ((wop == ORCA_WR_SEND || wop == ORCA_WR_SEND_WITH_IMM ||
-		     wop == ORCA_WR_SEND_WITH_INV || wop == ORCA_WR_RDMA_WRITE ||
-		     wop == ORCA_WR_RDMA_WRITE_WITH_IMM) &&
-		    r->sent_all && p->psn == r->last_psn)
-			comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
+		rx_ack(dev, qp, p);
 		return;
 	case IB_READ_RESP_FIRST:
 	case IB_READ_RESP_MIDDLE:
@@ -320,6 +415,7 @@ void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 			return;
 		}
 		r->rd_off += p->paylen;
+		r->progress++;
 		if (op == IB_READ_RESP_LAST || op == IB_READ_RESP_ONLY) {
 			if (r->rd_off != r->len)
 				comp_send_done(dev, qp, ORCA_CQE_BAD_RESP_ERR, 5);

@@ -669,7 +669,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -702,7 +702,10 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->rx_bytes,
 		       (unsigned long long)s->port_mirror_writes,
 		       dev->bad_pkey_cntr, dev->qkey_viol_cntr,
-		       (unsigned long long)s->dio_scrambled);
+		       (unsigned long long)s->dio_scrambled,
+		       (unsigned long long)s->link_drops,
+		       (unsigned long long)s->link_dups,
+		       (unsigned long long)s->link_reorders);
 	for (op = 0; op < 256 && off < len; op++) {
 		if (!s->per_opcode[op])
 			continue;

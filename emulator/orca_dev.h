@@ -143,7 +143,12 @@ struct orca_req {
 	uint64_t off;			/* bytes sent */
 	uint64_t rd_off;		/* READ: bytes received */
 	uint32_t first_psn, psn, last_psn;
+	uint32_t high_psn;		/* past the furthest PSN sent */
+	bool sent_once;			/* last_psn is this WQE's */
+	bool probe;			/* AckReq on the next packet */
 	uint8_t retry_left, rnr_left;
+	/* packets the responder is known to have: resets retry_left */
+	uint32_t progress, progress_seen;
 	uint64_t deadline;		/* ns: retransmit or RNR retry */
 	uint32_t next_psn;		/* PSN of the next new WQE */
 };
@@ -217,6 +222,9 @@ struct orca_stats {
 	uint64_t retries;		/* retransmissions (timeout, RNR, seq) */
 	uint64_t cq_overruns;
 	uint64_t dio_scrambled;		/* payloads placed last block first */
+	uint64_t link_drops;		/* link faults: packets lost, */
+	uint64_t link_dups;		/* duplicated, */
+	uint64_t link_reorders;		/* held back behind later ones */
 	uint64_t comp_events;		/* completion EQEs posted */
 	uint64_t events_lost;		/* async EQEs dropped, EQ full */
 	uint64_t comp_events_lost;	/* completion EQEs dropped */
@@ -311,6 +319,8 @@ struct orca_dev {
 	uint8_t mr_key;			/* rolling key byte */
 	/* the link: packets in flight, in order */
 	struct orca_pkt *link_head, *link_tail;
+	struct orca_pkt *link_held;	/* delayed packets, by deliver_at */
+	uint64_t link_rng;		/* link fault generator state */
 	struct orca_pkt *pkt_cache;	/* free packets */
 	unsigned int n_pkt_cache;
 	bool dp_running;
@@ -382,6 +392,10 @@ void orca_dev_hook_hang(struct orca_dev *dev);
 void orca_dev_hook_stall(struct orca_dev *dev, uint32_t ms);
 /* Hold every command completion @ms (0: off). */
 void orca_dev_hook_cmd_delay(struct orca_dev *dev, uint32_t ms);
+/* A lossy link from now on (per million packets; a hold in us). */
+bool orca_dev_hook_link_faults(struct orca_dev *dev, uint32_t drop_ppm,
+			       uint32_t dup_ppm, uint32_t reorder_ppm,
+			       uint32_t delay_us);
 /* Post @n COMM_EST events for @qpn at once, then move it to ERR. */
 int orca_dev_hook_eq_flood(struct orca_dev *dev, uint32_t n, uint32_t qpn,
 			   char *err, size_t errlen);

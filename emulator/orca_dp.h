@@ -61,6 +61,7 @@ enum {
 
 struct orca_pkt {
 	struct orca_pkt *next;		/* link queue */
+	uint64_t deliver_at;		/* held by the link until (ns) */
 	uint32_t hdrs;			/* PKT_* */
 	/* LRH */
 	uint16_t dlid, slid;
@@ -165,6 +166,11 @@ void wire_xmit(struct orca_dev *dev, struct orca_pkt *p);
 /* Deliver queued packets; returns how many. */
 unsigned int wire_drain(struct orca_dev *dev);
 void wire_flush(struct orca_dev *dev);
+/* When the link next releases a held packet (dp_now_ns() time); 0: none. */
+uint64_t wire_next_deadline(const struct orca_dev *dev);
+/* Link faults from now on (ctl link-faults); false if out of range. */
+bool wire_set_faults(struct orca_dev *dev, uint32_t drop_ppm,
+		     uint32_t dup_ppm, uint32_t reorder_ppm, uint32_t delay_us);
 uint16_t qp_pkey(struct orca_dev *dev, const struct orca_qp *qp);
 
 /* orca_wq.c, orca_srq.c: taking a receive WQE for the responder */
@@ -196,6 +202,7 @@ void resp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p);
 bool resp_step(struct orca_dev *dev, struct orca_qp *qp);
 
 /* orca_comp.c */
+bool comp_timeout(struct orca_dev *dev, struct orca_qp *qp);
 void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p);
 void comp_send_done(struct orca_dev *dev, struct orca_qp *qp, uint8_t status,
 		    uint32_t vendor_err);

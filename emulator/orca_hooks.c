@@ -252,3 +252,14 @@ int orca_dev_hook_misbehave(struct orca_dev *dev, const char *kind,
 	flush_irq(dev);
 	return 0;
 }
+
+bool orca_dev_hook_link_faults(struct orca_dev *dev, uint32_t drop_ppm,
+			       uint32_t dup_ppm, uint32_t reorder_ppm,
+			       uint32_t delay_us)
+{
+	if (!wire_set_faults(dev, drop_ppm, dup_ppm, reorder_ppm, delay_us))
+		return false;
+	orca_log("link faults: drop %u ppm, dup %u ppm, reorder %u ppm, delay %u us",
+		 drop_ppm, dup_ppm, reorder_ppm, delay_us);
+	return true;
+}

@@ -91,6 +91,8 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 	r->sent_all = r->rnr_wait = false;
 	r->idx = qp->sq.ci++;
 	r->off = r->rd_off = 0;
+	r->progress = r->progress_seen = 0;
+	r->sent_once = r->probe = false;
 	r->deadline = 0;
 	r->retry_left = x->retry_cnt;
 	r->rnr_left = x->rnr_retry;
@@ -167,7 +169,7 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 		goto bad;
 	}
 	r->len = len;
-	r->first_psn = r->psn = r->next_psn;
+	r->first_psn = r->psn = r->high_psn = r->next_psn;
 	return true;
 bad:
 	orca_log("QP %u: send WQE %u refused (opcode %u, flags 0x%x): status %u",
@@ -286,12 +288,13 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 
 	switch (op) {
 	case ORCA_WR_RDMA_READ:
+		/* again after a loss: only what has not arrived (rd_off) */
 		p->opcode = IB_READ_REQ;
 		p->hdrs |= PKT_RETH;
-		p->va = le64toh(r->wqe.remote_addr);
+		p->va = le64toh(r->wqe.remote_addr) + r->rd_off;
 		p->rkey = le32toh(r->wqe.rkey);
-		p->dmalen = r->len;
-		npkts = r->len ? (r->len + mtu - 1) / mtu : 1;
+		p->dmalen = r->len - r->rd_off;
+		npkts = p->dmalen ? (p->dmalen + mtu - 1) / mtu : 1;
 		r->last_psn = (r->psn + npkts - 1) & PSN_MASK;
 		r->psn = (r->last_psn + 1) & PSN_MASK;
 		r->sent_all = true;
@@ -365,10 +368,15 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 		break;
 	}
 	p->opcode |= transport(qp);
-	p->ackreq = r->sent_all;
+	/* after a timeout, the first packet asks where the responder is */
+	p->ackreq = r->sent_all || r->probe;
+	r->probe = false;
+	if (psn_before(r->high_psn, r->psn))
+		r->high_psn = r->psn;
 	wire_xmit(dev, p);
 
 	if (r->sent_all) {
+		r->sent_once = true;
 		r->next_psn = r->psn;
 		if (qp->ctx.qp_type != ORCA_QPT_RC)
 			comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);

@@ -81,16 +81,8 @@ void dp_timers(struct orca_dev *dev)
 			continue;
 		}
 		/* no response in time */
-		if (!r->retry_left) {
+		if (!comp_timeout(dev, qp))
 			comp_send_done(dev, qp, ORCA_CQE_RETRY_EXC_ERR, 6);
-			continue;
-		}
-		r->retry_left--;
-		r->off = r->rd_off = 0;
-		r->psn = r->first_psn;
-		r->sent_all = false;
-		r->deadline = 0;
-		dev->stats.retries++;
 	}
 }
 
@@ -98,10 +90,11 @@ void dp_timers(struct orca_dev *dev)
 uint64_t orca_dev_next_deadline(const struct orca_dev *dev)
 {
 	uint32_t nq = dev->cfg.max_qp + ORCA_QPN_BASE, qpn;
-	uint64_t first = 0;
+	uint64_t first;
 
 	if (dev->state != ORCA_DEV_S_ACTIVE || dev->fatal || !dev->qps)
 		return 0;
+	first = wire_next_deadline(dev);
 	for (qpn = ORCA_QPN_BASE; qpn < nq; qpn++) {
 		const struct orca_qp *qp = dev->qps[qpn];
 

@@ -9,8 +9,15 @@
  * a GRH a DGID in the GID table) onto its own receive queue, and drops
  * anything else the way a fabric without that destination would.  A
  * second port or a fabric plugs in here.
+ *
+ * The link can be made lossy (cfg link_*, ctl link-faults): it drops,
+ * duplicates, holds back (so that later packets overtake) and delays
+ * packets at chosen rates, from a seeded generator so that a run can be
+ * repeated.  The transport must survive it: RC by its PSN rules,
+ * retransmission and duplicate detection; UC and UD lose messages.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "orca_dp.h"
 
@@ -86,8 +93,68 @@ static bool port_owns(struct orca_dev *dev, const struct orca_pkt *p)
 	return p->dlid >= g->lid && p->dlid - g->lid < (1U << g->lmc);
 }
 
+/* xorshift64*: a roll in [0, 1000000) */
+static uint32_t link_roll(struct orca_dev *dev)
+{
+	/* never 0: the seed through a splitmix64 step */
+	uint64_t x = dev->link_rng ? dev->link_rng :
+		     (dev->cfg.link_seed + 0x9e3779b97f4a7c15ULL) *
+		     0xbf58476d1ce4e5b9ULL | 1;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	dev->link_rng = x;
+	return (uint32_t)(((x * 0x2545f4914f6cdd1dULL) >> 32) % 1000000);
+}
+
+static bool link_hit(struct orca_dev *dev, uint64_t ppm)
+{
+	return ppm && link_roll(dev) < ppm;
+}
+
+/* Onto the wire now, or held until dp_now_ns() + @hold_ns. */
+static void link_put(struct orca_dev *dev, struct orca_pkt *p,
+		     uint64_t hold_ns)
+{
+	struct orca_pkt **pp;
+
+	p->next = NULL;
+	if (!hold_ns) {
+		if (dev->link_tail)
+			dev->link_tail->next = p;
+		else
+			dev->link_head = p;
+		dev->link_tail = p;
+		return;
+	}
+	p->deliver_at = dp_now_ns() + hold_ns;
+	for (pp = &dev->link_held; *pp && (*pp)->deliver_at <= p->deliver_at;
+	     pp = &(*pp)->next)
+		;
+	p->next = *pp;
+	*pp = p;
+}
+
+bool wire_set_faults(struct orca_dev *dev, uint32_t drop_ppm,
+		     uint32_t dup_ppm, uint32_t reorder_ppm, uint32_t delay_us)
+{
+	if (drop_ppm > 1000000 || dup_ppm > 1000000 ||
+	    reorder_ppm > 1000000 || delay_us > 1000000)
+		return false;
+	dev->cfg.link_drop_ppm = drop_ppm;
+	dev->cfg.link_dup_ppm = dup_ppm;
+	dev->cfg.link_reorder_ppm = reorder_ppm;
+	dev->cfg.link_delay_us = delay_us;
+	return true;
+}
+
 void wire_xmit(struct orca_dev *dev, struct orca_pkt *p)
 {
+	const struct orca_cfg *g = &dev->cfg;
+	uint64_t hold = g->link_delay_us * 1000;
+	struct orca_pkt *d;
+
 	dev->stats.pkts++;
 	dev->stats.pkt_bytes += p->paylen;
 	if (dev->port_state != ORCA_PORT_ACTIVE || !port_owns(dev, p)) {
@@ -95,12 +162,31 @@ void wire_xmit(struct orca_dev *dev, struct orca_pkt *p)
 		pkt_free(dev, p);
 		return;
 	}
-	p->next = NULL;
-	if (dev->link_tail)
-		dev->link_tail->next = p;
-	else
-		dev->link_head = p;
-	dev->link_tail = p;
+	if (link_hit(dev, g->link_drop_ppm)) {
+		dev->stats.link_drops++;
+		pkt_free(dev, p);
+		return;
+	}
+	if (link_hit(dev, g->link_dup_ppm)) {
+		d = pkt_alloc(dev);
+		if (d) {
+			memcpy(d, p, offsetof(struct orca_pkt, payload) +
+			       p->paylen);
+			dev->stats.link_dups++;
+			link_put(dev, d, hold);
+		}
+	}
+	/* held back long enough for the next packets to overtake it */
+	if (link_hit(dev, g->link_reorder_ppm)) {
+		dev->stats.link_reorders++;
+		hold += 50000 + hold;
+	}
+	link_put(dev, p, hold);
+}
+
+uint64_t wire_next_deadline(const struct orca_dev *dev)
+{
+	return dev->link_held ? dev->link_held->deliver_at : 0;
 }
 
 static bool is_response(uint8_t opcode)
@@ -137,11 +223,21 @@ unsigned int wire_drain(struct orca_dev *dev)
 {
 	unsigned int n = 0;
 	struct orca_pkt *p;
+	uint64_t now;
 
 	while ((p = dev->link_head)) {
 		dev->link_head = p->next;
 		if (!dev->link_head)
 			dev->link_tail = NULL;
+		port_rx(dev, p);
+		pkt_free(dev, p);
+		n++;
+	}
+	if (!dev->link_held)
+		return n;
+	now = dp_now_ns();
+	while ((p = dev->link_held) && p->deliver_at <= now) {
+		dev->link_held = p->next;
 		port_rx(dev, p);
 		pkt_free(dev, p);
 		n++;
@@ -159,4 +255,8 @@ void wire_flush(struct orca_dev *dev)
 		free(p);
 	}
 	dev->link_tail = NULL;
+	while ((p = dev->link_held)) {
+		dev->link_held = p->next;
+		free(p);
+	}
 }

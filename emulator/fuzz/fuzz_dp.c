@@ -6,7 +6,8 @@
  * with any opcode, flags, lengths, local and remote addresses and keys,
  * raw WQE bytes, producer indices that jump, ticks and CQ polling; and
  * memory windows of both types, bound, invalidated and used with any
- * range, rights and key.  All
+ * range, rights and key; and a link that drops, duplicates, reorders and
+ * delays packets.  All
  * guest memory the device was never given is filled with a pattern; the
  * device must leave it alone (and everything outside guest RAM), and
  * ASan/UBSan must stay quiet.
@@ -191,7 +192,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (z.n && steps++ < 128) {
 		struct ring_qp *qp = &w.qp[fz_u8(&z) % 4];
 
-		switch (fz_u8(&z) % 9) {
+		switch (fz_u8(&z) % 10) {
 		case 0: case 1: case 2:
 			send(&w, &z, qp);
 			break;
@@ -215,6 +216,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 8:
 			bind(&w, &z, qp);
+			break;
+		case 9:
+			/* a lossy link from here on */
+			orca_dev_hook_link_faults(&w.f->dev,
+						  fz_u32(&z) % 400000,
+						  fz_u32(&z) % 400000,
+						  fz_u32(&z) % 400000,
+						  fz_u8(&z) % 100);
 			break;
 		}
 		FZ_ASSERT(canaries_ok(w.f), "a write outside guest RAM");

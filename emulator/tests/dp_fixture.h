@@ -172,6 +172,8 @@ static inline bool make_qp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
 
 /* RESET -> INIT -> RTR -> RTS, connected to @dest through the port. */
 static uint16_t connect_pkey_index;	/* P_Key index connect_rc() sets */
+static uint8_t connect_retry_cnt = 1;	/* retry_cnt connect_rc() sets */
+static uint8_t connect_timeout = 10;	/* and timeout (4.096 us << it) */
 
 static inline bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
 		       uint32_t access, uint8_t mtu)
@@ -211,8 +213,8 @@ static inline bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
 		in.ctx.max_dest_rd_atomic = 1;
 		in.ctx.max_rd_atomic = 1;
 		in.ctx.min_rnr_timer = 1;
-		in.ctx.timeout = 10;
-		in.ctx.retry_cnt = 1;
+		in.ctx.timeout = connect_timeout;
+		in.ctx.retry_cnt = connect_retry_cnt;
 		in.ctx.rnr_retry = 0;
 		if (fx_cmd(f, ORCA_CMD_MODIFY_QP, &in, sizeof(in), &out,
 			   sizeof(out)))
