@@ -46,6 +46,7 @@ struct report {
 	int data_errors;
 	int timeouts;
 	bool db_mapped;			/* the doorbell page is in our maps */
+	int setup_errno;		/* why setup or the sandbox failed */
 };
 
 static const char *const stage_name[] = {
@@ -329,12 +330,17 @@ static void traffic(void)
 
 static int child(const char *name)
 {
-	if (setup(name))
+	if (setup(name)) {
+		rep->setup_errno = errno;
 		_exit(2);
+	}
 	rep->stage = 1;
 	rep->db_mapped = doorbell_mapped();
-	if (sandbox())
+	if (sandbox()) {
+		/* e.g. a kernel without CONFIG_SECCOMP_FILTER */
+		rep->setup_errno = errno;
 		_exit(3);
+	}
 	rep->stage = 2;
 	traffic();
 	/* no cleanup: exit_group is all we may call, the kernel cleans up */
@@ -369,6 +375,11 @@ int main(int argc, char **argv)
 		waitpid(pid, &status, 0);
 		diag("the child hung in stage %s: killed", stage_name[rep->stage]);
 	}
+	if (WIFEXITED(status) && (WEXITSTATUS(status) == 2 ||
+				  WEXITSTATUS(status) == 3))
+		diag("%s failed: %s", WEXITSTATUS(status) == 2 ?
+		     "setting up the verbs objects" : "installing the seccomp filter",
+		     strerror(rep->setup_errno));
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	   "child ran every stage sandboxed and exited 0 (status 0x%x, last stage %s)",
 	   status, stage_name[rep->stage]);

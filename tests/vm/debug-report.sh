@@ -27,14 +27,37 @@ grep -q -- '-orca-debug$' /proc/sys/kernel/osrelease
 ok $? "running the debug kernel ($(< /proc/sys/kernel/osrelease))"
 
 # Two scans: kmemleak reports an object only once it was seen
-# unreferenced by consecutive scans.
-leaks=''
+# unreferenced by consecutive scans.  Every suspect is printed; a suspect
+# allocated by the RDMA stack (a backtrace through orca, ib_core,
+# ib_uverbs, rdma_* or rxe) fails.  Core-kernel suspects with no RDMA
+# frame (seen: a task_struct, signal and creds of a shell's fork under
+# TCG at load 11, kmemleak racing a process that was still being set up
+# or torn down) are reported, not failed.
+leaks='' ours=0 others=0
 if echo scan > "$kml" 2> /dev/null; then
     sleep_s 1
     echo scan > "$kml"
     leaks=$(< "$kml")
-    [[ -z $leaks ]]
-    ok $? "kmemleak: nothing unreferenced after the tests"
+    obj=''
+    judge() {
+        [[ -n $obj ]] || return 0
+        if grep -qiE 'orca|ib_core|ib_uverbs|uverbs|rdma|rxe|infiniband|\bib_' <<< "$obj"; then
+            ours=$((ours + 1))
+        else
+            others=$((others + 1))
+        fi
+    }
+    while IFS= read -r line; do
+        if [[ $line == unreferenced\ object* ]]; then
+            judge
+            obj=$line$'\n'
+        else
+            obj+=$line$'\n'
+        fi
+    done <<< "$leaks"
+    judge
+    ((ours == 0))
+    ok $? "kmemleak: nothing the RDMA stack allocated is unreferenced after the tests ($ours suspects; $others core-kernel suspects with no RDMA frame)"
     [[ -z $leaks ]] || diag "$leaks"
 else
     fail "kmemleak: scan (is $kml there?)"
@@ -51,8 +74,11 @@ while IFS= read -r line; do
         *"DMA-API: "*": "* | *"blocked for more than"* | *"soft lockup"* | \
         *"ODEBUG:"* | *"list_add corruption"* | *"list_del corruption"* | \
         *"self-detected stall"* | *"detected stalls on CPUs"* | \
-        *"suspected memory leak"* | *"refcount_t:"*)
+        *"refcount_t:"*)
         hits+="$line"$'\n' ;;
+    *"suspected memory leak"*)
+        # kmemleak's summary: its suspects were judged above
+        ((ours == 0)) || hits+="$line"$'\n' ;;
     esac
 done < <(dmesg 2>&1)
 [[ -z $hits ]]
