@@ -204,8 +204,8 @@ vm-packages:
 	@$(STAGE) $@ -- sh -c 'mkdir -p $(BUILD) && \
 	    { BUILD=$(BUILD) scripts/mkdeb.sh > $(BUILD)/mkdeb.log 2>&1 || \
 	      { tail -40 $(BUILD)/mkdeb.log; echo "Bail out! make deb failed ($(BUILD)/mkdeb.log)"; exit 1; }; } && \
-	    BUILD=$(BUILD) $(VM) --name $@ --timeout 1200 --no-orca --no-provider --plain-ivshmem -- \
-	    env ORCA_TEST_TIMEOUT=900 $(T)/lib/run-tests.sh $(T)/vm/packages.sh' || true
+	    BUILD=$(BUILD) $(VM) --name $@ --timeout 2400 --no-orca --no-provider --plain-ivshmem -- \
+	    env ORCA_TEST_TIMEOUT=2100 $(T)/lib/run-tests.sh $(T)/vm/packages.sh' || true
 
 # the debug kernel (KASAN, UBSAN, lockdep, kmemleak, debug objects, DMA-API
 # debugging; scripts/debug-kernel.sh, cold ~15 min, then cached): vm-default's
