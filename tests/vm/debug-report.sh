@@ -51,7 +51,7 @@ if echo scan > "$kml" 2> /dev/null; then
         if [[ $line == unreferenced\ object* ]]; then
             judge
             obj=$line$'\n'
-        else
+        elif [[ -n $obj ]]; then
             obj+=$line$'\n'
         fi
     done <<< "$leaks"
