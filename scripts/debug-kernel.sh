@@ -7,8 +7,11 @@
 # task detection; everything the VM needs built in), olddefconfig.  The
 # build lives in $ORCA_CACHE (default /var/cache/orca), keyed by the source
 # package version, the fragment and this script, and is rebuilt only when
-# one of them changes; other keys' builds are removed.  A requested option
-# that Kconfig dropped is an error.
+# one of them changes.  Builds run one at a time (a lock in the cache);
+# another key's build is removed only when nothing has used it for 12
+# hours, so that two checkouts with different fragments (a branch, a
+# clean clone) do not delete each other's kernel in use.  A requested
+# option that Kconfig dropped is an error.
 #
 # Output: the build directory; its arch/x86/boot/bzImage boots with
 # `scripts/vm.sh --kernel debug`, and out-of-tree modules build with
@@ -24,12 +27,19 @@ key=$( { echo "$srcver"; cat "$frag" "$0"; } | sha256sum | cut -c1-16)
 out=$cache/debug-kernel-$key
 log=$out.log
 
+mkdir -p "$cache"
+exec 9> "$cache/.debug-kernel.lock"
+flock 9
 if [[ -f $out/.orca-done && -f $out/arch/x86/boot/bzImage ]]; then
+    touch "$out/.orca-used"
     echo "$out"
     exit 0
 fi
 for old in "$cache"/debug-kernel-*; do
-    [[ $old == "$out" || $old == "$log" ]] || rm -rf "$old"
+    [[ -d $old && $old != "$out" ]] || continue
+    if [[ -z $(find "$old/.orca-used" -mmin -720 2> /dev/null) ]]; then
+        rm -rf "$old" "$old.log"
+    fi
 done
 rm -rf "$out"
 mkdir -p "$out"
@@ -58,6 +68,6 @@ if ! make -C "$src" O="$out" -j"$(nproc)" all >> "$log" 2>&1; then
     grep -E 'error|Error' "$log" | tail -20 >&2
     exit 1
 fi
-touch "$out/.orca-done"
+touch "$out/.orca-done" "$out/.orca-used"
 echo "debug-kernel: built in $((SECONDS - t0)) s" >&2
 echo "$out"
