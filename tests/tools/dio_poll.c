@@ -49,27 +49,6 @@ struct result {
 	int errors;		/* posting or completion errors */
 };
 
-static int connect_qp(struct ibv_qp *qp, uint32_t dest,
-		      const struct ibv_port_attr *port)
-{
-	struct ibv_qp_attr a;
-
-	fill_attr(&a, qp, port, IBV_QPS_INIT);
-	if (ibv_modify_qp(qp, &a, required_mask(qp->qp_type, IBV_QPS_RESET,
-						 IBV_QPS_INIT)))
-		return -1;
-	fill_attr(&a, qp, port, IBV_QPS_RTR);
-	a.dest_qp_num = dest;
-	a.rq_psn = 100;
-	if (ibv_modify_qp(qp, &a, required_mask(qp->qp_type, IBV_QPS_INIT,
-						 IBV_QPS_RTR)))
-		return -1;
-	fill_attr(&a, qp, port, IBV_QPS_RTS);
-	a.sq_psn = 100;
-	return ibv_modify_qp(qp, &a, required_mask(qp->qp_type, IBV_QPS_RTR,
-						    IBV_QPS_RTS));
-}
-
 static uint8_t byte_of(unsigned int round, size_t i)
 {
 	/* never 0, and the last byte differs from round to round */
@@ -248,8 +227,8 @@ int main(int argc, char **argv)
 	qa = create_qp(pd, cq, IBV_QPT_RC);
 	qb = create_qp(pd, cq, IBV_QPT_RC);
 	mtu = 128 << port.active_mtu;
-	if (!ok(src_mr && qa && qb && !connect_qp(qa, qb->qp_num, &port) &&
-		!connect_qp(qb, qa->qp_num, &port),
+	if (!ok(src_mr && qa && qb && !connect_to(qa, qb->qp_num, &port) &&
+		!connect_to(qb, qa->qp_num, &port),
 		"an RC pair, path MTU %zu", mtu))
 		return tap_done();
 

@@ -193,6 +193,32 @@ static inline void fill_attr(struct ibv_qp_attr *a, struct ibv_qp *qp,
 	a->max_rd_atomic = 1;
 }
 
+/*
+ * RESET -> INIT -> RTR -> RTS with fill_attr()'s values, connected to the
+ * QP @dest, both directions starting at PSN 100 (fill_attr()'s own PSNs
+ * only suit a QP looped back to itself).
+ */
+static inline int connect_to(struct ibv_qp *qp, uint32_t dest,
+			     const struct ibv_port_attr *port)
+{
+	struct ibv_qp_attr a;
+
+	fill_attr(&a, qp, port, IBV_QPS_INIT);
+	if (ibv_modify_qp(qp, &a, required_mask(qp->qp_type, IBV_QPS_RESET,
+						 IBV_QPS_INIT)))
+		return -1;
+	fill_attr(&a, qp, port, IBV_QPS_RTR);
+	a.dest_qp_num = dest;
+	a.rq_psn = 100;
+	if (ibv_modify_qp(qp, &a, required_mask(qp->qp_type, IBV_QPS_INIT,
+						 IBV_QPS_RTR)))
+		return -1;
+	fill_attr(&a, qp, port, IBV_QPS_RTS);
+	a.sq_psn = 100;
+	return ibv_modify_qp(qp, &a, required_mask(qp->qp_type, IBV_QPS_RTR,
+						    IBV_QPS_RTS));
+}
+
 static inline const char *qpt_str(enum ibv_qp_type t)
 {
 	switch (t) {

@@ -100,28 +100,6 @@ static int sandbox(void)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
-static int connect_qp(struct ibv_qp *qp, uint32_t dest,
-		      const struct ibv_port_attr *port)
-{
-	struct ibv_qp_attr a;
-
-	fill_attr(&a, qp, port, IBV_QPS_INIT);
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-	if (ibv_modify_qp(qp, &a, required_mask(qp->qp_type, IBV_QPS_RESET,
-						 IBV_QPS_INIT)))
-		return -1;
-	fill_attr(&a, qp, port, IBV_QPS_RTR);
-	a.dest_qp_num = dest;
-	a.rq_psn = 100;
-	if (ibv_modify_qp(qp, &a, required_mask(qp->qp_type, IBV_QPS_INIT,
-						 IBV_QPS_RTR)))
-		return -1;
-	fill_attr(&a, qp, port, IBV_QPS_RTS);
-	a.sq_psn = 100;
-	return ibv_modify_qp(qp, &a, required_mask(qp->qp_type, IBV_QPS_RTR,
-						    IBV_QPS_RTS));
-}
-
 static int setup(const char *name)
 {
 	struct ibv_cq_init_attr_ex cattr = {
@@ -161,8 +139,8 @@ static int setup(const char *name)
 	if (!src_mr || !dst_mr || !qa || !qb)
 		return -1;
 	qax = ibv_qp_to_qp_ex(qa);
-	if (connect_qp(qa, qb->qp_num, &port) ||
-	    connect_qp(qb, qa->qp_num, &port))
+	if (connect_to(qa, qb->qp_num, &port) ||
+	    connect_to(qb, qa->qp_num, &port))
 		return -1;
 	return 0;
 }
