@@ -170,13 +170,21 @@ static inline bool make_qp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
 	return make_qp_srq(f, qp, cqn, make_qp_type, 0);
 }
 
-/* RESET -> INIT -> RTR -> RTS, connected to @dest through the port. */
 static uint16_t connect_pkey_index;	/* P_Key index connect_rc() sets */
 static uint8_t connect_retry_cnt = 1;	/* retry_cnt connect_rc() sets */
 static uint8_t connect_timeout = 10;	/* and timeout (4.096 us << it) */
 
-static inline bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
-		       uint32_t access, uint8_t mtu)
+/* The attributes only RC has (IBTA 11.2.4.2's transition tables). */
+#define CONNECT_RC_ONLY	(ORCA_QP_MAX_DEST_RD_ATOMIC | ORCA_QP_MIN_RNR_TIMER | \
+			 ORCA_QP_TIMEOUT | ORCA_QP_RETRY_CNT | \
+			 ORCA_QP_RNR_RETRY | ORCA_QP_MAX_QP_RD_ATOMIC)
+
+/*
+ * RESET -> INIT -> RTR -> RTS, connected to @dest through the port; @rc
+ * false leaves out the attributes UC does not have.
+ */
+static inline bool connect_qp(struct fx *f, struct ring_qp *qp, uint32_t dest,
+			      uint32_t access, uint8_t mtu, bool rc)
 {
 	struct orca_modify_qp_in in;
 	struct orca_qp_ctx out;
@@ -199,7 +207,8 @@ static inline bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
 	for (i = 0; i < 3; i++) {
 		memset(&in, 0, sizeof(in));
 		in.qpn = htole32(qp->qpn);
-		in.attr_mask = htole32(steps[i].mask);
+		in.attr_mask = htole32(steps[i].mask &
+				       (rc ? ~0U : ~(uint32_t)CONNECT_RC_ONLY));
 		in.ctx.state = steps[i].state;
 		in.ctx.port = 1;
 		in.ctx.pkey_index = htole16(connect_pkey_index);
@@ -221,6 +230,17 @@ static inline bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
 			return false;
 	}
 	return true;
+}
+
+static inline bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
+			      uint32_t access, uint8_t mtu)
+{
+	return connect_qp(f, qp, dest, access, mtu, true);
+}
+
+static inline bool connect_uc(struct fx *f, struct ring_qp *qp, uint32_t dest)
+{
+	return connect_qp(f, qp, dest, 0, 1, false);
 }
 
 static inline void post_recv(struct fx *f, struct ring_qp *qp, uint64_t at,

@@ -249,42 +249,6 @@ static void rc_peer_gone(void)
 	fx_free(f);
 }
 
-/* A UC QP through INIT and RTR to RTS, connected to @dest. */
-static bool connect_uc(struct fx *f, struct ring_qp *qp, uint32_t dest)
-{
-	static const struct {
-		uint8_t state;
-		uint32_t mask;
-	} steps[] = {
-		{ ORCA_QPS_INIT, ORCA_QP_STATE | ORCA_QP_PKEY_INDEX |
-				 ORCA_QP_PORT | ORCA_QP_ACCESS_FLAGS },
-		{ ORCA_QPS_RTR, ORCA_QP_STATE | ORCA_QP_AV | ORCA_QP_PATH_MTU |
-				ORCA_QP_DEST_QPN | ORCA_QP_RQ_PSN },
-		{ ORCA_QPS_RTS, ORCA_QP_STATE | ORCA_QP_SQ_PSN },
-	};
-	struct orca_modify_qp_in in;
-	struct orca_qp_ctx out;
-	unsigned int i;
-
-	for (i = 0; i < 3; i++) {
-		memset(&in, 0, sizeof(in));
-		in.qpn = htole32(qp->qpn);
-		in.attr_mask = htole32(steps[i].mask);
-		in.ctx.state = steps[i].state;
-		in.ctx.port = 1;
-		in.ctx.av.port = 1;
-		in.ctx.av.dlid = htole16(f->cfg.lid);
-		in.ctx.path_mtu = 1;
-		in.ctx.dest_qpn = htole32(dest);
-		in.ctx.rq_psn = htole32(10);
-		in.ctx.sq_psn = htole32(10);
-		if (fx_cmd(f, ORCA_CMD_MODIFY_QP, &in, sizeof(in), &out,
-			   sizeof(out)))
-			return false;
-	}
-	return true;
-}
-
 /*
  * UC under 20% loss: a message either arrives whole and right, or is
  * lost with no completion; never a wrong byte.
