@@ -243,10 +243,12 @@ static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 
 		if (op == ORCA_WR_RDMA_READ || op >= ORCA_WR_ATOMIC_CMP_AND_SWP)
 			return EINVAL;
-		for (i = 0; i < wr->num_sge; i++)
+		/* element by element: the 32-bit sum could wrap around */
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > qp->max_inline - len)
+				return EINVAL;
 			len += wr->sg_list[i].length;
-		if (len > qp->max_inline)
-			return EINVAL;
+		}
 		for (i = 0; i < wr->num_sge; i++) {
 			memcpy(dst, (void *)(uintptr_t)wr->sg_list[i].addr,
 			       wr->sg_list[i].length);

@@ -219,12 +219,18 @@ static void wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t n,
 
 	if (!w)
 		return;
-	for (i = 0; i < n; i++)
-		len += list[i].length;
-	if (len > qp->max_inline || w->opcode == ORCA_WR_RDMA_READ ||
+	if (w->opcode == ORCA_WR_RDMA_READ ||
 	    w->opcode >= ORCA_WR_ATOMIC_CMP_AND_SWP) {
 		qp->wr_err = EINVAL;
 		return;
+	}
+	/* element by element: a sum could wrap around past max_inline */
+	for (i = 0; i < n; i++) {
+		if (list[i].length > qp->max_inline - len) {
+			qp->wr_err = EINVAL;
+			return;
+		}
+		len += list[i].length;
 	}
 	dst = (uint8_t *)(w + 1);
 	for (i = 0; i < n; i++) {
