@@ -156,6 +156,18 @@ static int orca_check_qp_init_attr(struct orca_context *ctx,
 	if (attr->cap.max_inline_data > ctx->max_inline_data)
 		return EINVAL;
 
+	/*
+	 * Objects of another context: the kernel would look their handles
+	 * up in this one, and the QP would keep pointers (the CQs cleaned
+	 * at RESET) to objects that live and die elsewhere.
+	 */
+	if (!attr->send_cq || !attr->recv_cq ||
+	    attr->send_cq->context != &ctx->ibv_ctx.context ||
+	    attr->recv_cq->context != &ctx->ibv_ctx.context ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_PD) && attr->pd &&
+	     attr->pd->context != &ctx->ibv_ctx.context))
+		return EINVAL;
+
 	return 0;
 }
 
