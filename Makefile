@@ -52,7 +52,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
-	vm-default vm-config vm-emu-kill vm-faults vm-bigmem vm-data vm-packages deb run check bench kunit clean help \
+	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-faults vm-bigmem vm-data vm-packages deb run check bench kunit clean help \
 	reliability fuzz driver-debug vm-debug verbs-fuzz \
 	kmod-tree vm-features-off upstream upstream-check
 
@@ -174,7 +174,8 @@ reliability:
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
-	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-emu-kill vm-data vm-packages PART=$(TAPDIR)
+	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-emu-kill vm-emu-kill-load vm-data \
+	    vm-packages PART=$(TAPDIR)
 	@$(finish)
 
 # (a) default emulator configuration: device info, every verbs test, the demo
@@ -266,6 +267,14 @@ vm-bigmem:
 vm-emu-kill:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/emu-kill.sh || true
+
+# (c3) firmware death under load: ibv_rc_pingpong and the verbs fuzzer
+# running; every verb fails, the contexts get DEVICE_FATAL, everything is
+# released, rmmod works.  (QEMU's ivshmem-doorbell cannot take a restarted
+# emulator: tests/vm/emu-kill-load.sh says why.)
+vm-emu-kill-load:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
+	    $(T)/lib/run-tests.sh $(T)/vm/emu-kill-load.sh || true
 
 fuzz:
 	@BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS)

@@ -76,7 +76,7 @@ static unsigned int verbose;
 static uint64_t child_calls_min = 200, child_calls_span = 1500;
 static unsigned int fork_pct = 2;	/* per mille of steps that fork */
 static int children_crashed, children_run, children_live;
-static uint64_t async_events, async_unknown, cq_events;
+static uint64_t async_events, async_unknown, cq_events, device_fatal;
 
 /* ------------------------------------------------------------ table */
 static struct obj *obj_new(enum kind k, struct ibv_context *ctx)
@@ -1067,6 +1067,10 @@ static void op_get_async_event(void)
 	case IBV_EVENT_WQ_FATAL:
 		known = 0;	/* we have none of those */
 		break;
+	case IBV_EVENT_DEVICE_FATAL:
+		device_fatal++;
+		known = 1;
+		break;
 	default:
 		known = 1;	/* port and device events carry no pointer */
 		break;
@@ -1445,9 +1449,10 @@ int main(int argc, char **argv)
 	       " (children included), %.1f s, %.0f calls/s\n",
 	       calls, stats_total(), secs, stats_total() / (secs > 0 ? secs : 1));
 	printf("# children: %d run, %d crashed; async events %" PRIu64
-	       ", completion events %" PRIu64 ", events for unknown objects %" PRIu64 "\n",
-	       children_run, children_crashed, async_events, cq_events,
-	       async_unknown);
+	       " (device fatal %" PRIu64 "), completion events %" PRIu64
+	       ", events for unknown objects %" PRIu64 "\n",
+	       children_run, children_crashed, async_events, device_fatal,
+	       cq_events, async_unknown);
 	{
 		struct rusage me, kids;
 
