@@ -371,7 +371,62 @@ static void test_inline(void)
 	ok(post_send(p.a, 0xa4, IBV_WR_SEND, src, 4096, src_mr->lkey,
 		     IBV_SEND_INLINE, 0, 0) == EINVAL,
 	   "inline SEND over max_inline_data: EINVAL");
+	{
+		/* lengths whose 32-bit sum wraps to 1 (verbs fuzzer, seed 1) */
+		struct ibv_sge sge[2] = {
+			{ (uintptr_t)src, 0xffffffff, 0 },
+			{ (uintptr_t)src, 2, 0 },
+		};
+		struct ibv_send_wr wr = {
+			.wr_id = 0xa5, .sg_list = sge, .num_sge = 2,
+			.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_INLINE,
+		}, *bad = NULL;
+
+		ok(ibv_post_send(p.a, &wr, &bad) == EINVAL && bad == &wr,
+		   "inline SEND whose SGE lengths sum past 2^32: EINVAL");
+	}
 	free_pair(&p);
+}
+
+/*
+ * A QP with a CQ of another context: refused (the verbs fuzzer, seed 5:
+ * the provider kept the pointer and cleaned the other context's freed CQ
+ * at RESET).
+ */
+static void test_foreign_cq(void)
+{
+	struct ibv_context *other = ibv_open_device(ctx->device);
+	struct ibv_cq *ocq = other ? ibv_create_cq(other, 16, NULL, NULL, 0) : NULL;
+	struct ibv_qp_init_attr a = {
+		.send_cq = cq, .recv_cq = ocq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp;
+
+	if (!ok(ocq != NULL, "a second context and a CQ in it"))
+		goto out;
+	errno = 0;
+	qp = ibv_create_qp(pd, &a);
+	ok(!qp && errno == EINVAL,
+	   "create_qp with a receive CQ of another context: EINVAL (%s)",
+	   qp ? "created" : err_str(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+	a.send_cq = ocq;
+	a.recv_cq = cq;
+	errno = 0;
+	qp = ibv_create_qp(pd, &a);
+	ok(!qp && errno == EINVAL,
+	   "create_qp with a send CQ of another context: EINVAL (%s)",
+	   qp ? "created" : err_str(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+out:
+	if (ocq)
+		ibv_destroy_cq(ocq);
+	if (other)
+		ibv_close_device(other);
 }
 
 static void expect_error(const char *what, struct pair *p,
@@ -750,6 +805,7 @@ int main(int argc, char **argv)
 	test_atomics();
 	test_unsignaled();
 	test_inline();
+	test_foreign_cq();
 	test_post_state();
 	test_cq_events();
 	test_ud();
