@@ -181,6 +181,8 @@ static int err_of(const void *p)
 /* ------------------------------------------------------------ contexts */
 /* the device's max_cqe (from the first context), for CQ sizes */
 static int dev_max_cqe;
+/* --big: the sizes of the first version, which pushed the guest into OOM */
+static int big_sizes;
 
 static void op_open_device(void)
 {
@@ -391,6 +393,8 @@ static int cqe_count(void)
 {
 	static const int bad[] = { 0, -1, -2, 0x7fffffff, (int)0x80000000 };
 
+	if (big_sizes && chance(10))
+		return chance(50) ? (int)rnd_u32() : (int)rn(1 << 16) + 1;
 	switch (rn(40)) {
 	case 0:
 		return bad[rn(ARRAY_SIZE(bad))];
@@ -565,6 +569,8 @@ static uint32_t qp_cap_value(uint32_t small)
 
 	if (chance(90))
 		return rn(small);
+	if (big_sizes)
+		return rnd_u32();
 	return bad[rn(ARRAY_SIZE(bad))];
 }
 
@@ -1348,7 +1354,8 @@ static void usage(const char *argv0)
 {
 	fprintf(stderr,
 		"usage: %s [-d DEV] [--seed N] [--calls N] [--fork-pct PERMILLE]\n"
-		"          [--skip OP,...] [-v]   (OP: open_device, post_send, raw_step, fork, ...)\n",
+		"          [--skip OP,...] [--big] [-v]   (OP: open_device, post_send, raw_step, fork, ...)\n"
+		"  --big: QP and CQ sizes up to 2^32 (hundreds of MB of rings: memory pressure, OOM)\n",
 		argv0);
 	exit(2);
 }
@@ -1362,6 +1369,7 @@ int main(int argc, char **argv)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "skip", required_argument, NULL, 'S' },
+		{ "big", no_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *devname = "orca0";
@@ -1392,6 +1400,9 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			skip_list = optarg;
+			break;
+		case 'B':
+			big_sizes = 1;
 			break;
 		default:
 			usage(argv[0]);
