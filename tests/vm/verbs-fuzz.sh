@@ -113,7 +113,9 @@ else
     fail "verbs_fuzz seed $seed, $calls steps: exit $RUN_RC in $RUN_SECS s (a crash of the fuzzer or of a child)"
 fi
 grep -E '^# (verbs_fuzz|child)|fatal signal' "$RUN_OUT" | head -20 | while IFS= read -r l; do diag "$l"; done
+grep -E '^# (per verb|  )' "$RUN_OUT" | while IFS= read -r l; do diag "${l#\# }"; done
 diag "$(grep -m1 '^# errno histogram' "$RUN_OUT")"
+diag "$(grep -m1 '^# max RSS' "$RUN_OUT")"
 diag "$(grep -m1 '^# live at exit' "$RUN_OUT")"
 diag "full output: $RUN_OUT"
 ok "$left_rc" "no fuzzer process left after it exited"
