@@ -75,6 +75,7 @@ int arenas_init(void);
 uint64_t stats_total(void);
 
 /* ------------------------------------------------------------ misc */
+int fuzz_skipped(const char *name);	/* named in --skip */
 extern pid_t fuzz_pid;		/* the process running (parent or child) */
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

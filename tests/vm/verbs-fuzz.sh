@@ -14,7 +14,8 @@
 # Prints TAP; exit status = number of failures.
 #   ORCA_FUZZ_SEED (default: from the clock, printed), ORCA_FUZZ_CALLS
 #   (100000), ORCA_FUZZ_TIMEOUT (seconds for the long run, 1200),
-#   ORCA_FUZZ_REGRESSION (1: replay the regression seeds first), ORCA_DEV
+#   ORCA_FUZZ_REGRESSION (1: replay the regression seeds first),
+#   ORCA_FUZZ_ARGS (more fuzzer options, e.g. --skip ioctl_get_context), ORCA_DEV
 #   (orca0), ORCA_KO (the module to reload, set by vm.sh)
 set -u
 here=$(dirname "${BASH_SOURCE[0]}")
@@ -48,7 +49,9 @@ run_fuzz() {   # run_fuzz SEED CALLS TIMEOUT
     local t0 pg i
     t0=$(now_us)
     RUN_OUT=$log_dir/verbs-fuzz-$1.log
-    setsid timeout -k 10 "$3" "$fuzz" -d "$dev" --seed "$1" --calls "$2" > "$RUN_OUT" 2>&1 &
+    # shellcheck disable=SC2086  # ORCA_FUZZ_ARGS: words on purpose
+    setsid timeout -k 10 "$3" "$fuzz" -d "$dev" --seed "$1" --calls "$2" ${ORCA_FUZZ_ARGS:-} \
+        > "$RUN_OUT" 2>&1 &
     pg=$!
     wait "$pg"
     RUN_RC=$?
@@ -101,7 +104,7 @@ for r in "${regress[@]}"; do
 done
 
 # 2: the long run
-diag "seed $seed, $calls steps (replay: ORCA_FUZZ_SEED=$seed ORCA_FUZZ_CALLS=$calls, or $fuzz -d $dev --seed $seed --calls $calls)"
+diag "seed $seed, $calls steps (replay: ORCA_FUZZ_SEED=$seed ORCA_FUZZ_CALLS=$calls, or $fuzz -d $dev --seed $seed --calls $calls ${ORCA_FUZZ_ARGS:-})"
 LEFT=''
 run_fuzz "$seed" "$calls" "$limit"
 left_rc=$?
@@ -112,11 +115,8 @@ elif ((RUN_RC == 124 || RUN_RC == 137)); then
 else
     fail "verbs_fuzz seed $seed, $calls steps: exit $RUN_RC in $RUN_SECS s (a crash of the fuzzer or of a child)"
 fi
-grep -E '^# (verbs_fuzz|child)|fatal signal' "$RUN_OUT" | head -20 | while IFS= read -r l; do diag "$l"; done
-grep -E '^# (per verb|  )' "$RUN_OUT" | while IFS= read -r l; do diag "${l#\# }"; done
-diag "$(grep -m1 '^# errno histogram' "$RUN_OUT")"
-diag "$(grep -m1 '^# max RSS' "$RUN_OUT")"
-diag "$(grep -m1 '^# live at exit' "$RUN_OUT")"
+grep -E '^# (verbs_fuzz|child|per verb|  |errno histogram|max RSS|live at exit)|fatal signal' "$RUN_OUT" |
+    while IFS= read -r l; do diag "${l#\# }"; done
 diag "full output: $RUN_OUT"
 ok "$left_rc" "no fuzzer process left after it exited"
 [[ -z $LEFT ]] || diag "left: $LEFT"
