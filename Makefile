@@ -52,8 +52,8 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
-	vm-default vm-config vm-emu-kill vm-faults vm-bigmem vm-data vm-packages deb run check bench kunit clean help \
-	reliability fuzz driver-debug vm-debug \
+	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-faults vm-bigmem vm-data vm-packages deb run check bench kunit clean help \
+	reliability fuzz driver-debug vm-debug verbs-fuzz \
 	kmod-tree vm-features-off upstream upstream-check
 
 all: build
@@ -73,6 +73,7 @@ help:
 	@echo "  upstream-check  tests of both series (git am, in-tree W=1 + sparse build, checkpatch --strict; part of check)"
 	@echo "  reliability  emulator under ASan/UBSan, libFuzzer harnesses (FUZZ_SECONDS=$(FUZZ_SECONDS) each), vm-faults, vm-debug"
 	@echo "  fuzz      only the fuzzers (e.g. make fuzz FUZZ_SECONDS=3600)"
+	@echo "  verbs-fuzz  the verbs fuzzer in one VM boot: SEED=N CALLS=N (100000) FUZZ_KERNEL=debug"
 	@echo "  deb       Debian packages orca-dkms and orca-ibverbs-provider in $(BUILD)/deb"
 	@echo "  clean     kbuild clean + remove $(BUILD)"
 	@echo "variables: BUILD=$(BUILD) KVER=$(KVER) KDIR=$(KDIR)"
@@ -173,7 +174,8 @@ reliability:
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
-	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-emu-kill vm-data vm-packages PART=$(TAPDIR)
+	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-emu-kill vm-emu-kill-load vm-data \
+	    vm-packages PART=$(TAPDIR)
 	@$(finish)
 
 # (a) default emulator configuration: device info, every verbs test, the demo
@@ -183,7 +185,7 @@ vm-default:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_* -d orca0' \
 	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/admin.sh $(T)/vm/doorbell.sh \
-	    $(T)/vm/dio-poll.sh $(T)/vm/rmmod.sh || true
+	    $(T)/vm/dio-poll.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/rmmod.sh || true
 
 # data path under real applications: perftest (server and client in the
 # guest, exchange over 127.0.0.1, ib_send_bw also with --use-srq),
@@ -211,14 +213,23 @@ vm-packages:
 # debugging; scripts/debug-kernel.sh, cold ~15 min, then cached): vm-default's
 # tests, then every checker report in the log fails the stage
 # (tests/vm/debug-report.sh, after an explicit kmemleak scan)
+# steps of the verbs fuzzer in vm-debug: about 40000 verb calls in 1-6 min
+# under KASAN/lockdep (vm-default runs 100000 steps and the regression
+# seeds on the normal kernel; tests/README has the figures).  Without
+# ioctl GET_CONTEXT there: Linux 6.1 leaks a task_struct reference each time
+# one fails, which kmemleak reports (tests/README).
+DEBUG_FUZZ_CALLS ?= 20000
 vm-debug:
 	@$(STAGE) $@ -- sh -c 'mkdir -p $(BUILD) && \
 	    { $(MAKE) driver-debug > $(BUILD)/driver-debug.log 2>&1 || \
 	      { tail -30 $(BUILD)/driver-debug.log; echo "Bail out! make driver-debug failed"; exit 1; }; } && \
 	    BUILD=$(BUILD) $(VM) --name $@ --kernel debug --timeout 3000 -- \
-	    env ORCA_TEST_TIMEOUT=1500 $(T)/lib/run-tests.sh "$(T)/vm/debug-report.sh --clear" \
+	    env ORCA_TEST_TIMEOUT=1500 ORCA_FUZZ_CALLS=$(DEBUG_FUZZ_CALLS) ORCA_FUZZ_REGRESSION=0 \
+	    "ORCA_FUZZ_ARGS=--skip ioctl_get_context" \
+	    $(T)/lib/run-tests.sh "$(T)/vm/debug-report.sh --clear" \
 	    $(T)/vm/devinfo.sh "$(BUILD)/tests/verbs_* -d orca0" "status:$(BUILD)/tests/orca-demo -d orca0" \
-	    $(T)/vm/failslab.sh $(T)/vm/unplug.sh $(T)/vm/rmmod.sh $(T)/vm/debug-report.sh' || true
+	    $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/unplug.sh $(T)/vm/rmmod.sh \
+	    $(T)/vm/debug-report.sh' || true
 
 # (b) non-default emulator configuration (tests/vm/caps.conf changes nearly
 # every capability) must show through to the guest; the verb tests read the
@@ -264,8 +275,33 @@ vm-emu-kill:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/emu-kill.sh || true
 
+# (c3) firmware death under load: ibv_rc_pingpong and the verbs fuzzer
+# running; every verb fails, the contexts get DEVICE_FATAL, everything is
+# released, rmmod works.  (QEMU's ivshmem-doorbell cannot take a restarted
+# emulator: tests/vm/emu-kill-load.sh says why.)
+vm-emu-kill-load:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
+	    $(T)/lib/run-tests.sh $(T)/vm/emu-kill-load.sh || true
+
 fuzz:
 	@BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# userspace that misbehaves, by hand: tests/vm/verbs-fuzz.sh (the verbs
+# fuzzer, tests/fuzz/verbs_fuzz.c) in one boot, as long as you like:
+#   make verbs-fuzz [SEED=N] [CALLS=N] [FUZZ_KERNEL=debug]
+# (SEED unset: from the clock, printed; a failing run prints its seed.)
+CALLS		?= 100000
+FUZZ_KERNEL	?=
+FUZZ_VM_SECS	 = $(shell echo $$(( $(CALLS) / 50 + 900 )))
+verbs-fuzz:
+	$(if $(PART),,@$(MAKE) build)
+	$(if $(filter debug,$(FUZZ_KERNEL)),@$(MAKE) driver-debug > $(BUILD)/driver-debug.log 2>&1 || { tail -30 $(BUILD)/driver-debug.log; exit 1; })
+	@$(begin)
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ $(if $(filter debug,$(FUZZ_KERNEL)),--kernel debug) \
+	    --timeout $(FUZZ_VM_SECS) -- env ORCA_FUZZ_CALLS=$(CALLS) $(if $(SEED),ORCA_FUZZ_SEED=$(SEED)) \
+	    ORCA_FUZZ_TIMEOUT=$(FUZZ_VM_SECS) ORCA_TEST_TIMEOUT=$(FUZZ_VM_SECS) \
+	    $(T)/lib/run-tests.sh $(T)/vm/verbs-fuzz.sh || true
+	@$(finish)
 
 # ------------------------------------------------------------------ deb
 # Debian packages orca-dkms and orca-ibverbs-provider in $(BUILD)/deb.

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
+/*
+ * The verbs fuzzer's generator, statistics and memory arenas (fuzz.h).
+ * Statistics live in a shared mapping so that the children's calls are
+ * counted with the parent's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "fuzz.h"
+
+/* ------------------------------------------------------------ generator */
+static uint64_t rng_state;
+
+void rnd_seed(uint64_t seed)
+{
+	rng_state = seed ? seed : 0x9e3779b97f4a7c15ULL;
+}
+
+uint64_t rnd(void)	/* splitmix64 */
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+uint32_t rnd_u32(void)
+{
+	static const uint32_t edge[] = {
+		0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 127, 128, 255, 256,
+		1023, 1024, 4095, 4096, 65535, 65536, 0x7fffffff, 0x80000000,
+		0xfffffffe, 0xffffffff,
+	};
+
+	switch (rn(4)) {
+	case 0:
+		return edge[rn(ARRAY_SIZE(edge))];
+	case 1:
+		return rn(64);
+	case 2:
+		return 1U << rn(32);
+	default:
+		return (uint32_t)rnd();
+	}
+}
+
+uint64_t rnd_u64(void)
+{
+	if (chance(50))
+		return rnd_u32();
+	if (chance(30))
+		return ~0ULL - rn(4);
+	return rnd();
+}
+
+/* ------------------------------------------------------------ statistics */
+#define MAX_VERBS	160
+#define MAX_ERRNO	140	/* errno values at or above land in the last slot */
+
+struct verb_stat {
+	char name[40];
+	uint64_t calls;
+	uint64_t err[MAX_ERRNO + 1];	/* [0] = success */
+};
+
+struct stats {
+	pthread_mutex_t lock;	/* process-shared: the children count too */
+	unsigned int nverbs;
+	struct verb_stat verb[MAX_VERBS];
+};
+
+static struct stats *stats;
+
+int stats_init(void)
+{
+	pthread_mutexattr_t ma;
+
+	stats = mmap(NULL, sizeof(*stats), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (stats == MAP_FAILED)
+		return -1;
+	if (pthread_mutexattr_init(&ma) ||
+	    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED) ||
+	    pthread_mutex_init(&stats->lock, &ma))
+		return -1;
+	pthread_mutexattr_destroy(&ma);
+	return 0;
+}
+
+void stat_call(const char *verb, int err)
+{
+	struct verb_stat *v = NULL;
+	unsigned int i;
+
+	if (err < 0)
+		err = -err;
+	if (err > MAX_ERRNO)
+		err = MAX_ERRNO;
+	pthread_mutex_lock(&stats->lock);
+	for (i = 0; i < stats->nverbs; i++)
+		if (!strcmp(stats->verb[i].name, verb)) {
+			v = &stats->verb[i];
+			break;
+		}
+	if (!v && stats->nverbs < MAX_VERBS) {
+		v = &stats->verb[stats->nverbs++];
+		snprintf(v->name, sizeof(v->name), "%s", verb);
+	}
+	if (v) {
+		v->calls++;
+		v->err[err]++;
+	}
+	pthread_mutex_unlock(&stats->lock);
+}
+
+uint64_t stats_total(void)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < stats->nverbs; i++)
+		n += stats->verb[i].calls;
+	return n;
+}
+
+static const char *errname(int e)
+{
+	const char *s;
+
+	if (e == 0)
+		return "ok";
+	if (e == MAX_ERRNO)
+		return "other";
+	s = strerrorname_np(e);
+	return s ? s : "?";
+}
+
+/* per-verb lines, then the errno histogram over all verbs */
+void stats_print(FILE *f)
+{
+	uint64_t hist[MAX_ERRNO + 1] = {0};
+	unsigned int i;
+	int e;
+
+	pthread_mutex_lock(&stats->lock);
+	fprintf(f, "# per verb: calls, then result counts\n");
+	for (i = 0; i < stats->nverbs; i++) {
+		struct verb_stat *v = &stats->verb[i];
+		char line[1024];
+		size_t n;
+
+		n = snprintf(line, sizeof(line), "#   %-26s %8llu ", v->name,
+			     (unsigned long long)v->calls);
+		for (e = 0; e <= MAX_ERRNO; e++) {
+			hist[e] += v->err[e];
+			if (v->err[e] && n < sizeof(line))
+				n += snprintf(line + n, sizeof(line) - n,
+					      " %s=%llu", errname(e),
+					      (unsigned long long)v->err[e]);
+		}
+		fprintf(f, "%s\n", line);
+	}
+	fprintf(f, "# errno histogram (all verbs):");
+	for (e = 0; e <= MAX_ERRNO; e++)
+		if (hist[e])
+			fprintf(f, " %s=%llu", errname(e),
+				(unsigned long long)hist[e]);
+	fprintf(f, "\n");
+	pthread_mutex_unlock(&stats->lock);
+}
+
+/* ------------------------------------------------------------ memory */
+struct arena mr_arena, dma_arena, out_arena, in_arena;
+uint8_t *guard_page;
+
+static int arena_init(struct arena *a, size_t len)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *p;
+
+	p = mmap(NULL, len + pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	if (mprotect(p + len, pg, PROT_NONE))
+		return -1;
+	memset(p, 0, len);
+	a->base = p;
+	a->len = len;
+	if (!guard_page)
+		guard_page = p + len;
+	return 0;
+}
+
+int arenas_init(void)
+{
+	size_t i;
+
+	if (arena_init(&mr_arena, 4 << 20) || arena_init(&dma_arena, 2 << 20) ||
+	    arena_init(&out_arena, 1 << 20) || arena_init(&in_arena, 64 << 10))
+		return -1;
+	for (i = 0; i < in_arena.len; i += 8)
+		*(uint64_t *)(in_arena.base + i) = rnd();
+	return 0;
+}
+
+uint64_t bad_ptr(void)
+{
+	switch (rn(5)) {
+	case 0:
+		return 0;
+	case 1:
+		return (uintptr_t)guard_page + rn(4096);
+	case 2:
+		return 0xffff888000000000ULL + rn(1 << 20) * 8;
+	case 3:
+		return 0x8000000000000000ULL + rnd_u32();
+	default:
+		return ~0ULL - rn(64);
+	}
+}
+
+uint64_t arena_ptr(const struct arena *a, size_t max_len, size_t *len)
+{
+	size_t l, off;
+
+	if (max_len > a->len)
+		max_len = a->len;
+	l = rn(max_len + 1);
+	off = rn(a->len - l + 1);
+	if (chance(50))
+		off &= ~(size_t)4095;
+	if (off + l > a->len)
+		l = a->len - off;
+	if (len)
+		*len = l;
+	return (uintptr_t)(a->base + off);
+}
