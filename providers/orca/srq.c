@@ -123,7 +123,11 @@ struct ibv_srq *orca_create_srq_ex(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD)) {
+	/* a PD or CQ of another context: its handle means nothing here */
+	if (!(attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) || !attr->pd ||
+	    attr->pd->context != context ||
+	    ((attr->comp_mask & IBV_SRQ_INIT_ATTR_CQ) && attr->cq &&
+	     attr->cq->context != context)) {
 		errno = EINVAL;
 		return NULL;
 	}

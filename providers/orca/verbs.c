@@ -165,7 +165,8 @@ static int orca_check_qp_init_attr(struct orca_context *ctx,
 	    attr->send_cq->context != &ctx->ibv_ctx.context ||
 	    attr->recv_cq->context != &ctx->ibv_ctx.context ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_PD) && attr->pd &&
-	     attr->pd->context != &ctx->ibv_ctx.context))
+	     attr->pd->context != &ctx->ibv_ctx.context) ||
+	    (attr->srq && attr->srq->context != &ctx->ibv_ctx.context))
 		return EINVAL;
 
 	return 0;
@@ -352,8 +353,20 @@ int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	struct ib_uverbs_rereg_mr_resp resp;
 	struct ibv_rereg_mr cmd;
 
-	if (access & IBV_ACCESS_ON_DEMAND)
-		return EOPNOTSUPP;
+	if (access & IBV_ACCESS_ON_DEMAND) {
+		errno = EOPNOTSUPP;
+		return errno;
+	}
+	/*
+	 * A PD of another context: the kernel would look its handle up in
+	 * this one, and libibverbs would make the MR that context's, to be
+	 * deregistered through it after it is closed (the verbs fuzzer).
+	 */
+	if ((flags & IBV_REREG_MR_CHANGE_PD) &&
+	    (!pd || pd->context != vmr->ibv_mr.context)) {
+		errno = EINVAL;
+		return errno;
+	}
 	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
 				access, pd, &cmd, sizeof(cmd), &resp,
 				sizeof(resp));

@@ -5,8 +5,16 @@
  * its CQN/QPN before the device can hand it out again, or a concurrent
  * create that gets it fails (and destroys a valid object).  Every create
  * and destroy must succeed.  Needs the orca VM.
+ *
+ * Concurrent resizes of one CQ from two processes sharing the context
+ * (fork): ib_uverbs holds the CQ only for read while it resizes, so the
+ * driver must serialize them; each resize used to release the same old
+ * ring, unpinning its pages twice (the verbs fuzzer's "Bad page state").
+ * Every resize succeeds and the kernel logs no memory error.
  */
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/wait.h>
 
 #include "common.h"
 
@@ -44,6 +52,81 @@ static void *work(void *arg)
 	return NULL;
 }
 
+#define RESIZES	300
+
+/* /dev/kmsg from now on: its records are read by kmsg_errors() */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* kernel memory errors logged since kmsg_open() */
+static int kmsg_errors(int fd)
+{
+	static const char *const bad[] = {
+		"Bad page", "BUG:", "general protection", "WARNING:",
+	};
+	char rec[8192];
+	unsigned int i;
+	ssize_t n;
+	int errors = 0;
+
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;
+		rec[n] = 0;
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			if (strstr(rec, bad[i])) {
+				diag("kernel: %s", strchr(rec, ';') ? strchr(rec, ';') + 1 : rec);
+				errors++;
+			}
+	}
+	return errors;
+}
+
+/* resizes of @cq, alternating between two sizes; the number that failed */
+static int resize_loop(struct ibv_cq *cq, int salt)
+{
+	int i, failed = 0;
+
+	for (i = 0; i < RESIZES; i++)
+		if (ibv_resize_cq(cq, (i + salt) & 1 ? 64 : 200))
+			failed++;
+	return failed;
+}
+
+static void concurrent_resize(void)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	int kmsg = kmsg_open(), st = 0, failed;
+	pid_t child;
+
+	if (!ok(cq != NULL, "a CQ to resize"))
+		goto out;
+	fflush(stdout);
+	child = fork();
+	if (child == 0)
+		_exit(resize_loop(cq, 1) ? 1 : 0);
+	failed = resize_loop(cq, 0);
+	if (child > 0)
+		waitpid(child, &st, 0);
+	ok(child > 0 && !failed && WIFEXITED(st) && !WEXITSTATUS(st),
+	   "2 processes x %d resizes of one CQ: all succeed (parent %d failed, child status 0x%x)",
+	   RESIZES, failed, st);
+	ok(!ibv_destroy_cq(cq), "destroy the resized CQ");
+	if (kmsg >= 0)
+		ok(!kmsg_errors(kmsg), "no Bad page, BUG, GPF or WARNING in the kernel log");
+	else
+		skip("cannot read /dev/kmsg", "kernel log check");
+out:
+	if (kmsg >= 0)
+		close(kmsg);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = parse_dev_arg(&argc, &argv);
@@ -77,6 +160,7 @@ int main(int argc, char **argv)
 	ok(!qp_fail, "3 threads x %d: every create_qp succeeds (%d failed)",
 	   ROUNDS, qp_fail);
 	ok(!destroy_fail, "every destroy succeeds (%d failed)", destroy_fail);
+	concurrent_resize();
 out:
 	if (pd)
 		ibv_dealloc_pd(pd);

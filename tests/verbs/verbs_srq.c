@@ -17,7 +17,9 @@
  *     WRs than the limit are left, and the limit reads 0 afterwards;
  *  6. IBV_EVENT_QP_LAST_WQE_REACHED when a QP on the SRQ goes to ERR; the
  *     other QP keeps receiving from the SRQ;
- *  7. a device reporting max_srq 0 (vm-features-off): ibv_create_srq
+ *  7. objects of another context are refused with EINVAL: a QP on its
+ *     SRQ, an SRQ in its PD or with its CQ (the verbs fuzzer's rule);
+ *  8. a device reporting max_srq 0 (vm-features-off): ibv_create_srq
  *     fails with EOPNOTSUPP; the rest is skipped.
  *
  *   verbs_srq [-d orca0]
@@ -436,6 +438,77 @@ out:
 		ibv_destroy_srq(srq);
 }
 
+/* 7: an SRQ, PD or CQ of another context means nothing in this one */
+static void foreign_objects(void)
+{
+	struct ibv_context *other = ibv_open_device(ctx->device);
+	struct ibv_pd *opd = other ? ibv_alloc_pd(other) : NULL;
+	struct ibv_cq *ocq = other ? ibv_create_cq(other, 16, NULL, NULL, 0) : NULL;
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ibv_srq *osrq = opd ? ibv_create_srq(opd, &sa) : NULL;
+	struct ibv_srq_init_attr_ex sx = {
+		.attr = { .max_wr = 4, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD | IBV_SRQ_INIT_ATTR_TYPE,
+		.srq_type = IBV_SRQT_BASIC,
+	};
+	struct ibv_qp_init_attr qa = {
+		.send_cq = cq, .recv_cq = cq, .srq = osrq,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_srq *srq;
+	struct ibv_qp *qp;
+
+	if (!ok(osrq && ocq, "a second context with a PD, CQ and SRQ"))
+		goto out;
+	errno = 0;
+	qp = ibv_create_qp(pd, &qa);
+	ok(!qp && errno == EINVAL,
+	   "create_qp on an SRQ of another context: EINVAL (%s)",
+	   qp ? "created" : strerror(errno));
+	if (qp)
+		ibv_destroy_qp(qp);
+	/*
+	 * With only PD (and BASIC) libibverbs calls ibv_create_srq(), which
+	 * creates in the PD's context; with a CQ it is the provider's call.
+	 */
+	sx.comp_mask |= IBV_SRQ_INIT_ATTR_CQ;
+	sx.cq = cq;
+	sx.pd = opd;
+	errno = 0;
+	srq = ibv_create_srq_ex(ctx, &sx);
+	ok(!srq && errno == EINVAL,
+	   "create_srq_ex with a PD of another context: EINVAL (%s)",
+	   srq ? "created" : strerror(errno));
+	if (srq)
+		ibv_destroy_srq(srq);
+	sx.pd = pd;
+	sx.cq = ocq;
+	errno = 0;
+	srq = ibv_create_srq_ex(ctx, &sx);
+	ok(!srq && errno == EINVAL,
+	   "create_srq_ex with a CQ of another context: EINVAL (%s)",
+	   srq ? "created" : strerror(errno));
+	if (srq)
+		ibv_destroy_srq(srq);
+	sx.cq = cq;
+	errno = 0;
+	srq = ibv_create_srq_ex(ctx, &sx);
+	ok(srq != NULL, "the same with this context's PD and CQ: created (%s)",
+	   srq ? "ok" : strerror(errno));
+	if (srq)
+		ibv_destroy_srq(srq);
+out:
+	if (osrq)
+		ibv_destroy_srq(osrq);
+	if (ocq)
+		ibv_destroy_cq(ocq);
+	if (opd)
+		ibv_dealloc_pd(opd);
+	if (other)
+		ibv_close_device(other);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = parse_dev_arg(&argc, &argv);
@@ -474,6 +547,7 @@ int main(int argc, char **argv)
 	create_query_modify();
 	two_qps();
 	limit_event();
+	foreign_objects();
 	ibv_dereg_mr(src_mr);
 	ibv_dereg_mr(dst_mr);
 done:

@@ -389,6 +389,49 @@ static void test_inline(void)
 }
 
 /*
+ * ibv_rereg_mr(IBV_REREG_MR_CHANGE_PD) to a PD of another context:
+ * refused, and the MR stays usable in its own (the verbs fuzzer: the MR
+ * became the other context's and its dereg went through that context
+ * after it was closed).
+ */
+static void test_foreign_pd_rereg(void)
+{
+	struct ibv_context *other = ibv_open_device(ctx->device);
+	struct ibv_pd *opd = other ? ibv_alloc_pd(other) : NULL;
+	struct ibv_pd *pd2 = ibv_alloc_pd(ctx);
+	static uint8_t buf[4096];
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf),
+				       IBV_ACCESS_LOCAL_WRITE);
+	int ret;
+
+	if (!ok(opd && pd2 && mr, "a second context's PD, a PD and an MR"))
+		goto out;
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, opd, NULL, 0, 0);
+	ok(ret && errno == EINVAL && mr->pd == pd && mr->context == ctx,
+	   "rereg_mr to a PD of another context: EINVAL, MR unchanged (%s)",
+	   ret ? err_str(errno) : "done");
+	ret = ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_PD, pd2, NULL, 0, 0);
+	ok(!ret && mr->pd == pd2,
+	   "rereg_mr to another PD of its own context works (%s)",
+	   ret ? err_str(errno) : "ok");
+	ibv_dealloc_pd(opd);
+	opd = NULL;
+	ibv_close_device(other);
+	other = NULL;
+	ok(!ibv_dereg_mr(mr), "dereg_mr after the other context is closed");
+	mr = NULL;
+out:
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (pd2)
+		ibv_dealloc_pd(pd2);
+	if (opd)
+		ibv_dealloc_pd(opd);
+	if (other)
+		ibv_close_device(other);
+}
+
+/*
  * A QP with a CQ of another context: refused (the verbs fuzzer, seed 5:
  * the provider kept the pointer and cleaned the other context's freed CQ
  * at RESET).
@@ -806,6 +849,7 @@ int main(int argc, char **argv)
 	test_unsignaled();
 	test_inline();
 	test_foreign_cq();
+	test_foreign_pd_rereg();
 	test_post_state();
 	test_cq_events();
 	test_ud();

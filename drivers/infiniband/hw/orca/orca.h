@@ -91,6 +91,12 @@ struct orca_pbl_info {
 struct orca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
+	/*
+	 * ib_uverbs resizes holding the CQ only for read: two processes
+	 * sharing the context (fork) may resize at once, and each would
+	 * release the same old ring.
+	 */
+	struct mutex resize_lock;
 	struct ib_umem *umem;		/* ring + doorbell record */
 	/* the ring as given to the device, for restrack */
 	struct orca_pbl_info ring;

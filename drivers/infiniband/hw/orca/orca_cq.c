@@ -62,6 +62,7 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	err = orca_cq_udata(dev, udata, attr->cqe, &cmd);
 	if (err)
 		return err;
+	mutex_init(&cq->resize_lock);
 
 	cq->umem = orca_umem_ring(dev, cmd.buf_va, cmd.buf_len,
 				  IB_ACCESS_LOCAL_WRITE, &in.ring, &buf);
@@ -99,6 +100,7 @@ err_destroy:
 	orca_cmd_destroy_cq(&dev->com, cq->cqn);
 err_release:
 	ib_umem_release(cq->umem);
+	mutex_destroy(&cq->resize_lock);
 	return err;
 }
 
@@ -120,6 +122,7 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		return err;
 	}
 	ib_umem_release(cq->umem);
+	mutex_destroy(&cq->resize_lock);
 	return 0;
 }
 
@@ -149,17 +152,21 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	in.cqe = cpu_to_le32(cqe);
 	in.log_depth = cmd.log_depth;
 	in.dbrec_off = cpu_to_le32(cmd.dbrec_off);
+	mutex_lock(&cq->resize_lock);
 	err = orca_cmd_resize_cq(&dev->com, cq->cqn, &in, &actual);
 	orca_pbl_free(dev, &buf);
 	if (err) {
+		mutex_unlock(&cq->resize_lock);
 		ib_umem_release(umem);
 		return err;
 	}
-	ib_umem_release(cq->umem);
-	cq->umem = umem;
+	/* the device writes only to the new ring now */
+	swap(cq->umem, umem);
 	ibcq->cqe = actual;
 	orca_pbl_info_set(&cq->ring, &in.ring);
 	WRITE_ONCE(cq->dbrec_off, cmd.dbrec_off);
 	WRITE_ONCE(cq->log_depth, cmd.log_depth);
+	mutex_unlock(&cq->resize_lock);
+	ib_umem_release(umem);
 	return 0;
 }
