@@ -104,6 +104,22 @@ uint64_t wire_next_deadline(const struct orca_dev *dev);
 bool wire_set_faults(struct orca_dev *dev, uint32_t drop_ppm,
 		     uint32_t dup_ppm, uint32_t reorder_ppm, uint32_t delay_us);
 uint16_t qp_pkey(struct orca_dev *dev, const struct orca_qp *qp);
+/* A packet that came from the fabric: to this port's receive path. */
+void wire_rx(struct orca_dev *dev, struct orca_pkt *p);
+
+/* orca_fabric.c: the port's cable to orca-fabric (cfg fabric) */
+int fabric_init(struct orca_dev *dev);
+void fabric_destroy(struct orca_dev *dev);
+/* No fabric, or the SM has given a LID and the port is not down. */
+bool fabric_link_up(const struct orca_dev *dev);
+/* What port 1's state is after a reset: ACTIVE unless the link is not. */
+uint8_t port_link_state(const struct orca_dev *dev);
+/* ctl port-up / port-down with a fabric. */
+void fabric_admin(struct orca_dev *dev, bool up);
+/* Encode and send (or queue) a packet for another port. */
+void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p);
+/* " fabric_...=..." counters, nothing without a fabric; the length. */
+int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len);
 
 /* orca_wq.c, orca_srq.c: taking a receive WQE for the responder */
 enum rwqe_take {

@@ -187,8 +187,14 @@ static void on_hello(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		return;
 	}
 	if (l->conn >= 0) {
-		/* the same port again: the new cable wins */
-		conn_close(f, &f->conns[l->conn], "replaced by a new connection");
+		/*
+		 * Two emulators with one port GUID: the first keeps it (a
+		 * port that went away has closed its socket already).
+		 */
+		complain(f, "HELLO with the port GUID of a connected port",
+			 c - f->conns);
+		conn_close(f, c, "duplicate port GUID");
+		return;
 	}
 	l->node_guid = le64toh(h.node_guid);
 	l->conn = c - f->conns;
