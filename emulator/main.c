@@ -105,7 +105,8 @@ static void client_gone(struct emu *e, const char *why)
 static bool poll_once(struct emu *e, uint64_t *next_tick)
 {
 	struct pollfd pfd[5 + ORCA_FW_NUM_VECS + CTL_MAX_CLIENTS];
-	int n = 0, i, ret, ctl_first, timeout;
+	int n = 0, i, ret, ctl_first;
+	struct timespec timeout;
 	int fw_first = -1, client_idx = -1, fab_idx = -1;
 	uint64_t now = now_ns(), wake, deadline;
 
@@ -133,11 +134,15 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 	deadline = orca_dev_next_deadline(&e->dev);
 	if (deadline && deadline < wake)
 		wake = deadline;
-	timeout = wake > now ?
-		  (int)((wake - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
-	if (orca_dev_busy(&e->dev))
-		timeout = 0;
-	ret = poll(pfd, n, timeout);
+	/*
+	 * To the nanosecond: a link delay or a retransmit timer far below
+	 * a millisecond (packets crossing the fabric) is kept as set.
+	 */
+	if (wake <= now || orca_dev_busy(&e->dev))
+		wake = now;
+	timeout.tv_sec = (wake - now) / 1000000000ULL;
+	timeout.tv_nsec = (wake - now) % 1000000000ULL;
+	ret = ppoll(pfd, n, &timeout, NULL);
 	if (ret < 0 && errno != EINTR) {
 		orca_log("poll: %s", strerror(errno));
 		return false;
