@@ -31,7 +31,7 @@
 #include "orca_msgq.h"
 
 #define ORCA_FAB_RETRY_MS	100	/* between connection attempts */
-#define ORCA_FAB_QUEUE		256	/* messages waiting for the socket */
+#define ORCA_FAB_QUEUE		256	/* messages waiting to go */
 #define ORCA_FAB_RX_BATCH	64	/* messages read per poll */
 
 enum fab_state {
@@ -43,7 +43,7 @@ enum fab_state {
 struct orca_fab {
 	int fd;
 	enum fab_state state;
-	bool admin_down;	/* ctl port-down: off the fabric until port-up */
+	bool admin_down;	/* ctl port-down, until port-up */
 	uint64_t retry_at;	/* dp_now_ns() */
 	unsigned int failures;	/* connection attempts failed in a row */
 	struct msgq q;
@@ -111,6 +111,11 @@ bool fabric_link_up(const struct orca_dev *dev)
 {
 	return !dev->fab || (dev->fab->state == FAB_UP &&
 			     !dev->fab->admin_down);
+}
+
+uint8_t port_link_state(const struct orca_dev *dev)
+{
+	return fabric_link_up(dev) ? ORCA_PORT_ACTIVE : ORCA_PORT_DOWN;
 }
 
 static void link_lost(struct orca_dev *dev, const char *why)
@@ -388,9 +393,4 @@ int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 			(unsigned long long)s->fabric_decode_drops,
 			(unsigned long long)s->fabric_queue_drops,
 			(unsigned long long)s->fabric_links, fab->q.n);
-}
-
-uint8_t port_link_state(const struct orca_dev *dev)
-{
-	return fabric_link_up(dev) ? ORCA_PORT_ACTIVE : ORCA_PORT_DOWN;
 }

@@ -31,7 +31,7 @@
 #include "orca_pkt.h"
 
 #define ORCA_FAB_VERSION	1
-#define ORCA_FAB_SM_LID		1	/* the subnet manager's own LID */
+#define ORCA_FAB_SM_LID		1	/* the SM's own LID */
 #define ORCA_FAB_FIRST_LID	2	/* ports get LIDs from here */
 #define ORCA_FAB_MAX_LID	0xbfff	/* last unicast LID */
 
@@ -66,6 +66,7 @@ struct orca_fab_lid {
 };
 
 /* A PKT message: the header, then ORCA_PKT_WIRE_MAX bytes at most. */
-#define ORCA_FAB_MSG_MAX	(sizeof(struct orca_fab_hdr) + ORCA_PKT_WIRE_MAX)
+#define ORCA_FAB_MSG_MAX \
+	(sizeof(struct orca_fab_hdr) + ORCA_PKT_WIRE_MAX)
 
 #endif /* ORCA_FABRIC_H */

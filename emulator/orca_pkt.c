@@ -224,7 +224,7 @@ size_t orca_pkt_encode(const struct orca_pkt *p, uint8_t *buf)
 	b = put16(b, len / 4);
 	b = put16(b, p->slid);
 	if (p->hdrs & PKT_GRH) {
-		b = put32(b, 6U << 28);		/* IPVer 6, TClass/flow 0 */
+		b = put32(b, 6U << 28);	/* IPVer 6, TClass, flow 0 */
 		b = put16(b, len - ORCA_PKT_LRH_LEN - ORCA_PKT_GRH_LEN);
 		*b++ = GRH_NXTHDR;
 		*b++ = GRH_HOPLMT;

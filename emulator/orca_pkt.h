@@ -102,7 +102,7 @@ struct orca_pkt {
 enum orca_pkt_err {
 	ORCA_PKT_OK,
 	ORCA_PKT_E_SHORT,	/* shorter than its headers or its PktLen */
-	ORCA_PKT_E_LEN,		/* PktLen / PayLen / padding inconsistent */
+	ORCA_PKT_E_LEN,		/* PktLen, PayLen, PadCnt disagree */
 	ORCA_PKT_E_LRH,		/* LVer, LNH not IBA local/global */
 	ORCA_PKT_E_GRH,		/* IPVer, NxtHdr */
 	ORCA_PKT_E_BTH,		/* TVer */

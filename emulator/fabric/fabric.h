@@ -30,7 +30,7 @@ struct fab_lid {
 	uint64_t port_guid, node_guid;
 	uint16_t lid;
 	uint8_t lmc;
-	int conn;			/* index in conns[], -1: not connected */
+	int conn;			/* in conns[]; -1: not connected */
 	bool up;			/* routed to (HELLO'd, not PORT_DOWN) */
 	uint64_t pkts_in, pkts_out;	/* forwarded from it, to it */
 	uint64_t bytes_in, bytes_out;
@@ -63,7 +63,7 @@ struct fabric {
 	unsigned int n_lids;
 	uint16_t next_lid;
 	unsigned int n_conns;
-	bool had_conn;			/* --once: some port came and went */
+	bool had_conn;			/* --once: a port came */
 	/* dropped with no port to blame: malformed, unknown sender */
 	uint64_t bad_msgs;
 	uint64_t log_suppressed;

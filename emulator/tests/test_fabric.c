@@ -207,7 +207,7 @@ static bool variant_bit(const uint8_t *w, size_t i, unsigned int bit)
 	if (grh && i == 8 && bit < 4)
 		return true;			/* TClass high nibble */
 	if (grh && (i == 9 || i == 10 || i == 11 || i == 15))
-		return true;			/* TClass, FlowLabel, HopLmt */
+		return true;		/* TClass, FlowLabel, HopLmt */
 	return i == bth + 4;			/* BTH resv8 */
 }
 
@@ -427,7 +427,10 @@ static bool fabric_ctl(const char *req, char *reply, size_t len)
 			close(fd);
 		return false;
 	}
-	while (got < len - 1 && (r = read(fd, reply + got, len - 1 - got)) > 0) {
+	while (got < len - 1) {
+		r = read(fd, reply + got, len - 1 - got);
+		if (r <= 0)
+			break;
 		got += r;
 		if (memchr(reply, '\n', got))
 			break;
