@@ -6,7 +6,12 @@
  * every transport and operation between the two, RC through a lossy
  * link, a peer that leaves, a peer that sends garbage.
  *
- * usage: orca-emu-fabric-tests [-v] PATH/TO/orca-fabric
+ * With the path of orca-emu too, two orca-emu processes on the fabric:
+ * the connection from their poll loop, before and after the fabric is
+ * there, LIDs in their stats, port-down / port-up through their control
+ * sockets.
+ *
+ * usage: orca-emu-fabric-tests [-v] PATH/TO/orca-fabric [PATH/TO/orca-emu]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -353,7 +358,7 @@ static void pkt_malformed(void)
 #define GUID_B	0x00ca7afffe00b000ULL
 #define MSG	5000		/* 20 packets of 256 bytes */
 
-static const char *fab_bin;
+static const char *fab_bin, *emu_bin;
 static char fab_dir[64], fab_sock[96], fab_ctl[96];
 static pid_t fab_pid = -1;
 
@@ -411,15 +416,16 @@ static void fabric_stop(void)
 	fab_pid = -1;
 }
 
-/* One request to the fabric's control socket; the reply line. */
-static bool fabric_ctl(const char *req, char *reply, size_t len)
+/* One request to a control socket; true if the reply line is "ok ...". */
+static bool ctl_request(const char *path, const char *req, char *reply,
+			size_t len)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	size_t got = 0;
 	ssize_t r;
 	int fd;
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", fab_ctl);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
 	fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    write(fd, req, strlen(req)) < 0 || write(fd, "\n", 1) != 1) {
@@ -439,6 +445,11 @@ static bool fabric_ctl(const char *req, char *reply, size_t len)
 	reply[got] = '\0';
 	reply[strcspn(reply, "\n")] = '\0';
 	return !strncmp(reply, "ok", 2);
+}
+
+static bool fabric_ctl(const char *req, char *reply, size_t len)
+{
+	return ctl_request(fab_ctl, req, reply, len);
 }
 
 /* A counter "key=N" of a stats line; -1 if it is not there. */
@@ -1228,6 +1239,134 @@ static void fabric_hostile_peer(void)
 	pair_down(&a, &b);
 }
 
+/* ---- two orca-emu processes ---- */
+
+static void emu_files(uint64_t guid, char *ram, char *log, size_t len)
+{
+	snprintf(ram, len, "%s/emu-%llx.ram", fab_dir,
+		 (unsigned long long)guid);
+	snprintf(log, len, "%s/emu-%llx.log", fab_dir,
+		 (unsigned long long)guid);
+}
+
+/* orca-emu for port GUID @guid + 1 on the fabric; its control socket. */
+static pid_t emu_start(uint64_t guid, char *ctl, size_t len)
+{
+	char sock[128], ram[128], log[128], fabric[160], node[64];
+	pid_t pid;
+	int fd;
+
+	snprintf(sock, sizeof(sock), "%s/emu-%llx.sock", fab_dir,
+		 (unsigned long long)guid);
+	emu_files(guid, ram, log, sizeof(ram));
+	snprintf(ctl, len, "%s/emu-%llx.ctl", fab_dir,
+		 (unsigned long long)guid);
+	snprintf(fabric, sizeof(fabric), "fabric=%s", fab_sock);
+	snprintf(node, sizeof(node), "node_guid=0x%llx",
+		 (unsigned long long)guid);
+	fd = open(ram, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	if (fd < 0 || ftruncate(fd, RAM_SIZE)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	pid = fork();
+	if (!pid) {
+		execl(emu_bin, "orca-emu", "--socket", sock, "--ram", ram,
+		      "--ctl", ctl, "--log", log, "--set", fabric, "--set",
+		      node, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Until the emulator behind @ctl reports @want in its stats (3 s). */
+static bool emu_wait(const char *ctl, const char *want, char *reply,
+		     size_t len)
+{
+	uint64_t end = now_ms() + 3000;
+
+	while (now_ms() < end) {
+		if (ctl_request(ctl, "stats", reply, len) &&
+		    strstr(reply, want))
+			return true;
+		usleep(5000);
+	}
+	return false;
+}
+
+static bool emu_stop(pid_t pid)
+{
+	int status;
+
+	if (pid <= 0)
+		return false;
+	kill(pid, SIGTERM);
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       !WEXITSTATUS(status);
+}
+
+/*
+ * Emulators started before the fabric connect when it comes, get
+ * distinct LIDs, leave and rejoin with port-down / port-up, and follow
+ * the fabric going and coming back.
+ */
+static void fabric_processes(void)
+{
+	static char ra[16384], rb[16384], rf[16384];
+	char ctl_a[128], ctl_b[128], key[128];
+	long long la, lb;
+	pid_t a, b;
+
+	/* the fabric's directory, without the fabric */
+	CHECK(fabric_start());
+	fabric_stop();
+	a = emu_start(GUID_A, ctl_a, sizeof(ctl_a));
+	b = emu_start(GUID_B, ctl_b, sizeof(ctl_b));
+	CHECK(a > 0 && b > 0);
+	CHECK(emu_wait(ctl_a, " fabric_state=idle", ra, sizeof(ra)));
+	CHECK_EQ(stat_of(ra, "fabric_lid"), 0);
+	CHECK(fabric_start());
+	CHECK(emu_wait(ctl_a, " fabric_state=up", ra, sizeof(ra)));
+	CHECK(emu_wait(ctl_b, " fabric_state=up", rb, sizeof(rb)));
+	la = stat_of(ra, "fabric_lid");
+	lb = stat_of(rb, "fabric_lid");
+	printf("# orca-emu processes: LIDs 0x%llx and 0x%llx\n", la, lb);
+	CHECK(la >= ORCA_FAB_FIRST_LID && lb >= ORCA_FAB_FIRST_LID);
+	CHECK(la != lb);
+	CHECK_EQ(stat_of(ra, "fabric_sm_lid"), ORCA_FAB_SM_LID);
+	/* the old stats keys are all still there */
+	CHECK(stat_of(ra, "link_reorders") >= 0);
+	CHECK(stat_of(ra, "pkts_dropped") >= 0);
+
+	CHECK(ctl_request(ctl_b, "port-down", rb, sizeof(rb)));
+	CHECK(emu_wait(ctl_b, " fabric_admin_down=1", rb, sizeof(rb)));
+	CHECK(fabric_ctl("stats", rf, sizeof(rf)));
+	snprintf(key, sizeof(key), "lid%lld_state=down", lb);
+	CHECK(strstr(rf, key));
+	CHECK(ctl_request(ctl_b, "port-up", rb, sizeof(rb)));
+	CHECK(emu_wait(ctl_b, " fabric_links=2", rb, sizeof(rb)));
+	CHECK_EQ(stat_of(rb, "fabric_lid"), lb);
+	CHECK(fabric_ctl("stats", rf, sizeof(rf)));
+	snprintf(key, sizeof(key), "lid%lld_state=active", lb);
+	CHECK(strstr(rf, key));
+
+	fabric_stop();
+	CHECK(emu_wait(ctl_a, " fabric_state=idle", ra, sizeof(ra)));
+	CHECK(fabric_start());
+	CHECK(emu_wait(ctl_a, " fabric_state=up", ra, sizeof(ra)));
+	CHECK(emu_stop(a));
+	CHECK(emu_stop(b));
+	fabric_stop();
+	emu_files(GUID_A, ctl_a, key, sizeof(key));
+	unlink(ctl_a);
+	unlink(key);
+	emu_files(GUID_B, ctl_b, key, sizeof(key));
+	unlink(ctl_b);
+	unlink(key);
+}
+
 int main(int argc, char **argv)
 {
 	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
@@ -1235,6 +1374,7 @@ int main(int argc, char **argv)
 	orca_log_set_quiet(!verbose);
 	signal(SIGPIPE, SIG_IGN);
 	fab_bin = argc > 1 + verbose ? argv[1 + verbose] : NULL;
+	emu_bin = argc > 2 + verbose ? argv[2 + verbose] : NULL;
 	RUN(pkt_round_trip);
 	RUN(pkt_layout);
 	RUN(pkt_corrupt);
@@ -1249,5 +1389,17 @@ int main(int argc, char **argv)
 	RUN(fabric_rc_lossy);
 	RUN(fabric_peer_down);
 	RUN(fabric_hostile_peer);
+	if (emu_bin)
+		RUN(fabric_processes);
+	else
+		printf("# no orca-emu given: fabric_processes skipped\n");
+	/* a case that failed half way may have left it running */
+	if (fab_pid > 0) {
+		kill(fab_pid, SIGKILL);
+		waitpid(fab_pid, NULL, 0);
+	}
+	/* empty: every process removed its sockets */
+	if (fab_dir[0] && rmdir(fab_dir))
+		printf("# %s left behind: %s\n", fab_dir, strerror(errno));
 	return tap_done();
 }
