@@ -21,10 +21,13 @@
  * initial value all ones, result complemented) over the packet from the
  * first byte of the LRH to the last byte before the ICRC, with the
  * fields a switch or router may change replaced by ones, as IBTA 7.8.1
- * describes: the LRH's VL, the GRH's TClass, FlowLabel and HopLmt, and
- * the BTH's resv8 byte.  It is stored least significant byte first, as
- * Ethernet stores its FCS.  Nothing here changes a variant field, so the
- * masking only matters to a peer that does.
+ * describes: in a local packet the LRH's VL, in a global one the whole
+ * LRH (a router builds a new one) and the GRH's TClass, FlowLabel and
+ * HopLmt; in both the BTH's resv8 byte.  It is stored least significant
+ * byte first, as Ethernet stores its FCS.  Nothing here changes a
+ * variant field, so the masking only matters to a peer that does; the
+ * decoder still checks the LRH's LVer, LNH and PktLen of a global packet
+ * on their own.
  *
  * The decoder trusts nothing: every length is checked before a byte is
  * read, the opcode decides which headers there must be, and a packet
@@ -83,6 +86,7 @@ uint32_t orca_pkt_icrc(const uint8_t *buf, size_t len)
 	if (grh) {
 		uint8_t *g = mask + ORCA_PKT_LRH_LEN;
 
+		memset(mask, 0xff, ORCA_PKT_LRH_LEN);	/* the LRH */
 		g[0] |= 0x0f;				/* TClass, */
 		memset(g + 1, 0xff, 3);			/* FlowLabel */
 		g[7] = 0xff;				/* HopLmt */
