@@ -1249,6 +1249,90 @@ static void fabric_hostile_peer(void)
 	pair_down(&a, &b);
 }
 
+/*
+ * LMC: a port with LMC 2 gets a base LID that is a multiple of 4 and
+ * every LID of its range reaches it.
+ */
+static void fabric_lmc(void)
+{
+	static const char *const lmc2[] = { "lmc=2", NULL };
+	struct side a = {}, b = {};
+	struct orca_cqe c;
+	uint16_t lb;
+
+	CHECK(fabric_start());
+	a.f = fab_dev_cfg(GUID_A, NULL, true);
+	b.f = fab_dev_cfg(GUID_B, lmc2, false);
+	CHECK(wait_port(a.f, b.f, ORCA_PORT_ACTIVE));
+	lb = lid_of(b.f);
+	printf("# LMC 2: base LID 0x%x\n", lb);
+	CHECK_EQ(lb % 4, 0);
+	CHECK_EQ(port_of(b.f).lmc, 2);
+	a.buf = heap_alloc(PAGE);
+	b.buf = heap_alloc(PAGE);
+	CHECK_EQ(reg_mr(a.f, a.f->pdn, a.buf, PAGE, all_access, &a.lk), 0);
+	CHECK_EQ(reg_mr(b.f, b.f->pdn, b.buf, PAGE, all_access, &b.lk), 0);
+	CHECK(make_cq(a.f, &a.cq, 4));
+	CHECK(make_cq(b.f, &b.cq, 4));
+	CHECK(make_qp(a.f, &a.qp, a.cq.cqn));
+	CHECK(make_qp(b.f, &b.qp, b.cq.cqn));
+	/* to the last LID of b's range */
+	connect_dlid = lb + 3;
+	CHECK(connect_rc(a.f, &a.qp, b.qp.qpn, 0, 1));
+	connect_dlid = lid_of(a.f);
+	CHECK(connect_rc(b.f, &b.qp, a.qp.qpn, 0, 1));
+	connect_dlid = 0;
+	pattern(gpa(a.f, a.buf), 700, 12);
+	post_recv(b.f, &b.qp, b.buf, PAGE, b.lk);
+	post_send(a.f, &a.qp, ORCA_WR_SEND, a.buf, 700, a.lk, 0, 0);
+	CHECK(wait_cqe2(&a, &b, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK(wait_cqe2(&b, &a, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK(!memcmp(gpa(a.f, a.buf), gpa(b.f, b.buf), 700));
+	pair_down(&a, &b);
+}
+
+/*
+ * The fabric stops reading (SIGSTOP): the device's socket and then its
+ * queue fill, packets beyond are dropped and counted, and nothing waits:
+ * the RC WRITE ends in RETRY_EXC_ERR on time.  Once the fabric runs
+ * again the queue drains.
+ */
+static void fabric_backpressure(void)
+{
+	struct side a = {}, b = {};
+	struct orca_cqe c;
+	uint64_t t0;
+	int i;
+
+	CHECK(pair_up(&a, &b, ORCA_QPT_RC, NULL));
+	connect_retry_cnt = 7;
+	connect_timeout = 8;
+	pair_connect_rc(&a, &b, 1);
+	connect_retry_cnt = 1;
+	connect_timeout = 10;
+	CHECK(!kill(fab_pid, SIGSTOP));
+	t0 = now_ms();
+	/* 64 packets a try, 8 tries */
+	post_send(a.f, &a.qp, ORCA_WR_RDMA_WRITE, a.buf, 4 * PAGE, a.lk,
+		  iova(b.buf), b.lk);
+	CHECK(wait_cqe2(&a, &b, &c));
+	CHECK_EQ(c.status, ORCA_CQE_RETRY_EXC_ERR);
+	printf("# fabric stopped: RETRY_EXC_ERR after %llu ms, %lld sent, %lld queued, %lld dropped\n",
+	       (unsigned long long)(now_ms() - t0),
+	       dev_stat(a.f, "fabric_tx_pkts"), dev_stat(a.f, "fabric_queued"),
+	       dev_stat(a.f, "fabric_queue_drops"));
+	CHECK(now_ms() - t0 < 2000);
+	CHECK(dev_stat(a.f, "fabric_queue_drops") > 0);
+	CHECK_EQ(dev_stat(a.f, "fabric_queued"), 256);
+	CHECK(!kill(fab_pid, SIGCONT));
+	for (i = 0; i < 1000 && dev_stat(a.f, "fabric_queued"); i++)
+		pump(a.f, b.f);
+	CHECK_EQ(dev_stat(a.f, "fabric_queued"), 0);
+	pair_down(&a, &b);
+}
+
 /* ---- two orca-emu processes ---- */
 
 static void emu_files(uint64_t guid, char *ram, char *log, size_t len)
@@ -1399,6 +1483,8 @@ int main(int argc, char **argv)
 	RUN(fabric_rc_lossy);
 	RUN(fabric_peer_down);
 	RUN(fabric_hostile_peer);
+	RUN(fabric_lmc);
+	RUN(fabric_backpressure);
 	if (emu_bin)
 		RUN(fabric_processes);
 	else
