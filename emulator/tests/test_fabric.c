@@ -1333,6 +1333,56 @@ static void fabric_backpressure(void)
 	pair_down(&a, &b);
 }
 
+/*
+ * A port that reads nothing (b, not polled): the switch's queue for it
+ * fills and the rest is dropped and counted there; the switch keeps
+ * serving everyone else.
+ */
+static void fabric_slow_port(void)
+{
+	struct side a = {}, b = {};
+	struct orca_send_wqe *w;
+	char reply[4096], key[48];
+	struct orca_cqe c;
+	uint32_t ahn;
+	unsigned int i, k, done = 0;
+
+	CHECK(pair_up(&a, &b, ORCA_QPT_UD, NULL));
+	ud_rts(a.f, &a.qp);
+	ud_rts(b.f, &b.qp);
+	ahn = ah_to(a.f, b.f, false);
+	for (i = 0; i < 80; i++) {
+		for (k = 0; k < 8; k++) {
+			put_send(a.f, &a.qp, ORCA_WR_SEND, a.buf, 4096, a.lk,
+				 0, 0);
+			w = last_wqe(&a);
+			w->ud_ah = ahn;
+			w->ud_remote_qpn = htole32(b.qp.qpn);
+			w->ud_remote_qkey = htole32(0x1234);
+		}
+		orca_dev_doorbell(&a.f->dev, ORCA_FW_VEC_DB);
+		for (k = 0; k < 8; k++) {
+			uint64_t end = now_ms() + 2000;
+
+			bool got;
+
+			while (!(got = poll_cqe(a.f, &a.cq, &c)) &&
+			       now_ms() < end)
+				pump(a.f, NULL);
+			done += got && !c.status;
+		}
+	}
+	CHECK_EQ(done, 640);
+	pump_ms(a.f, NULL, 50);
+	CHECK(fabric_ctl("ping", reply, sizeof(reply)));
+	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
+	snprintf(key, sizeof(key), "lid%u_queue_drops", lid_of(b.f));
+	printf("# b not reading: %lld of %lld dropped at the switch\n",
+	       stat_of(reply, key), dev_stat(a.f, "fabric_tx_pkts"));
+	CHECK(stat_of(reply, key) > 0);
+	pair_down(&a, &b);
+}
+
 /* ---- two orca-emu processes ---- */
 
 static void emu_files(uint64_t guid, char *ram, char *log, size_t len)
@@ -1485,6 +1535,7 @@ int main(int argc, char **argv)
 	RUN(fabric_hostile_peer);
 	RUN(fabric_lmc);
 	RUN(fabric_backpressure);
+	RUN(fabric_slow_port);
 	if (emu_bin)
 		RUN(fabric_processes);
 	else
