@@ -45,7 +45,8 @@ struct orca_fab {
 	enum fab_state state;
 	bool admin_down;	/* ctl port-down, until port-up */
 	uint64_t retry_at;	/* dp_now_ns() */
-	unsigned int failures;	/* connection attempts failed in a row */
+	/* in a row: connections refused, connections closed before a LID */
+	unsigned int failures, refusals;
 	struct msgq q;
 	uint64_t log_s;		/* second of the last complaint */
 	uint64_t log_suppressed;
@@ -118,16 +119,26 @@ uint8_t port_link_state(const struct orca_dev *dev)
 	return fabric_link_up(dev) ? ORCA_PORT_ACTIVE : ORCA_PORT_DOWN;
 }
 
+/* Say it for the first of a run of failures, then every 100th. */
+static bool log_first(unsigned int n)
+{
+	return n % 100 == 0;
+}
+
 static void link_lost(struct orca_dev *dev, const char *why)
 {
 	struct orca_fab *fab = dev->fab;
 
-	orca_log("fabric: link to %s lost (%s): port DOWN, LID 0x%llx kept until the SM answers again",
-		 dev->cfg.fabric, why, (unsigned long long)dev->cfg.lid);
+	/* a fabric that drops us before a LID (a GUID in use) is a refusal */
+	if (fab->state != FAB_WAIT || log_first(fab->refusals))
+		orca_log("fabric: link to %s lost (%s): port DOWN, LID 0x%llx kept until the SM answers again",
+			 dev->cfg.fabric, why,
+			 (unsigned long long)dev->cfg.lid);
+	if (fab->state == FAB_WAIT)
+		fab->refusals++;
 	close(fab->fd);
 	fab->fd = -1;
 	fab->state = FAB_IDLE;
-	fab->failures = 0;
 	msgq_clear(&fab->q);
 	fab->retry_at = dp_now_ns() + ORCA_FAB_RETRY_MS * 1000000ULL;
 	port_set_state(dev, ORCA_PORT_DOWN);
@@ -177,10 +188,11 @@ static void fab_connect(struct orca_dev *dev)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		/* the fabric may not be up yet: say so once, then rarely */
-		if (fab->failures++ % 100 == 0)
+		if (log_first(fab->failures))
 			orca_log("fabric: cannot connect to %s (%s), retrying every %u ms",
 				 dev->cfg.fabric, strerror(errno),
 				 ORCA_FAB_RETRY_MS);
+		fab->failures++;
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -193,8 +205,10 @@ static void fab_connect(struct orca_dev *dev)
 	h.node_guid = htole64(dev->cfg.node_guid);
 	h.port_guid = htole64(dev->cfg.port_guid);
 	h.lmc = dev->cfg.lmc;
-	orca_log("fabric: connected to %s, HELLO port GUID 0x%016llx",
-		 dev->cfg.fabric, (unsigned long long)dev->cfg.port_guid);
+	if (log_first(fab->refusals))
+		orca_log("fabric: connected to %s, HELLO port GUID 0x%016llx",
+			 dev->cfg.fabric,
+			 (unsigned long long)dev->cfg.port_guid);
 	fab_send(dev, &h, sizeof(h));
 }
 
@@ -276,6 +290,7 @@ static void on_lid(struct orca_dev *dev, const uint8_t *m, size_t len)
 	if (fab->state != FAB_UP)
 		dev->stats.fabric_links++;
 	fab->state = FAB_UP;
+	fab->refusals = 0;
 	/* the LID first, then the port is ACTIVE: never ACTIVE with LID 0 */
 	if (!fab->admin_down)
 		port_set_state(dev, ORCA_PORT_ACTIVE);

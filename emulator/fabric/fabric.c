@@ -152,7 +152,8 @@ static void conn_close(struct fabric *f, struct fab_conn *c, const char *why)
 		orca_log("port GUID 0x%016llx (LID 0x%x) left: %s",
 			 (unsigned long long)l->port_guid, l->lid, why);
 	} else {
-		orca_log("connection %d closed before HELLO: %s", i, why);
+		/* a port refused again and again: rate-limited */
+		complain(f, why, i);
 	}
 	close(c->fd);
 	c->fd = -1;
@@ -191,9 +192,7 @@ static void on_hello(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		 * Two emulators with one port GUID: the first keeps it (a
 		 * port that went away has closed its socket already).
 		 */
-		complain(f, "HELLO with the port GUID of a connected port",
-			 c - f->conns);
-		conn_close(f, c, "duplicate port GUID");
+		conn_close(f, c, "HELLO with the port GUID of a connected port");
 		return;
 	}
 	l->node_guid = le64toh(h.node_guid);
