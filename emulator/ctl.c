@@ -273,7 +273,7 @@ static void reply_line(struct ctl_client *cl, const char *reply)
 
 static void client_input(struct ctl_client *cl, struct orca_dev *dev)
 {
-	char reply[2048];
+	char reply[4096];
 	char *nl;
 	ssize_t r;
 
@@ -342,7 +342,7 @@ void ctl_handle(struct ctl_server *c, const struct pollfd *pfd, int n,
 int ctl_send(const char *path, const char *line)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char reply[4096];
+	char reply[8192];
 	size_t got = 0;
 	ssize_t r;
 	int fd;

@@ -93,7 +93,7 @@ static void sync_ram(struct emu *e)
 
 static void client_gone(struct emu *e, const char *why)
 {
-	char stats[2048];
+	char stats[4096];
 
 	orca_dev_format_stats(&e->dev, stats, sizeof(stats));
 	orca_log("session stats: %s", stats);
@@ -104,9 +104,10 @@ static void client_gone(struct emu *e, const char *why)
 /* One pass of the poll loop; returns false when the emulator must exit. */
 static bool poll_once(struct emu *e, uint64_t *next_tick)
 {
-	struct pollfd pfd[4 + ORCA_FW_NUM_VECS + CTL_MAX_CLIENTS];
-	int n = 0, i, ret, ctl_first, timeout;
-	int fw_first = -1, client_idx = -1;
+	struct pollfd pfd[5 + ORCA_FW_NUM_VECS + CTL_MAX_CLIENTS];
+	int n = 0, i, ret, ctl_first;
+	struct timespec timeout;
+	int fw_first = -1, client_idx = -1, fab_idx = -1;
 	uint64_t now = now_ns(), wake, deadline;
 
 	pfd[n++] = (struct pollfd){ .fd = e->ivs.listen_fd, .events = POLLIN };
@@ -123,6 +124,9 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 					.events = POLLIN };
 		}
 	}
+	/* the fabric's socket; connecting to it when it is time to */
+	if (orca_dev_fabric_pollfd(&e->dev, &pfd[n]))
+		fab_idx = n++;
 	ctl_first = n;
 	n += ctl_pollfds(&e->ctl, pfd + n);
 
@@ -130,11 +134,15 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 	deadline = orca_dev_next_deadline(&e->dev);
 	if (deadline && deadline < wake)
 		wake = deadline;
-	timeout = wake > now ?
-		  (int)((wake - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC) : 0;
-	if (orca_dev_busy(&e->dev))
-		timeout = 0;
-	ret = poll(pfd, n, timeout);
+	/*
+	 * To the nanosecond: a link delay or a retransmit timer far below
+	 * a millisecond (packets crossing the fabric) is kept as set.
+	 */
+	if (wake <= now || orca_dev_busy(&e->dev))
+		wake = now;
+	timeout.tv_sec = (wake - now) / 1000000000ULL;
+	timeout.tv_nsec = (wake - now) % 1000000000ULL;
+	ret = ppoll(pfd, n, &timeout, NULL);
 	if (ret < 0 && errno != EINTR) {
 		orca_log("poll: %s", strerror(errno));
 		return false;
@@ -166,6 +174,9 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 		sync_ram(e);
 		orca_dev_doorbell(&e->dev, i);
 	}
+	/* packets in (a batch), queued packets out */
+	if (fab_idx >= 0 && pfd[fab_idx].revents)
+		orca_dev_fabric_io(&e->dev, pfd[fab_idx].revents);
 	if (client_idx >= 0 &&
 	    (pfd[client_idx].revents & (POLLIN | POLLHUP | POLLERR))) {
 		char buf[64];
@@ -315,6 +326,9 @@ int main(int argc, char **argv)
 		 (unsigned long long)cfg.max_qp,
 		 orca_cfg_has_ece(&cfg) ? "on" : "off",
 		 reverse ? ", reverse completions" : "");
+	if (cfg.fabric[0])
+		orca_log("port 1 on the fabric %s (DOWN until its SM assigns a LID)",
+			 cfg.fabric);
 	next_tick = now_ns() + ORCA_HEARTBEAT_PERIOD_MS * NSEC_PER_MSEC;
 	while (poll_once(&e, &next_tick))
 		;

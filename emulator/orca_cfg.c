@@ -19,6 +19,7 @@ enum cfg_kind {
 	CFG_STRING,	/* fw_name */
 	CFG_PKEYS,	/* comma-separated 16-bit P_Keys */
 	CFG_MACHINE,	/* pc or q35 */
+	CFG_PATH,	/* a socket path, may be empty */
 };
 
 struct cfg_key {
@@ -110,6 +111,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ "guest_machine", CFG_MACHINE, offsetof(struct orca_cfg, guest_machine),
 	  0, 1, 0 },
 	NUM(ram_below_4g, 0, 4ULL << 30),
+	{ "fabric", CFG_PATH, offsetof(struct orca_cfg, fabric), 0, 0, 0 },
 };
 
 static int cfg_err(char *err, size_t errlen, const char *fmt, ...)
@@ -292,6 +294,13 @@ int orca_cfg_set(struct orca_cfg *cfg, const char *key, const char *val,
 				       "%s: '%s' is not pc or q35", key, val);
 		v = !strcmp(val, "q35");
 		break;
+	case CFG_PATH:
+		if (strlen(val) >= sizeof(cfg->fabric))
+			return cfg_err(err, errlen,
+				       "%s: '%s' is longer than %zu characters",
+				       key, val, sizeof(cfg->fabric) - 1);
+		snprintf(cfg->fabric, sizeof(cfg->fabric), "%s", val);
+		return 0;
 	case CFG_STRING:
 		if (strlen(val) >= sizeof(cfg->fw_name))
 			return cfg_err(err, errlen,
@@ -352,7 +361,8 @@ static int set_line(struct orca_cfg *cfg, char *line, char *err,
 	*eq = '\0';
 	key = trim(line);
 	val = trim(eq + 1);
-	if (!*key || !*val)
+	/* "fabric=" is the loopback, as if the key were not there */
+	if (!*key || (!*val && strcmp(key, "fabric")))
 		return cfg_err(err, errlen, "empty key or value in '%s=%s'",
 			       key, val);
 	return orca_cfg_set(cfg, key, val, err, errlen);

@@ -93,6 +93,8 @@ struct orca_cfg {
 	/* the guest's memory map (orca_dma.h) */
 	uint64_t guest_machine;		/* ORCA_MACHINE_* */
 	uint64_t ram_below_4g;		/* 0: QEMU's split for the machine */
+	/* orca-fabric's socket; empty: the port is a loopback */
+	char fabric[108];
 	/* which derived keys the user set explicitly (ORCA_CFG_SET_*) */
 	unsigned int explicit_set;
 };

@@ -87,7 +87,7 @@ static int cmd_reset(struct orca_dev *dev, struct cmd *c)
 	destroy_all(dev);
 	disarm(dev);
 	dev->state = ORCA_DEV_S_RESET;
-	dev->port_state = ORCA_PORT_ACTIVE;
+	dev->port_state = port_link_state(dev);
 	orca_log("RESET: all objects destroyed, events/mirror/MSI-X disarmed");
 	return ORCA_STATUS_OK;
 }

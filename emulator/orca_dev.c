@@ -334,6 +334,24 @@ void port_mirror_write(struct orca_dev *dev)
 	dev->stats.port_mirror_writes++;
 }
 
+void port_set_state(struct orca_dev *dev, uint8_t state)
+{
+	struct orca_eqe eqe;
+
+	if (dev->port_state == state)
+		return;	/* no transition, no event */
+	dev->port_state = state;
+	port_mirror_write(dev);
+	orca_log("port 1 %s", state == ORCA_PORT_ACTIVE ? "ACTIVE" : "DOWN");
+	memset(&eqe, 0, sizeof(eqe));
+	eqe.type = ORCA_EQE_PORT_EVENT;
+	eqe.port.port = 1;
+	eqe.port.event = state == ORCA_PORT_ACTIVE ? ORCA_PORT_EV_ACTIVE :
+						     ORCA_PORT_EV_DOWN;
+	post_async(dev, &eqe);
+	flush_irq(dev);
+}
+
 /*
  * A packet dropped for its P_Key (@pkey) or Q_Key: PortInfo's violation
  * counter, if the device has it, stopping at 0xffff.
@@ -425,7 +443,7 @@ static void forget_all(struct orca_dev *dev)
 static void func_reset(struct orca_dev *dev)
 {
 	forget_all(dev);
-	dev->port_state = ORCA_PORT_ACTIVE;
+	dev->port_state = port_link_state(dev);
 	dev->fatal = false;
 	dev->irq_pending = false;
 	REG_WR32(dev, fatal_syndrome, 0);
@@ -570,7 +588,7 @@ void orca_dev_connect(struct orca_dev *dev)
 	dev->cmdq_ci = dev->eq_pi = dev->eq_overflows = 0;
 	dev->ceq_pi = dev->ceq_overflows = 0;
 	dev->bad_pi_logged = 0;
-	dev->port_state = ORCA_PORT_ACTIVE;
+	dev->port_state = port_link_state(dev);
 	dev->next_pdn = dev->next_cqn = dev->next_qpn = 0;
 	memset(dev->mirror_seq, 0,
 	       (dev->cfg.max_qp + ORCA_QPN_BASE) * sizeof(*dev->mirror_seq));
@@ -617,7 +635,8 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 	dev->srqs = calloc(cfg->max_srq + 1, sizeof(*dev->srqs));
 	dev->mws = calloc(cfg->max_mw + 1, sizeof(*dev->mws));
 	if (!dev->pds || !dev->cqs || !dev->qps || !dev->mirror_seq ||
-	    !dev->mrs || !dev->ahs || !dev->srqs || !dev->mws) {
+	    !dev->mrs || !dev->ahs || !dev->srqs || !dev->mws ||
+	    fabric_init(dev)) {
 		orca_dev_destroy(dev);
 		return -ENOMEM;
 	}
@@ -629,7 +648,7 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 	regs->health = htole32(ORCA_HEALTH_OK);
 	memcpy(regs->fw_name, cfg->fw_name, sizeof(regs->fw_name));
 	regs->fw_name[sizeof(regs->fw_name) - 1] = '\0';
-	dev->port_state = ORCA_PORT_ACTIVE;
+	dev->port_state = port_link_state(dev);
 	/* magic last: a driver that sees it sees a complete block */
 	REG_WR64(dev, magic, ORCA_MAGIC);
 	return 0;
@@ -640,6 +659,7 @@ void orca_dev_destroy(struct orca_dev *dev)
 	if (dev->qps && dev->cqs && dev->pds)
 		destroy_all(dev);
 	pkt_cache_free(dev);
+	fabric_destroy(dev);
 	free(dev->mrs);
 	dev->mrs = NULL;
 	free(dev->ahs);
@@ -706,6 +726,8 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->link_drops,
 		       (unsigned long long)s->link_dups,
 		       (unsigned long long)s->link_reorders);
+	if (off < len)
+		off += fabric_format_stats(dev, buf + off, len - off);
 	for (op = 0; op < 256 && off < len; op++) {
 		if (!s->per_opcode[op])
 			continue;

@@ -12,6 +12,7 @@
 #ifndef ORCA_DEV_H
 #define ORCA_DEV_H
 
+#include <poll.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -231,6 +232,14 @@ struct orca_stats {
 	uint64_t rx_pkts;		/* packets the port received */
 	uint64_t rx_bytes;		/* payload bytes in them */
 	uint64_t port_mirror_writes;
+	/* the fabric (cfg fabric=PATH) */
+	uint64_t fabric_tx_pkts;	/* packets sent to it, */
+	uint64_t fabric_tx_bytes;	/* their IBTA bytes */
+	uint64_t fabric_rx_pkts;	/* packets from it, decoded */
+	uint64_t fabric_rx_bytes;
+	uint64_t fabric_decode_drops;	/* malformed messages or packets */
+	uint64_t fabric_queue_drops;	/* egress queue full */
+	uint64_t fabric_links;		/* times the SM made the port ACTIVE */
 };
 
 /*
@@ -244,6 +253,7 @@ struct orca_caps_override {
 };
 
 struct orca_pkt;
+struct orca_fab;
 
 struct orca_dev {
 	struct orca_cfg cfg;
@@ -302,6 +312,7 @@ struct orca_dev {
 	uint16_t qkey_viol_cntr;
 	uint64_t port_mirror_base;	/* latched at INIT, 0 = none */
 	uint32_t port_mirror_seq;
+	struct orca_fab *fab;		/* cable to orca-fabric, NULL: loopback */
 
 	/* objects */
 	struct orca_pd *pds;		/* [max_pd + 1], index 0 unused */
@@ -378,6 +389,15 @@ void orca_dev_tick(struct orca_dev *dev);
 bool orca_dev_busy(const struct orca_dev *dev);
 uint64_t orca_dev_next_deadline(const struct orca_dev *dev);
 void orca_dev_work(struct orca_dev *dev);
+
+/*
+ * The fabric (cfg fabric=PATH, orca_fabric.c).  Each pass of the poll
+ * loop: orca_dev_fabric_pollfd() fills @pfd and returns 1 when the port
+ * has a connection to watch (0: none; it also connects when it is time
+ * to), and orca_dev_fabric_io() gets the revents.
+ */
+int orca_dev_fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd);
+void orca_dev_fabric_io(struct orca_dev *dev, short revents);
 
 /* Test hooks: return 0 or -1 with a reason in err. */
 int orca_dev_hook_qp_fatal(struct orca_dev *dev, uint32_t qpn, char *err,

@@ -115,6 +115,8 @@ uint32_t mirror_write(struct orca_dev *dev, uint32_t qpn,
 		      const struct orca_qp_ctx *ctx);
 void port_attr_fill(struct orca_dev *dev, struct orca_port_attr *o);
 void port_mirror_write(struct orca_dev *dev);
+/* Port 1 to @state: mirror, then PORT_EVENT; nothing if no change. */
+void port_set_state(struct orca_dev *dev, uint8_t state);
 void port_count_violation(struct orca_dev *dev, bool pkey);
 void destroy_all(struct orca_dev *dev);
 void disarm(struct orca_dev *dev);

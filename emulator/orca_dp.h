@@ -6,6 +6,7 @@
  *                 access through a region or a ring (REG_MR / DEREG_MR)
  *   orca_cq.c     completion queues: ring, CQE writer, overrun
  *   orca_wire.c   packets, the port and its link (loopback today)
+ *   orca_pkt.c    packets as IBTA bytes on a fabric (orca_pkt.h)
  *   orca_wq.c     QP work queues: geometry, doorbell records, WQE access
  *   orca_srq.c    shared receive queues: commands, taking WQEs, limit
  *   orca_mw.c     memory windows: ALLOC/DEALLOC_MW, bind, invalidate,
@@ -22,76 +23,7 @@
 #define ORCA_DP_H
 
 #include "orca_dev_int.h"
-
-/* IBTA BTH opcodes (transport in bits 7:5). */
-enum {
-	IB_RC = 0x00, IB_UC = 0x20, IB_UD = 0x60,
-	IB_SEND_FIRST = 0x00, IB_SEND_MIDDLE = 0x01, IB_SEND_LAST = 0x02,
-	IB_SEND_LAST_IMM = 0x03, IB_SEND_ONLY = 0x04, IB_SEND_ONLY_IMM = 0x05,
-	IB_WRITE_FIRST = 0x06, IB_WRITE_MIDDLE = 0x07, IB_WRITE_LAST = 0x08,
-	IB_WRITE_LAST_IMM = 0x09, IB_WRITE_ONLY = 0x0a,
-	IB_WRITE_ONLY_IMM = 0x0b, IB_READ_REQ = 0x0c,
-	IB_READ_RESP_FIRST = 0x0d, IB_READ_RESP_MIDDLE = 0x0e,
-	IB_READ_RESP_LAST = 0x0f, IB_READ_RESP_ONLY = 0x10, IB_ACK = 0x11,
-	IB_ATOMIC_ACK = 0x12, IB_CMP_SWAP = 0x13, IB_FETCH_ADD = 0x14,
-	IB_SEND_LAST_INV = 0x16, IB_SEND_ONLY_INV = 0x17,	/* RC only */
-};
-
-/* AETH syndrome classes (bits 6:5) and NAK codes. */
-#define AETH_ACK		0x00
-#define AETH_RNR_NAK		0x20
-#define AETH_NAK		0x60
-#define AETH_NAK_PSN_SEQ	0
-#define AETH_NAK_INV_REQ	1
-#define AETH_NAK_REM_ACCESS	2
-#define AETH_NAK_REM_OP		3
-
-#define PSN_MASK		0xffffffU
-#define ORCA_MAX_PMTU		4096
-
-/* Which headers a packet carries; the fields are in host order. */
-#define PKT_GRH			(1U << 0)
-#define PKT_RETH		(1U << 1)
-#define PKT_AETH		(1U << 2)
-#define PKT_IMM			(1U << 3)
-#define PKT_ATOMIC		(1U << 4)
-#define PKT_ATOMIC_ACK		(1U << 5)
-#define PKT_DETH		(1U << 6)
-#define PKT_IETH		(1U << 7)
-
-struct orca_pkt {
-	struct orca_pkt *next;		/* link queue */
-	uint64_t deliver_at;		/* held by the link until (ns) */
-	uint32_t hdrs;			/* PKT_* */
-	/* LRH */
-	uint16_t dlid, slid;
-	uint8_t sl;
-	/* GRH */
-	uint8_t sgid[16], dgid[16];
-	/* BTH */
-	uint8_t opcode;
-	bool se, ackreq;
-	uint16_t pkey;
-	uint32_t dqpn, psn;
-	/* DETH */
-	uint32_t qkey, sqpn;
-	/* RETH */
-	uint64_t va;
-	uint32_t rkey, dmalen;
-	/* AtomicETH */
-	uint64_t swap_add, compare;
-	/* AETH */
-	uint8_t syndrome;
-	uint32_t msn;
-	/* AtomicAckETH */
-	uint64_t orig;
-	/* ImmDt, as carried (big-endian value) */
-	uint32_t imm;
-	/* IETH: the R_Key a SEND_WITH_INV invalidates */
-	uint32_t inv_rkey;
-	uint32_t paylen;
-	uint8_t payload[ORCA_MAX_PMTU];
-};
+#include "orca_pkt.h"
 
 /* orca_mem.c */
 bool pages_copy_in(struct orca_dev *dev, const struct orca_pbl *pbl,
@@ -172,6 +104,22 @@ uint64_t wire_next_deadline(const struct orca_dev *dev);
 bool wire_set_faults(struct orca_dev *dev, uint32_t drop_ppm,
 		     uint32_t dup_ppm, uint32_t reorder_ppm, uint32_t delay_us);
 uint16_t qp_pkey(struct orca_dev *dev, const struct orca_qp *qp);
+/* A packet that came from the fabric: to this port's receive path. */
+void wire_rx(struct orca_dev *dev, struct orca_pkt *p);
+
+/* orca_fabric.c: the port's cable to orca-fabric (cfg fabric) */
+int fabric_init(struct orca_dev *dev);
+void fabric_destroy(struct orca_dev *dev);
+/* No fabric, or the SM has given a LID and the port is not down. */
+bool fabric_link_up(const struct orca_dev *dev);
+/* What port 1's state is after a reset: ACTIVE unless the link is not. */
+uint8_t port_link_state(const struct orca_dev *dev);
+/* ctl port-up / port-down with a fabric. */
+void fabric_admin(struct orca_dev *dev, bool up);
+/* Encode and send (or queue) a packet for another port. */
+void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p);
+/* " fabric_...=..." counters, nothing without a fabric; the length. */
+int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len);
 
 /* orca_wq.c, orca_srq.c: taking a receive WQE for the responder */
 enum rwqe_take {

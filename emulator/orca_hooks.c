@@ -82,22 +82,16 @@ int orca_dev_hook_sq_error(struct orca_dev *dev, uint32_t qpn, char *err,
 int orca_dev_hook_port(struct orca_dev *dev, bool up, char *err,
 		       size_t errlen)
 {
-	uint8_t state = up ? ORCA_PORT_ACTIVE : ORCA_PORT_DOWN;
-	struct orca_eqe eqe;
-
 	(void)err;
 	(void)errlen;
-	if (dev->port_state == state)
-		return 0;	/* no transition, no event */
-	dev->port_state = state;
-	port_mirror_write(dev);
-	orca_log("hook: port 1 %s", up ? "ACTIVE" : "DOWN");
-	memset(&eqe, 0, sizeof(eqe));
-	eqe.type = ORCA_EQE_PORT_EVENT;
-	eqe.port.port = 1;
-	eqe.port.event = up ? ORCA_PORT_EV_ACTIVE : ORCA_PORT_EV_DOWN;
-	post_async(dev, &eqe);
-	flush_irq(dev);
+	/*
+	 * With a fabric the port leaves it (PORT_DOWN) and comes back
+	 * (PORT_UP): ACTIVE again once the SM has answered.
+	 */
+	if (dev->fab)
+		fabric_admin(dev, up);
+	else
+		port_set_state(dev, up ? ORCA_PORT_ACTIVE : ORCA_PORT_DOWN);
 	return 0;
 }
 

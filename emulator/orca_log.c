@@ -7,6 +7,12 @@
 
 static FILE *log_file;
 static int log_quiet;
+static const char *log_name = "orca-emu";
+
+void orca_log_set_name(const char *name)
+{
+	log_name = name;
+}
 
 void orca_log_set_file(FILE *f)
 {
@@ -27,8 +33,8 @@ void orca_log(const char *fmt, ...)
 	if (log_quiet)
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	fprintf(f, "orca-emu[%d] %ld.%03ld: ", (int)getpid(), (long)ts.tv_sec,
-		ts.tv_nsec / 1000000);
+	fprintf(f, "%s[%d] %ld.%03ld: ", log_name, (int)getpid(),
+		(long)ts.tv_sec, ts.tv_nsec / 1000000);
 	va_start(ap, fmt);
 	vfprintf(f, fmt, ap);
 	va_end(ap);

@@ -10,6 +10,8 @@
 #include <stdio.h>
 
 void orca_log_set_file(FILE *f);
+/* The program in the prefix (default orca-emu). */
+void orca_log_set_name(const char *name);
 /* Non-zero silences orca_log() (unit tests that provoke errors on purpose). */
 void orca_log_set_quiet(int quiet);
 void orca_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

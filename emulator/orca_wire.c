@@ -4,17 +4,21 @@
  *
  * Packets are IBTA-shaped (LRH/GRH/BTH and the extension headers, kept
  * unpacked in host order) and leave the device only through
- * wire_xmit().  Today the link is a loopback: the port routes a packet
- * whose destination is this port (DLID in lid..lid + 2^lmc - 1, or with
- * a GRH a DGID in the GID table) onto its own receive queue, and drops
- * anything else the way a fabric without that destination would.  A
- * second port or a fabric plugs in here.
+ * wire_xmit().  The port routes a packet whose destination is this port
+ * (DLID in lid..lid + 2^lmc - 1, or with a GRH a DGID in the GID table)
+ * onto its own receive queue, as an HCA loops back internally.  Without
+ * a fabric that is the whole link, and anything else is dropped the way
+ * a fabric without that destination would drop it; with one (cfg fabric,
+ * orca_fabric.c) anything else is sent to the fabric, and what the
+ * fabric brings comes in through wire_rx().
  *
  * The link can be made lossy (cfg link_*, ctl link-faults): it drops,
  * duplicates, holds back (so that later packets overtake) and delays
  * packets at chosen rates, from a seeded generator so that a run can be
- * repeated.  The transport must survive it: RC by its PSN rules,
- * retransmission and duplicate detection; UC and UD lose messages.
+ * repeated.  The faults apply to every packet the port sends, looped
+ * back or for the fabric; what the fabric brings has had its sender's.
+ * The transport must survive it: RC by its PSN rules, retransmission and
+ * duplicate detection; UC and UD lose messages.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +161,8 @@ void wire_xmit(struct orca_dev *dev, struct orca_pkt *p)
 
 	dev->stats.pkts++;
 	dev->stats.pkt_bytes += p->paylen;
-	if (dev->port_state != ORCA_PORT_ACTIVE || !port_owns(dev, p)) {
+	if (dev->port_state != ORCA_PORT_ACTIVE ||
+	    (!dev->fab && !port_owns(dev, p))) {
 		dev->stats.pkts_dropped++;
 		pkt_free(dev, p);
 		return;
@@ -219,6 +224,16 @@ static void port_rx(struct orca_dev *dev, struct orca_pkt *p)
 		resp_rx(dev, qp, p);
 }
 
+/* A packet off the link: looped back, or out to the fabric. */
+static void link_deliver(struct orca_dev *dev, struct orca_pkt *p)
+{
+	if (dev->fab && !port_owns(dev, p))
+		fabric_xmit(dev, p);
+	else
+		port_rx(dev, p);
+	pkt_free(dev, p);
+}
+
 unsigned int wire_drain(struct orca_dev *dev)
 {
 	unsigned int n = 0;
@@ -229,8 +244,7 @@ unsigned int wire_drain(struct orca_dev *dev)
 		dev->link_head = p->next;
 		if (!dev->link_head)
 			dev->link_tail = NULL;
-		port_rx(dev, p);
-		pkt_free(dev, p);
+		link_deliver(dev, p);
 		n++;
 	}
 	if (!dev->link_held)
@@ -238,11 +252,25 @@ unsigned int wire_drain(struct orca_dev *dev)
 	now = dp_now_ns();
 	while ((p = dev->link_held) && p->deliver_at <= now) {
 		dev->link_held = p->next;
-		port_rx(dev, p);
-		pkt_free(dev, p);
+		link_deliver(dev, p);
 		n++;
 	}
 	return n;
+}
+
+/*
+ * From the fabric: only while the port is ACTIVE and the device could
+ * take it (the switch routed it by DLID; a GRH must name us too).
+ */
+void wire_rx(struct orca_dev *dev, struct orca_pkt *p)
+{
+	if (dev->port_state != ORCA_PORT_ACTIVE || dev->fatal || dev->hung ||
+	    !dev->ram || dev->state != ORCA_DEV_S_ACTIVE ||
+	    !port_owns(dev, p))
+		dev->stats.pkts_dropped++;
+	else
+		port_rx(dev, p);
+	pkt_free(dev, p);
 }
 
 /* Drop what is in flight (reset, destroy of everything). */

@@ -173,6 +173,8 @@ static inline bool make_qp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
 static uint16_t connect_pkey_index;	/* P_Key index connect_rc() sets */
 static uint8_t connect_retry_cnt = 1;	/* retry_cnt connect_rc() sets */
 static uint8_t connect_timeout = 10;	/* and timeout (4.096 us << it) */
+/* the DLID connect_qp() sets; 0: the port's own (a loopback) */
+static uint16_t connect_dlid;
 
 /* The attributes only RC has (IBTA 11.2.4.2's transition tables). */
 #define CONNECT_RC_ONLY	(ORCA_QP_MAX_DEST_RD_ATOMIC | ORCA_QP_MIN_RNR_TIMER | \
@@ -214,7 +216,8 @@ static inline bool connect_qp(struct fx *f, struct ring_qp *qp, uint32_t dest,
 		in.ctx.pkey_index = htole16(connect_pkey_index);
 		in.ctx.access_flags = htole32(access);
 		in.ctx.av.port = 1;
-		in.ctx.av.dlid = htole16(f->cfg.lid);
+		in.ctx.av.dlid = htole16(connect_dlid ? connect_dlid :
+					 f->cfg.lid);
 		in.ctx.path_mtu = mtu;
 		in.ctx.dest_qpn = htole32(dest);
 		in.ctx.rq_psn = htole32(0xfffffe);	/* wraps */
@@ -312,6 +315,19 @@ static inline struct fx *dp_up_cfg(const char *const *sets)
 static inline struct fx *dp_up(void)
 {
 	return dp_up_cfg(NULL);
+}
+
+/*
+ * Two devices (on one fabric, say) whose buffers come from one heap:
+ * an offset heap_alloc() gives is used by one of them only.
+ */
+static inline void dp_up_pair(const char *const *sets_a,
+			      const char *const *sets_b, struct fx **a,
+			      struct fx **b)
+{
+	heap_next = HEAP_BASE;
+	*a = fx_up_cfg(sets_a);
+	*b = fx_up_cfg(sets_b);
 }
 
 #endif /* ORCA_EMU_TESTS_DP_FIXTURE_H */

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * orca-fabric: a switch and subnet manager for orca emulators
+ * (protocol in ../orca_fabric.h).
+ *
+ *   fabric.c      the poll loop, ports, the SM (LIDs), forwarding
+ *   fabric_ctl.c  the control socket (stats, ping)
+ */
+#ifndef ORCA_FABRIC_SW_H
+#define ORCA_FABRIC_SW_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "orca_fabric.h"
+#include "orca_msgq.h"
+
+#define FAB_MAX_PORTS	64	/* connections at once */
+#define FAB_MAX_LIDS	256	/* port GUIDs the SM remembers */
+#define FAB_QUEUE	128	/* messages held for a slow port */
+#define FAB_CTL_CLIENTS	8
+#define FAB_CTL_LINE	256
+
+/*
+ * What the SM knows of a port GUID, for its whole life: its LIDs and
+ * its counters survive reconnects and link down / up.
+ */
+struct fab_lid {
+	uint64_t port_guid, node_guid;
+	uint16_t lid;
+	uint8_t lmc;
+	int conn;			/* in conns[]; -1: not connected */
+	bool up;			/* routed to (HELLO'd, not PORT_DOWN) */
+	uint64_t pkts_in, pkts_out;	/* forwarded from it, to it */
+	uint64_t bytes_in, bytes_out;
+	uint64_t dropped;		/* from it: no route, or it is down */
+	uint64_t queue_drops;		/* to it: its queue was full */
+	uint64_t connects;
+};
+
+/* One emulator's connection. */
+struct fab_conn {
+	int fd;				/* -1: free */
+	int lid;			/* index in lids[], -1 before HELLO */
+	struct msgq q;			/* to it */
+};
+
+struct fab_ctl_client {
+	int fd;
+	size_t len;
+	char buf[FAB_CTL_LINE];
+};
+
+struct fabric {
+	int listen_fd;
+	const char *path;
+	int ctl_fd;
+	const char *ctl_path;
+	struct fab_ctl_client ctl[FAB_CTL_CLIENTS];
+	struct fab_conn conns[FAB_MAX_PORTS];
+	struct fab_lid lids[FAB_MAX_LIDS];
+	unsigned int n_lids;
+	uint16_t next_lid;
+	unsigned int n_conns;
+	bool had_conn;			/* --once: a port came */
+	/* dropped with no port to blame: malformed, unknown sender */
+	uint64_t bad_msgs;
+	uint64_t log_suppressed;
+	uint64_t last_log_s;
+};
+
+/* fabric_ctl.c */
+int fab_ctl_open(struct fabric *f, const char *path);
+void fab_ctl_close(struct fabric *f);
+int fab_ctl_pollfds(struct fabric *f, struct pollfd *pfd);
+void fab_ctl_handle(struct fabric *f, const struct pollfd *pfd, int n);
+/* One request; the reply without newline in @reply. */
+void fab_ctl_execute(struct fabric *f, const char *line, char *reply,
+		     size_t len);
+
+#endif /* ORCA_FABRIC_SW_H */

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca-fabric: control socket.  As orca-emu's (ctl.c): SOCK_STREAM, one
+ * request per line, one reply line starting with "ok" or "error".
+ *
+ *   ping    ok pong ports=N lids=N
+ *   stats   ok ports=N lids=N bad_msgs=N, then per port GUID the SM
+ *           knows, by its LID L: lidL_guid lidL_node lidL_lmc lidL_state
+ *           (active, down or gone) lidL_in lidL_out lidL_bytes_in
+ *           lidL_bytes_out lidL_dropped lidL_queue_drops lidL_connects
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "fabric.h"
+#include "orca_log.h"
+
+int fab_ctl_open(struct fabric *f, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, e;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(fd, 4) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	f->ctl_fd = fd;
+	f->ctl_path = path;
+	return 0;
+}
+
+void fab_ctl_close(struct fabric *f)
+{
+	int i;
+
+	for (i = 0; i < FAB_CTL_CLIENTS; i++) {
+		if (f->ctl[i].fd >= 0)
+			close(f->ctl[i].fd);
+		f->ctl[i].fd = -1;
+	}
+	if (f->ctl_fd >= 0) {
+		close(f->ctl_fd);
+		unlink(f->ctl_path);
+	}
+	f->ctl_fd = -1;
+}
+
+int fab_ctl_pollfds(struct fabric *f, struct pollfd *pfd)
+{
+	int i, n = 0;
+
+	if (f->ctl_fd < 0)
+		return 0;
+	pfd[n++] = (struct pollfd){ .fd = f->ctl_fd, .events = POLLIN };
+	for (i = 0; i < FAB_CTL_CLIENTS; i++)
+		pfd[n++] = (struct pollfd){ .fd = f->ctl[i].fd,
+					    .events = POLLIN };
+	return n;
+}
+
+static const char *lid_state(const struct fab_lid *l)
+{
+	if (l->conn < 0)
+		return "gone";
+	return l->up ? "active" : "down";
+}
+
+void fab_ctl_execute(struct fabric *f, const char *line, char *reply,
+		     size_t len)
+{
+	size_t off;
+	unsigned int i;
+
+	if (!strcmp(line, "ping")) {
+		snprintf(reply, len, "ok pong ports=%u lids=%u", f->n_conns,
+			 f->n_lids);
+		return;
+	}
+	if (strcmp(line, "stats")) {
+		snprintf(reply, len, "error unknown request '%s' (stats, ping)",
+			 line);
+		return;
+	}
+	off = snprintf(reply, len, "ok ports=%u lids=%u bad_msgs=%llu",
+		       f->n_conns, f->n_lids,
+		       (unsigned long long)f->bad_msgs);
+	for (i = 0; i < f->n_lids && off < len; i++) {
+		const struct fab_lid *l = &f->lids[i];
+		unsigned int id = l->lid;
+
+		off += snprintf(reply + off, len - off,
+				" lid%u_guid=0x%016llx lid%u_node=0x%016llx lid%u_lmc=%u lid%u_state=%s lid%u_in=%llu lid%u_out=%llu lid%u_bytes_in=%llu lid%u_bytes_out=%llu lid%u_dropped=%llu lid%u_queue_drops=%llu lid%u_connects=%llu",
+				id, (unsigned long long)l->port_guid,
+				id, (unsigned long long)l->node_guid,
+				id, l->lmc, id, lid_state(l),
+				id, (unsigned long long)l->pkts_in,
+				id, (unsigned long long)l->pkts_out,
+				id, (unsigned long long)l->bytes_in,
+				id, (unsigned long long)l->bytes_out,
+				id, (unsigned long long)l->dropped,
+				id, (unsigned long long)l->queue_drops,
+				id, (unsigned long long)l->connects);
+	}
+	if (off >= len && len > 4)
+		strcpy(reply + len - 4, "...");
+}
+
+static void client_drop(struct fab_ctl_client *cl)
+{
+	close(cl->fd);
+	cl->fd = -1;
+	cl->len = 0;
+}
+
+static void reply_line(struct fab_ctl_client *cl, const char *reply)
+{
+	size_t len = strlen(reply);
+
+	/* one short line: a blocking send is fine */
+	if (send(cl->fd, reply, len, MSG_NOSIGNAL) != (ssize_t)len ||
+	    send(cl->fd, "\n", 1, MSG_NOSIGNAL) != 1)
+		client_drop(cl);
+}
+
+static void client_input(struct fabric *f, struct fab_ctl_client *cl)
+{
+	static char reply[16384];
+	char *nl;
+	ssize_t r;
+
+	r = read(cl->fd, cl->buf + cl->len, sizeof(cl->buf) - 1 - cl->len);
+	if (r <= 0) {
+		if (r < 0 && errno == EINTR)
+			return;
+		client_drop(cl);
+		return;
+	}
+	cl->len += r;
+	cl->buf[cl->len] = '\0';
+	while (cl->fd >= 0 && (nl = strchr(cl->buf, '\n'))) {
+		*nl = '\0';
+		if (nl > cl->buf && nl[-1] == '\r')
+			nl[-1] = '\0';
+		fab_ctl_execute(f, cl->buf, reply, sizeof(reply));
+		reply_line(cl, reply);
+		if (cl->fd < 0)
+			return;
+		cl->len -= nl + 1 - cl->buf;
+		memmove(cl->buf, nl + 1, cl->len + 1);
+	}
+	if (cl->fd >= 0 && cl->len == sizeof(cl->buf) - 1) {
+		reply_line(cl, "error request line too long");
+		if (cl->fd >= 0)
+			client_drop(cl);
+	}
+}
+
+void fab_ctl_handle(struct fabric *f, const struct pollfd *pfd, int n)
+{
+	int i, fd;
+
+	if (!n)
+		return;
+	for (i = 0; i < FAB_CTL_CLIENTS && i + 1 < n; i++)
+		if (f->ctl[i].fd >= 0 &&
+		    (pfd[i + 1].revents & (POLLIN | POLLHUP | POLLERR)))
+			client_input(f, &f->ctl[i]);
+	if (!(pfd[0].revents & POLLIN))
+		return;
+	fd = accept4(f->ctl_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (i = 0; i < FAB_CTL_CLIENTS; i++) {
+		if (f->ctl[i].fd < 0) {
+			f->ctl[i].fd = fd;
+			f->ctl[i].len = 0;
+			return;
+		}
+	}
+	orca_log("ctl: too many control clients, refusing one");
+	close(fd);
+}

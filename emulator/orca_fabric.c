@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca device model: the port's cable to orca-fabric (cfg fabric=PATH;
+ * protocol in orca_fabric.h).
+ *
+ * With a fabric the port is DOWN with LID 0 until the subnet manager
+ * has answered HELLO with LID_ASSIGN: only then are lid and sm_lid set
+ * and the port ACTIVE, with the PORT_EVENT that says so.  A packet for
+ * this port still loops back inside the device (orca_wire.c); any other
+ * goes out encoded as IBTA bytes (orca_pkt.c), and what arrives is
+ * decoded and goes through the same receive path as a looped-back one.
+ *
+ * Nothing here waits.  The socket is non-blocking; what it does not take
+ * at once waits in a bounded queue (POLLOUT), and a packet that finds
+ * the queue full is dropped and counted, as a congested link drops: RC
+ * retransmits.  Receiving is done in batches from the glue's poll loop.
+ * If the fabric goes away the port goes DOWN and the device connects
+ * again every ORCA_FAB_RETRY_MS.  ctl port-down / port-up send PORT_DOWN
+ * / PORT_UP: the SM stops routing to the port, and gives it the same LID
+ * back.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "orca_dp.h"
+#include "orca_fabric.h"
+#include "orca_msgq.h"
+
+#define ORCA_FAB_RETRY_MS	100	/* between connection attempts */
+#define ORCA_FAB_QUEUE		256	/* messages waiting to go */
+#define ORCA_FAB_RX_BATCH	64	/* messages read per poll */
+
+enum fab_state {
+	FAB_IDLE,		/* no connection: retry at retry_at */
+	FAB_WAIT,		/* connected, waiting for LID_ASSIGN */
+	FAB_UP,			/* LID assigned */
+};
+
+struct orca_fab {
+	int fd;
+	enum fab_state state;
+	bool admin_down;	/* ctl port-down, until port-up */
+	uint64_t retry_at;	/* dp_now_ns() */
+	/* in a row: connections refused, connections closed before a LID */
+	unsigned int failures, refusals;
+	struct msgq q;
+	uint64_t log_s;		/* second of the last complaint */
+	uint64_t log_suppressed;
+	uint8_t rx[ORCA_FAB_MSG_MAX + 1];
+	uint8_t tx[ORCA_FAB_MSG_MAX];
+};
+
+static const char *const state_names[] = {
+	[FAB_IDLE] = "idle", [FAB_WAIT] = "wait", [FAB_UP] = "up",
+};
+
+/* What the peer sends is not ours to trust: one log line a second. */
+static void complain(struct orca_dev *dev, const char *what, const char *why)
+{
+	struct orca_fab *fab = dev->fab;
+	uint64_t s = dp_now_ns() / 1000000000ULL;
+
+	if (s == fab->log_s) {
+		fab->log_suppressed++;
+		return;
+	}
+	orca_log("fabric: %s: %s (%llu more not logged)", what, why,
+		 (unsigned long long)fab->log_suppressed);
+	fab->log_s = s;
+	fab->log_suppressed = 0;
+}
+
+int fabric_init(struct orca_dev *dev)
+{
+	struct orca_fab *fab;
+
+	if (!dev->cfg.fabric[0])
+		return 0;
+	fab = calloc(1, sizeof(*fab));
+	if (!fab)
+		return -ENOMEM;
+	if (msgq_init(&fab->q, ORCA_FAB_QUEUE, ORCA_FAB_MSG_MAX)) {
+		free(fab);
+		return -ENOMEM;
+	}
+	fab->fd = -1;
+	dev->fab = fab;
+	/* no LID until the SM gives one */
+	dev->cfg.lid = 0;
+	dev->cfg.sm_lid = 0;
+	return 0;
+}
+
+void fabric_destroy(struct orca_dev *dev)
+{
+	struct orca_fab *fab = dev->fab;
+
+	if (!fab)
+		return;
+	if (fab->fd >= 0)
+		close(fab->fd);
+	msgq_free(&fab->q);
+	free(fab);
+	dev->fab = NULL;
+}
+
+bool fabric_link_up(const struct orca_dev *dev)
+{
+	return !dev->fab || (dev->fab->state == FAB_UP &&
+			     !dev->fab->admin_down);
+}
+
+uint8_t port_link_state(const struct orca_dev *dev)
+{
+	return fabric_link_up(dev) ? ORCA_PORT_ACTIVE : ORCA_PORT_DOWN;
+}
+
+/* Say it for the first of a run of failures, then every 100th. */
+static bool log_first(unsigned int n)
+{
+	return n % 100 == 0;
+}
+
+static void link_lost(struct orca_dev *dev, const char *why)
+{
+	struct orca_fab *fab = dev->fab;
+
+	/* a fabric that drops us before a LID (a GUID in use) is a refusal */
+	if (fab->state != FAB_WAIT || log_first(fab->refusals))
+		orca_log("fabric: link to %s lost (%s): port DOWN, LID 0x%llx kept until the SM answers again",
+			 dev->cfg.fabric, why,
+			 (unsigned long long)dev->cfg.lid);
+	if (fab->state == FAB_WAIT)
+		fab->refusals++;
+	close(fab->fd);
+	fab->fd = -1;
+	fab->state = FAB_IDLE;
+	msgq_clear(&fab->q);
+	fab->retry_at = dp_now_ns() + ORCA_FAB_RETRY_MS * 1000000ULL;
+	port_set_state(dev, ORCA_PORT_DOWN);
+}
+
+/* Queue one message and send what the socket takes; false: queue full. */
+static bool fab_send(struct orca_dev *dev, const void *m, size_t len)
+{
+	struct orca_fab *fab = dev->fab;
+	uint8_t *slot = msgq_tail(&fab->q);
+
+	if (!slot)
+		return false;
+	memcpy(slot, m, len);
+	msgq_push(&fab->q, len);
+	if (msgq_flush(&fab->q, fab->fd) < 0)
+		link_lost(dev, strerror(errno));
+	return true;
+}
+
+static void fab_hdr(struct orca_fab_hdr *h, uint8_t type)
+{
+	memset(h, 0, sizeof(*h));
+	h->type = type;
+	h->version = ORCA_FAB_VERSION;
+}
+
+static void send_ctl(struct orca_dev *dev, uint8_t type)
+{
+	struct orca_fab_hdr h;
+
+	fab_hdr(&h, type);
+	if (!fab_send(dev, &h, sizeof(h)))
+		complain(dev, "queue full", "PORT_UP/DOWN not sent");
+}
+
+static void fab_connect(struct orca_dev *dev)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct orca_fab *fab = dev->fab;
+	struct orca_fab_hello h;
+	int fd;
+
+	fab->retry_at = dp_now_ns() + ORCA_FAB_RETRY_MS * 1000000ULL;
+	/* orca_cfg limits the path to 107 bytes: it fits */
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", dev->cfg.fabric);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		/* the fabric may not be up yet: say so once, then rarely */
+		if (log_first(fab->failures))
+			orca_log("fabric: cannot connect to %s (%s), retrying every %u ms",
+				 dev->cfg.fabric, strerror(errno),
+				 ORCA_FAB_RETRY_MS);
+		fab->failures++;
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	fab->fd = fd;
+	fab->state = FAB_WAIT;
+	fab->failures = 0;
+	memset(&h, 0, sizeof(h));
+	fab_hdr(&h.h, ORCA_FAB_HELLO);
+	h.node_guid = htole64(dev->cfg.node_guid);
+	h.port_guid = htole64(dev->cfg.port_guid);
+	h.lmc = dev->cfg.lmc;
+	if (log_first(fab->refusals))
+		orca_log("fabric: connected to %s, HELLO port GUID 0x%016llx",
+			 dev->cfg.fabric,
+			 (unsigned long long)dev->cfg.port_guid);
+	fab_send(dev, &h, sizeof(h));
+}
+
+void fabric_admin(struct orca_dev *dev, bool up)
+{
+	struct orca_fab *fab = dev->fab;
+
+	if (fab->admin_down == !up)
+		return;
+	fab->admin_down = !up;
+	orca_log("fabric: port %s by request", up ? "up" : "down");
+	if (!up) {
+		if (fab->fd >= 0)
+			send_ctl(dev, ORCA_FAB_PORT_DOWN);
+		port_set_state(dev, ORCA_PORT_DOWN);
+		return;
+	}
+	if (fab->fd < 0) {
+		fab->retry_at = 0;	/* connect at the next poll */
+		return;
+	}
+	/* ACTIVE again when the SM answers with the LID */
+	fab->state = FAB_WAIT;
+	send_ctl(dev, ORCA_FAB_PORT_UP);
+}
+
+void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
+{
+	struct orca_fab *fab = dev->fab;
+	size_t len;
+
+	if (!fabric_link_up(dev) || fab->fd < 0) {
+		dev->stats.pkts_dropped++;
+		return;
+	}
+	fab_hdr((struct orca_fab_hdr *)fab->tx, ORCA_FAB_PKT);
+	len = orca_pkt_encode(p, fab->tx + sizeof(struct orca_fab_hdr));
+	if (!len) {
+		/* the engine built a packet IBTA does not have */
+		dev->stats.pkts_dropped++;
+		complain(dev, "not sent", "packet its opcode does not allow");
+		return;
+	}
+	if (!fab_send(dev, fab->tx, sizeof(struct orca_fab_hdr) + len)) {
+		dev->stats.fabric_queue_drops++;
+		return;
+	}
+	dev->stats.fabric_tx_pkts++;
+	dev->stats.fabric_tx_bytes += len;
+}
+
+static void on_lid(struct orca_dev *dev, const uint8_t *m, size_t len)
+{
+	struct orca_fab *fab = dev->fab;
+	struct orca_fab_lid a;
+	uint16_t lid, sm_lid;
+
+	if (len != sizeof(a)) {
+		complain(dev, "LID_ASSIGN ignored", "wrong size");
+		return;
+	}
+	memcpy(&a, m, sizeof(a));
+	lid = le16toh(a.lid);
+	sm_lid = le16toh(a.sm_lid);
+	if (!lid || lid > ORCA_FAB_MAX_LID || !sm_lid ||
+	    sm_lid > ORCA_FAB_MAX_LID || a.lmc != dev->cfg.lmc ||
+	    (lid & ((1U << a.lmc) - 1))) {
+		complain(dev, "LID_ASSIGN ignored", "bad LID, SM LID or LMC");
+		return;
+	}
+	if (fab->state != FAB_UP || dev->cfg.lid != lid)
+		orca_log("fabric: LID 0x%x, SM LID 0x%x%s", lid, sm_lid,
+			 fab->admin_down ? " (port down by request)" : "");
+	if (dev->cfg.lid != lid || dev->cfg.sm_lid != sm_lid) {
+		dev->cfg.lid = lid;
+		dev->cfg.sm_lid = sm_lid;
+		port_mirror_write(dev);
+	}
+	if (fab->state != FAB_UP)
+		dev->stats.fabric_links++;
+	fab->state = FAB_UP;
+	fab->refusals = 0;
+	/* the LID first, then the port is ACTIVE: never ACTIVE with LID 0 */
+	if (!fab->admin_down)
+		port_set_state(dev, ORCA_PORT_ACTIVE);
+}
+
+/* One message from the fabric; true if it was a packet delivered. */
+static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len)
+{
+	const size_t hl = sizeof(struct orca_fab_hdr);
+	enum orca_pkt_err err;
+	struct orca_pkt *p;
+
+	if (len < hl || m[1] != ORCA_FAB_VERSION) {
+		dev->stats.fabric_decode_drops++;
+		complain(dev, "message dropped", "no header or another version");
+		return false;
+	}
+	if (m[0] == ORCA_FAB_LID_ASSIGN) {
+		on_lid(dev, m, len);
+		return false;
+	}
+	if (m[0] != ORCA_FAB_PKT) {
+		dev->stats.fabric_decode_drops++;
+		complain(dev, "message dropped", "unknown type");
+		return false;
+	}
+	p = pkt_alloc(dev);
+	if (!p) {
+		dev->stats.pkts_dropped++;
+		return false;
+	}
+	err = orca_pkt_decode(m + hl, len - hl, p);
+	if (err != ORCA_PKT_OK) {
+		dev->stats.fabric_decode_drops++;
+		complain(dev, "packet dropped", orca_pkt_strerror(err));
+		pkt_free(dev, p);
+		return false;
+	}
+	dev->stats.fabric_rx_pkts++;
+	dev->stats.fabric_rx_bytes += len - hl;
+	wire_rx(dev, p);
+	return true;
+}
+
+int orca_dev_fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
+{
+	struct orca_fab *fab = dev->fab;
+
+	if (!fab)
+		return 0;
+	if (fab->fd < 0 && !fab->admin_down && dp_now_ns() >= fab->retry_at)
+		fab_connect(dev);
+	if (fab->fd < 0)
+		return 0;
+	*pfd = (struct pollfd){
+		.fd = fab->fd,
+		.events = POLLIN | (msgq_empty(&fab->q) ? 0 : POLLOUT),
+	};
+	return 1;
+}
+
+void orca_dev_fabric_io(struct orca_dev *dev, short revents)
+{
+	struct orca_fab *fab = dev->fab;
+	unsigned int i, delivered = 0;
+	ssize_t r;
+
+	if (!fab || fab->fd < 0)
+		return;
+	if ((revents & POLLOUT) && msgq_flush(&fab->q, fab->fd) < 0) {
+		link_lost(dev, strerror(errno));
+		return;
+	}
+	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
+		return;
+	for (i = 0; i < ORCA_FAB_RX_BATCH; i++) {
+		r = recv(fab->fd, fab->rx, sizeof(fab->rx),
+			 MSG_DONTWAIT | MSG_TRUNC);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (r <= 0) {
+			link_lost(dev, r ? strerror(errno) : "fabric closed");
+			break;
+		}
+		if ((size_t)r > ORCA_FAB_MSG_MAX) {
+			dev->stats.fabric_decode_drops++;
+			complain(dev, "message dropped", "too long");
+			continue;
+		}
+		delivered += on_msg(dev, fab->rx, r);
+	}
+	/* what the packets started: responses, completions, interrupts */
+	if (delivered)
+		orca_dev_work(dev);
+}
+
+int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len)
+{
+	const struct orca_stats *s = &dev->stats;
+	const struct orca_fab *fab = dev->fab;
+
+	if (!fab)
+		return 0;
+	return snprintf(buf, len,
+			" fabric_state=%s fabric_admin_down=%d fabric_lid=%llu fabric_sm_lid=%llu fabric_tx_pkts=%llu fabric_tx_bytes=%llu fabric_rx_pkts=%llu fabric_rx_bytes=%llu fabric_decode_drops=%llu fabric_queue_drops=%llu fabric_links=%llu fabric_queued=%u",
+			state_names[fab->state], fab->admin_down,
+			(unsigned long long)dev->cfg.lid,
+			(unsigned long long)dev->cfg.sm_lid,
+			(unsigned long long)s->fabric_tx_pkts,
+			(unsigned long long)s->fabric_tx_bytes,
+			(unsigned long long)s->fabric_rx_pkts,
+			(unsigned long long)s->fabric_rx_bytes,
+			(unsigned long long)s->fabric_decode_drops,
+			(unsigned long long)s->fabric_queue_drops,
+			(unsigned long long)s->fabric_links, fab->q.n);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * The fabric between orca emulators: what a port (orca-emu, the
+ * device's side in orca_fabric.c) and the switch and subnet manager
+ * (orca-fabric, fabric/) say to each other.
+ *
+ * One UNIX SOCK_SEQPACKET connection per port, one message per packet.
+ * Every message starts with struct orca_fab_hdr; the multi-byte fields
+ * of the messages are little-endian (both ends are on one host, but the
+ * format does not depend on it).  The conversation:
+ *
+ *   port -> SM    HELLO        node and port GUID, the LMC it wants
+ *   SM -> port    LID_ASSIGN   its base LID (the same for the same port
+ *                              GUID for the life of the SM) and the SM's
+ *                              own LID; the port goes ACTIVE
+ *   both ways     PKT          one packet as IBTA bytes (orca_pkt.h),
+ *                              routed by the LRH's DLID
+ *   port -> SM    PORT_DOWN    the link went down: the SM routes nothing
+ *                              to it any more, its LID stays reserved
+ *   port -> SM    PORT_UP      the link is back: LID_ASSIGN again
+ *
+ * Closing the connection is PORT_DOWN and leaving; a HELLO on a new
+ * connection gets the same LID back.  Either side drops a message it
+ * cannot use and counts it; neither ever blocks on the other.
+ */
+#ifndef ORCA_FABRIC_H
+#define ORCA_FABRIC_H
+
+#include <stdint.h>
+
+#include "orca_pkt.h"
+
+#define ORCA_FAB_VERSION	1
+#define ORCA_FAB_SM_LID		1	/* the SM's own LID */
+#define ORCA_FAB_FIRST_LID	2	/* ports get LIDs from here */
+#define ORCA_FAB_MAX_LID	0xbfff	/* last unicast LID */
+
+enum orca_fab_type {
+	ORCA_FAB_HELLO		= 1,
+	ORCA_FAB_LID_ASSIGN	= 2,
+	ORCA_FAB_PKT		= 3,
+	ORCA_FAB_PORT_DOWN	= 4,
+	ORCA_FAB_PORT_UP	= 5,
+};
+
+struct orca_fab_hdr {
+	uint8_t type;			/* ORCA_FAB_* */
+	uint8_t version;		/* ORCA_FAB_VERSION */
+	uint8_t reserved[6];		/* zero; keeps a packet 8-aligned */
+};
+
+struct orca_fab_hello {
+	struct orca_fab_hdr h;
+	uint64_t node_guid;
+	uint64_t port_guid;		/* the SM's key for the LID */
+	uint8_t lmc;			/* LIDs lid .. lid + 2^lmc - 1 */
+	uint8_t reserved[7];
+};
+
+struct orca_fab_lid {
+	struct orca_fab_hdr h;
+	uint16_t lid;
+	uint16_t sm_lid;
+	uint8_t lmc;
+	uint8_t reserved[3];
+};
+
+/* A PKT message: the header, then ORCA_PKT_WIRE_MAX bytes at most. */
+#define ORCA_FAB_MSG_MAX \
+	(sizeof(struct orca_fab_hdr) + ORCA_PKT_WIRE_MAX)
+
+#endif /* ORCA_FABRIC_H */

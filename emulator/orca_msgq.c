@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Bounded message queue in front of a non-blocking SOCK_SEQPACKET socket.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "orca_msgq.h"
+
+int msgq_init(struct msgq *q, unsigned int cap, size_t slot)
+{
+	memset(q, 0, sizeof(*q));
+	q->len = calloc(cap, sizeof(*q->len));
+	q->buf = malloc(cap * slot);
+	if (!q->len || !q->buf) {
+		msgq_free(q);
+		return -1;
+	}
+	q->cap = cap;
+	q->slot = slot;
+	return 0;
+}
+
+void msgq_free(struct msgq *q)
+{
+	free(q->len);
+	free(q->buf);
+	memset(q, 0, sizeof(*q));
+}
+
+void msgq_clear(struct msgq *q)
+{
+	q->head = q->n = 0;
+}
+
+uint8_t *msgq_tail(struct msgq *q)
+{
+	if (q->n == q->cap)
+		return NULL;
+	return q->buf + (size_t)((q->head + q->n) % q->cap) * q->slot;
+}
+
+void msgq_push(struct msgq *q, size_t len)
+{
+	q->len[(q->head + q->n) % q->cap] = len;
+	q->n++;
+}
+
+int msgq_flush(struct msgq *q, int fd)
+{
+	int sent = 0;
+	ssize_t r;
+
+	while (q->n) {
+		r = send(fd, q->buf + (size_t)q->head * q->slot,
+			 q->len[q->head], MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == ENOBUFS)
+				return sent;
+			return -1;
+		}
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+		sent++;
+	}
+	return sent;
+}

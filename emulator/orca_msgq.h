@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * A bounded queue of fabric messages waiting for a non-blocking socket
+ * (both ends of the fabric use it).  A full queue refuses: the caller
+ * drops and counts, it never waits.
+ */
+#ifndef ORCA_MSGQ_H
+#define ORCA_MSGQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct msgq {
+	unsigned int cap;		/* slots */
+	unsigned int head, n;		/* oldest, how many queued */
+	size_t slot;			/* bytes per slot */
+	uint16_t *len;			/* [cap] */
+	uint8_t *buf;			/* [cap * slot] */
+};
+
+/* @cap slots of @slot bytes; 0 or -1 (no memory). */
+int msgq_init(struct msgq *q, unsigned int cap, size_t slot);
+void msgq_free(struct msgq *q);
+void msgq_clear(struct msgq *q);
+
+static inline bool msgq_empty(const struct msgq *q)
+{
+	return !q->n;
+}
+
+/* Room for the next message (q->slot bytes), or NULL if the queue is full. */
+uint8_t *msgq_tail(struct msgq *q);
+/* Queue the message written at msgq_tail(), @len bytes. */
+void msgq_push(struct msgq *q, size_t len);
+/*
+ * Send what the socket @fd takes now.  Returns how many were sent, or
+ * -1 with errno on a socket error (the connection is unusable).
+ */
+int msgq_flush(struct msgq *q, int fd);
+
+#endif /* ORCA_MSGQ_H */
