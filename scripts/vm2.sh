@@ -78,7 +78,7 @@ if (($# == 1)); then CMD=$1; else CMD=$(printf '%q ' "$@"); fi
 BUILD=$(mkdir -p "$BUILD" && cd "$BUILD" && pwd -P)
 NAME=${NAME:-vm2-$$}
 JOB=$BUILD/vm/$NAME
-FABRIC_BIN=$BUILD/orca-fabric
+FABRIC_BIN=${ORCA_FABRIC:-$BUILD/orca-fabric}
 if ((FABRIC)) && [[ ! -x $FABRIC_BIN ]]; then
     die "$FABRIC_BIN not built (make build), or use --no-fabric"
 fi
@@ -136,7 +136,7 @@ if ((FABRIC)); then
     FABRIC_CTL=$RUN/fabric-ctl.sock
 fi
 
-say "guests $NAME-a ($ADDR_A) and $NAME-b ($ADDR_B); link 127.0.0.1:$PORT_A <-> 127.0.0.1:$PORT_B; fabric ${FABRIC_CTL:+on}${FABRIC_CTL:-off}"
+say "guests $NAME-a ($ADDR_A) and $NAME-b ($ADDR_B); link 127.0.0.1:$PORT_A <-> 127.0.0.1:$PORT_B; fabric ${FABRIC_CTL:-off}"
 BUILD=$BUILD "$REPO/scripts/vm.sh" --name "$NAME-b" --timeout $((TIMEOUT + 120)) --hostname orca-b \
     --link "$PORT_B:$PORT_A:$ADDR_B/24" "${ARGS_BOTH[@]}" "${FAB_ARGS[@]}" \
     --emu-set node_guid=0x00ca7afffe0000b1 "${ARGS_B[@]}" -- \

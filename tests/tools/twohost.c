@@ -459,8 +459,8 @@ static int client(struct side *s, const char *hostport)
 		ok(!rc_connect(s, &peer, &req),
 		   "RC QP connected to the other host, set_ece(the server's result 0x%x) in INIT",
 		   peer.ece_result);
-		ok(!ibv_query_ece(s->rc, &got) && got.options == both &&
-		   peer.ece_result == both,
+		good = !ibv_query_ece(s->rc, &got);
+		ok(good && got.options == both && peer.ece_result == both,
 		   "ECE: offers 0x%x and 0x%x; both sides read their intersection 0x%x (client 0x%x, server 0x%x)",
 		   me.ece_offer, peer.ece_offer, both, got.options,
 		   peer.ece_result);
