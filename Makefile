@@ -16,6 +16,7 @@ KVER	?= $(shell cd /lib/modules 2>/dev/null && ls -d 6.1.0-*-amd64 2>/dev/null |
 KDIR	?= /lib/modules/$(KVER)/build
 
 VM	:= scripts/vm.sh
+VM2	:= scripts/vm2.sh
 T	:= $(CURDIR)/tests
 RESULTS	:= $(BUILD)/results
 KMOD	:= $(BUILD)/kmod
@@ -52,7 +53,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
-	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-faults vm-bigmem vm-data vm-packages deb run check bench kunit clean help \
+	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-twohost vm-twohost-ece vm-faults vm-bigmem vm-data vm-packages deb run check bench kunit clean help \
 	reliability fuzz driver-debug vm-debug verbs-fuzz \
 	kmod-tree vm-features-off upstream upstream-check
 
@@ -175,7 +176,7 @@ vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
 	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-emu-kill vm-emu-kill-load vm-data \
-	    vm-packages PART=$(TAPDIR)
+	    vm-twohost vm-twohost-ece vm-packages PART=$(TAPDIR)
 	@$(finish)
 
 # (a) default emulator configuration: device info, every verbs test, the demo
@@ -196,6 +197,24 @@ vm-data:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/perftest.sh $(T)/vm/srq-pingpong.sh \
 	    $(T)/vm/rdma-core-suite.sh $(T)/vm/lossy.sh || true
+
+# two hosts (scripts/vm2.sh): two guests booted once, each with its
+# orca-emu, joined by orca-fabric (switch and subnet manager) and a guest
+# network link; the servers run in the second guest.  twohost.sh (LIDs,
+# the four pingpongs, every verb between the hosts, ECE, rxe over the
+# link), then perftest.sh and lossy.sh across the hosts (both emulators'
+# links lossy).  Both devices offer every ECE option here; in
+# vm-twohost-ece they offer different ones and must agree on the
+# intersection.
+vm-twohost:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --timeout 2400 -- \
+	    env ORCA_ECE_EXPECT=0xf $(T)/lib/run-tests.sh $(T)/vm/twohost.sh \
+	    $(T)/vm/perftest.sh $(T)/vm/lossy.sh || true
+
+vm-twohost-ece:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --timeout 900 \
+	    --emu-set-a ece_options=0xd --emu-set-b ece_options=0x7 -- \
+	    env ORCA_ECE_EXPECT=0x5 $(T)/lib/run-tests.sh $(T)/vm/twohost.sh || true
 
 # an admin's install: the Debian packages built now (make deb) go into a
 # throw-away overlay root; DKMS builds the module, udev coldplug loads it,

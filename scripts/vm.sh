@@ -36,6 +36,8 @@ DEBUG_KERNEL=0
 SMP=2
 MEM=2G
 EMU_ARGS=()
+LINK=''
+GUEST_HOSTNAME=orca-vm
 
 usage() {
     cat <<EOF
@@ -62,6 +64,13 @@ several words are quoted and run as one simple command.
   --mem SIZE            guest RAM, QEMU syntax (default $MEM); above 3.5G the
                         guest has RAM above 4 GiB (the emulator is told the
                         machine, guest_machine=pc, to translate addresses)
+  --link LPORT:RPORT:ADDR/LEN
+                        a guest network link (virtio-net, eth0 with ADDR/LEN)
+                        carried by QEMU's socket netdev as UDP datagrams
+                        between 127.0.0.1:LPORT and 127.0.0.1:RPORT (the other
+                        guest of scripts/vm2.sh); the address exists only on
+                        that emulated link
+  --hostname NAME       the guest's host name (default orca-vm)
 Environment: BUILD (default <repo>/build), KVER (default: newest 6.1.0-*-amd64
 in /lib/modules), ORCA_EMU.
 In the guest: tests/lib is on PATH (hostctl), ORCA_JOB/ORCA_REPO/ORCA_BUILD are set.
@@ -91,6 +100,10 @@ while (($#)); do
     --emu) [[ $# -ge 2 ]] || die "--emu needs PATH"; EMU=$2; shift 2 ;;
     --smp) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--smp needs N"; SMP=$2; shift 2 ;;
     --mem) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*[MG]$ ]] || die "--mem needs SIZE (e.g. 4608M)"; MEM=$2; shift 2 ;;
+    --link) [[ $# -ge 2 && $2 =~ ^[0-9]+:[0-9]+:[0-9.]+/[0-9]+$ ]] || die "--link needs LPORT:RPORT:ADDR/LEN"
+        LINK=$2; shift 2 ;;
+    --hostname) [[ $# -ge 2 && $2 =~ ^[a-z0-9-]+$ ]] || die "--hostname needs [a-z0-9-]+"
+        GUEST_HOSTNAME=$2; shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; break ;;
     -*) usage >&2; die "unknown option $1" ;;
@@ -256,6 +269,8 @@ mkfifo "$FIFO"
     printf 'ORCA_NO_PROVIDER=%q\n' "$NO_PROVIDER"
     printf 'ORCA_CWD=%q\n' "$PWD"
     printf 'ORCA_VM_NAME=%q\n' "$NAME"
+    printf 'ORCA_HOSTNAME=%q\n' "$GUEST_HOSTNAME"
+    printf 'ORCA_LINK_ADDR=%q\n' "${LINK##*:}"
 } > "$JOB/vm.conf"
 if (($# == 1)); then
     printf '%s\n' "$1" > "$JOB/cmd.sh"
@@ -368,6 +383,14 @@ QEMU=(qemu-system-x86_64
     -fsdev "local,id=fsjob,path=$JOB,security_model=none,multidevs=remap"
     -device virtio-9p-pci,fsdev=fsjob,mount_tag=job
     -pidfile "$RUN/qemu.pid")
+if [[ -n $LINK ]]; then
+    IFS=: read -r LPORT RPORT LADDR <<< "$LINK"
+    LADDR=${LADDR%/*}
+    # the MAC's last byte is the address's, so that the two guests differ
+    # shellcheck disable=SC2054
+    QEMU+=(-netdev "socket,id=link0,udp=127.0.0.1:$RPORT,localaddr=127.0.0.1:$LPORT"
+        -device "virtio-net-pci,netdev=link0,mac=52:54:00:0a:77:$(printf '%02x' $((${LADDR##*.} & 255)))")
+fi
 if ((PLAIN_IVSHMEM)); then
     # shellcheck disable=SC2054
     QEMU+=(-object memory-backend-memfd,id=plainmem,size=1M,share=on

@@ -34,7 +34,6 @@ mount -t debugfs debugfs /sys/kernel/debug
 # Only KERN_CRIT and worse on the console, so that driver messages cannot
 # land in the middle of the command's (TAP) output; dmesg.txt has them all.
 echo 3 > /proc/sys/kernel/printk
-hostname orca-vm
 ip link set lo up
 echo "ORCA-VM-STAGE2 uptime=$(uptime_s)"
 
@@ -49,6 +48,25 @@ fi
 : "${ORCA_REPO:=}" "${ORCA_BUILD:=}" "${ORCA_KO:=}"
 export ORCA_JOB ORCA_REPO ORCA_BUILD ORCA_KO ORCA_GUEST=1
 export PATH="$ORCA_REPO/tests/lib:$PATH"
+hostname "${ORCA_HOSTNAME:-orca-vm}"
+
+# vm.sh --link: the guest network link (virtio-net over QEMU's socket
+# netdev) gets its address; nothing else routes there.
+if [[ -n ${ORCA_LINK_ADDR:-} ]]; then
+    modprobe virtio_net 2>/dev/null
+    for ((i = 0; i < 50; i++)); do
+        link_if=$(cd /sys/class/net && for n in *; do
+            [[ $n != lo && -e $n/device ]] && { echo "$n"; break; }; done)
+        [[ -n $link_if ]] && break
+        read -rt 0.1 <> <(:) || :
+    done
+    if [[ -n ${link_if:-} ]] && ip addr add "$ORCA_LINK_ADDR" dev "$link_if" &&
+        ip link set "$link_if" up; then
+        export ORCA_LINK_IF=$link_if
+    else
+        echo "ORCA-VM-WARN stage2: no network link for $ORCA_LINK_ADDR"
+    fi
+fi
 
 # Marker for scripts/vm.sh: on failure it prints dmesg from here on.
 echo "orca-vm: stage 2 loading modules" > /dev/kmsg

@@ -5,38 +5,36 @@
 # order.  ibv_rc_pingpong -c validates every received buffer; ib_write_bw
 # and ib_send_bw must complete under 5 % loss; the device's counters must
 # show what the link did and the retransmissions it caused.
+# In the first guest of scripts/vm2.sh the servers run in the other guest
+# and both emulators' links are lossy (tests/lib/pair.sh).
 # Prints TAP; exit status = number of failures.
 #   ORCA_DEV (orca0), ORCA_LOSSY_TIMEOUT (180 s per run)
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/pair.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
 
 dev=${ORCA_DEV:-orca0}
 limit=${ORCA_LOSSY_TIMEOUT:-180}
 port=18700
 tmp=$(mktemp -d)
-trap 'hostctl link-faults off > /dev/null 2>&1; rm -rf "$tmp"' EXIT
+trap 'hostctl_all link-faults off > /dev/null 2>&1; rm -rf "$tmp"' EXIT
 plan 12
 
 ip link set lo up
 
-stat() {   # stat NAME: one counter from the emulator's statistics
-    hostctl stats | tr ' ' '\n' | sed -n "s/^$1=//p"
-}
+stat() { emu_stat "$@"; }
 
 # pair PROG ARGS...: server and client on a fresh port; sets crc src secs
 pair() {
     local p=$1 t0
     shift
     port=$((port + 1))
-    timeout -k 5 "$limit" "$p" -d "$dev" -p "$port" "$@" > "$tmp/server" 2>&1 &
-    spid=$!
-    for _ in $(seq 200); do
-        [[ $(ss -Hltn "sport = :$port") ]] && break
-        sleep_s 0.1
-    done
+    pair_server "$tmp/server" "$port" timeout -k 5 "$limit" "$p" -d "$dev" -p "$port" "$@"
+    spid=$PAIR_SPID
     t0=$(now_us)
-    timeout -k 5 "$limit" "$p" -d "$dev" -p "$port" "$@" 127.0.0.1 > "$tmp/client" 2>&1
+    timeout -k 5 "$limit" "$p" -d "$dev" -p "$port" "$@" "$(pair_server_addr)" > "$tmp/client" 2>&1
     crc=$?
     wait "$spid"
     src=$?
@@ -71,9 +69,9 @@ pingpong() {   # pingpong FAULTS DESC
     local drops0 dups0 reord0 retr0
     drops0=$(stat link_drops) dups0=$(stat link_dups)
     reord0=$(stat link_reorders) retr0=$(stat retries)
-    hostctl link-faults "$1" > /dev/null
+    hostctl_all link-faults "$1" > /dev/null
     pair ibv_rc_pingpong -g 0 -s 16384 -n 100 -c
-    hostctl link-faults off > /dev/null
+    hostctl_all link-faults off > /dev/null
     if ((crc == 0 && src != 0)) && teardown_race "$tmp/client" "$tmp/server"; then
         diag "the server's last ACK was lost after the client had validated all 100 messages and gone: teardown race"
         src=0
@@ -95,7 +93,7 @@ pingpong 30000,30000,30000,100 "3 % of each, 100 us delay"
 
 drops0=$(stat link_drops)
 retr0=$(stat retries)
-hostctl link-faults 50000,0,0,0 > /dev/null
+hostctl_all link-faults 50000,0,0,0 > /dev/null
 for p in ib_write_bw ib_send_bw; do
     pair "$p" -n 200 -s 65536
     if ((crc)) && grep -qs "Can't produce a report" "$tmp/client" "$tmp/server"; then
@@ -104,7 +102,7 @@ for p in ib_write_bw ib_send_bw; do
     fi
     report "$p -n 200 -s 65536 under 5 % loss: $(grep -A1 '#bytes' "$tmp/client" | tail -n 1 | tr -s ' ')"
 done
-hostctl link-faults off > /dev/null
+hostctl_all link-faults off > /dev/null
 d=$(($(stat link_drops) - drops0))
 r=$(($(stat retries) - retr0))
 ((d > 0 && r > 0))

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Guest test: perftest 4.5 on orca0, server and client in this guest, the
-# out-of-band exchange on 127.0.0.1.  Each program passes if both sides
+# out-of-band exchange on 127.0.0.1; or, in the first guest of
+# scripts/vm2.sh, the server in the other guest (tests/lib/pair.sh).  Each program passes if both sides
 # exit 0 and the client prints its result row.  perftest drives a device it
 # does not know with ibv_post_send/ibv_post_recv, inline off; with
 # --use-srq the receives go through a shared receive queue
@@ -9,6 +10,8 @@
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/pair.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
 
 dev=${ORCA_DEV:-orca0}
 iters=${ORCA_PERF_ITERS:-500}
@@ -28,15 +31,10 @@ run_pair() {
     read -ra cmd <<< "$1"	# the program and its own options
     port=$((port + 1))
     args=(-d "$dev" -n "$iters" -p "$port")
-    timeout -k 5 "$limit" "${cmd[@]}" "${args[@]}" > "$tmp/server" 2>&1 &
-    spid=$!
-    # wait until the server listens (its output is block-buffered)
-    for _ in $(seq 200); do
-        [[ $(ss -Hltn "sport = :$port") ]] && break
-        sleep_s 0.1
-    done
+    pair_server "$tmp/server" "$port" timeout -k 5 "$limit" "${cmd[@]}" "${args[@]}"
+    spid=$PAIR_SPID
     t0=$(now_us)
-    timeout -k 5 "$limit" "${cmd[@]}" "${args[@]}" 127.0.0.1 > "$tmp/client" 2>&1
+    timeout -k 5 "$limit" "${cmd[@]}" "${args[@]}" "$(pair_server_addr)" > "$tmp/client" 2>&1
     crc=$?
     wait "$spid"
     src=$?

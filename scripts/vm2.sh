@@ -1,0 +1,162 @@
+#!/bin/bash
+# Two hosts: boot two orca VMs at once (scripts/vm.sh each, with its own
+# orca-emu), joined by the InfiniBand fabric (orca-fabric: switch and
+# subnet manager on a UNIX socket) and by a guest network link (QEMU socket
+# netdev, UDP on 127.0.0.1), then run CMD in the first guest.  The second
+# guest runs tests/lib/peer-agent, so that CMD runs commands there with
+# tests/lib/peer (servers of perftest, pingpongs, hostctl of the other
+# emulator).
+#
+#   guest A  10.77.0.1/24, node GUID 0x00ca7afffe0000a1, runs CMD
+#   guest B  10.77.0.2/24, node GUID 0x00ca7afffe0000b1, runs the agent
+#
+# In guest A: ORCA_PEER (the agent, ADDR:PORT), ORCA_PEER_ADDR, ORCA_SELF_ADDR,
+# ORCA_FABRIC_CTL (the fabric's control socket, for the host's eyes) and
+# ORCA_LINK_IF (the link's interface, also in B) are set.  The addresses
+# exist only on the emulated link.
+#
+# Exit status: CMD's (vm.sh's codes for harness failures); 125 if the
+# second guest or the fabric could not be started.  Everything is stopped
+# on every exit path.
+# shellcheck disable=SC2317  # functions run from traps
+set -euo pipefail
+
+PROG=vm2.sh
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+BUILD=${BUILD:-$REPO/build}
+TIMEOUT=900
+NAME=
+FABRIC=1
+ARGS_BOTH=() ARGS_A=() ARGS_B=()
+PEER_PORT=7777
+ADDR_A=10.77.0.1 ADDR_B=10.77.0.2
+
+usage() {
+    cat <<EOF
+usage: scripts/vm2.sh [options] [--] CMD...
+Boot two orca VMs joined by orca-fabric and a guest network link; run CMD
+in the first, with tests/lib/peer reaching the second.
+
+  --name NAME          job name: \$BUILD/vm/NAME (fabric log, the second
+                       guest's output), guests NAME-a and NAME-b
+  --timeout SECONDS    bound for CMD (default $TIMEOUT)
+  --emu-set KEY=VALUE  emulator setting for both devices (repeatable)
+  --emu-set-a KEY=VALUE, --emu-set-b KEY=VALUE
+                       for one of them (e.g. ece_options=...)
+  --no-fabric          no orca-fabric: each port loops back to itself
+                       (the guest link and rxe still work)
+  --smp N, --mem SIZE  per guest (vm.sh's defaults)
+EOF
+}
+say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
+die() { say "error: $*"; exit 125; }
+
+while (($#)); do
+    case $1 in
+    --name) [[ $# -ge 2 && $2 =~ ^[A-Za-z0-9._-]+$ ]] || die "--name needs [A-Za-z0-9._-]+"
+        NAME=$2; shift 2 ;;
+    --timeout) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--timeout needs seconds"
+        TIMEOUT=$2; shift 2 ;;
+    --emu-set) [[ $# -ge 2 && $2 == *=* ]] || die "--emu-set needs KEY=VALUE"
+        ARGS_BOTH+=(--emu-set "$2"); shift 2 ;;
+    --emu-set-a) [[ $# -ge 2 && $2 == *=* ]] || die "--emu-set-a needs KEY=VALUE"
+        ARGS_A+=(--emu-set "$2"); shift 2 ;;
+    --emu-set-b) [[ $# -ge 2 && $2 == *=* ]] || die "--emu-set-b needs KEY=VALUE"
+        ARGS_B+=(--emu-set "$2"); shift 2 ;;
+    --no-fabric) FABRIC=0; shift ;;
+    --smp | --mem) [[ $# -ge 2 ]] || die "$1 needs a value"
+        ARGS_BOTH+=("$1" "$2"); shift 2 ;;
+    -h | --help) usage; exit 0 ;;
+    --) shift; break ;;
+    -*) usage >&2; die "unknown option $1" ;;
+    *) break ;;
+    esac
+done
+(($#)) || { usage >&2; die "no command given"; }
+if (($# == 1)); then CMD=$1; else CMD=$(printf '%q ' "$@"); fi
+
+BUILD=$(mkdir -p "$BUILD" && cd "$BUILD" && pwd -P)
+NAME=${NAME:-vm2-$$}
+JOB=$BUILD/vm/$NAME
+FABRIC_BIN=${ORCA_FABRIC:-$BUILD/orca-fabric}
+if ((FABRIC)) && [[ ! -x $FABRIC_BIN ]]; then
+    die "$FABRIC_BIN not built (make build), or use --no-fabric"
+fi
+
+RUN='' FABRIC_PID='' B_PID='' RC=125
+alive() { [[ -n $1 ]] && kill -0 "$1" 2>/dev/null; }
+stop_pid() {    # stop_pid PID GRACE_SECONDS: TERM, wait, then KILL
+    local pid=$1 grace=$2 i
+    alive "$pid" || return 0
+    kill -TERM "$pid" 2>/dev/null || :
+    for ((i = 0; i < grace * 20; i++)); do alive "$pid" || break; sleep 0.05; done
+    alive "$pid" && kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null || :
+}
+cleanup() {
+    local rc=$? i
+    trap '' INT TERM
+    set +e
+    if [[ -n $B_PID ]]; then
+        # the agent powers its guest off when it sees the stop file
+        : > "$BUILD/vm/$NAME-b/stop" 2>/dev/null
+        for ((i = 0; i < 400; i++)); do alive "$B_PID" || break; sleep 0.05; done
+        stop_pid "$B_PID" 10
+    fi
+    stop_pid "$FABRIC_PID" 3
+    [[ -n $RUN ]] && rm -rf "$RUN"
+    if ((RC == 0)); then rm -rf "$JOB"; else say "job dir kept: $JOB"; fi
+    return "$rc"
+}
+trap cleanup EXIT
+trap 'say "interrupted"; RC=130; exit 130' INT
+trap 'say "terminated"; RC=143; exit 143' TERM
+
+rm -rf "$JOB"
+mkdir -p "$JOB"
+RUN=$(mktemp -d /tmp/orca-vm2.XXXXXX)
+
+# two free UDP ports on the loopback for the guest link
+read -r PORT_A PORT_B < <(/usr/bin/python3 -c '
+import socket
+s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+for x in s:
+    x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+
+FAB_ARGS=()
+FABRIC_CTL=
+if ((FABRIC)); then
+    "$FABRIC_BIN" --socket "$RUN/fabric.sock" --ctl "$RUN/fabric-ctl.sock" \
+        --log "$JOB/fabric.log" > "$JOB/fabric.out" 2>&1 < /dev/null &
+    FABRIC_PID=$!
+    for ((i = 0; i < 100; i++)); do [[ -S $RUN/fabric.sock ]] && break; sleep 0.05; done
+    [[ -S $RUN/fabric.sock ]] || { cat "$JOB/fabric.out" >&2; die "orca-fabric did not start"; }
+    FAB_ARGS=(--emu-set "fabric=$RUN/fabric.sock")
+    FABRIC_CTL=$RUN/fabric-ctl.sock
+fi
+
+say "guests $NAME-a ($ADDR_A) and $NAME-b ($ADDR_B); link 127.0.0.1:$PORT_A <-> 127.0.0.1:$PORT_B; fabric ${FABRIC_CTL:-off}"
+BUILD=$BUILD "$REPO/scripts/vm.sh" --name "$NAME-b" --timeout $((TIMEOUT + 120)) --hostname orca-b \
+    --link "$PORT_B:$PORT_A:$ADDR_B/24" "${ARGS_BOTH[@]}" "${FAB_ARGS[@]}" \
+    --emu-set node_guid=0x00ca7afffe0000b1 "${ARGS_B[@]}" -- \
+    "peer-agent $ADDR_B:$PEER_PORT \$ORCA_JOB/stop" > "$JOB/b.out" 2>&1 &
+B_PID=$!
+
+set +e
+BUILD=$BUILD "$REPO/scripts/vm.sh" --name "$NAME-a" --timeout "$TIMEOUT" --hostname orca-a \
+    --link "$PORT_A:$PORT_B:$ADDR_A/24" "${ARGS_BOTH[@]}" "${FAB_ARGS[@]}" \
+    --emu-set node_guid=0x00ca7afffe0000a1 "${ARGS_A[@]}" -- \
+    "export ORCA_PEER=$ADDR_B:$PEER_PORT ORCA_PEER_ADDR=$ADDR_B ORCA_SELF_ADDR=$ADDR_A ORCA_FABRIC_CTL=$FABRIC_CTL
+$CMD"
+RC=$?
+set -e
+if ((RC != 0)); then
+    say "--- second guest ($NAME-b), last 40 lines ($JOB/b.out)"
+    tail -n 40 "$JOB/b.out" >&2
+    if [[ -n $FABRIC_CTL ]]; then
+        say "--- fabric log, last 20 lines ($JOB/fabric.log)"
+        tail -n 20 "$JOB/fabric.log" "$JOB/fabric.out" >&2 2>/dev/null
+    fi
+fi
+exit "$RC"

@@ -1,0 +1,56 @@
+# shellcheck shell=bash disable=SC2034  # PAIR_SPID: for the sourcing script
+# Client/server pairs for the guest tests (perftest, pingpongs): both in
+# this guest over 127.0.0.1, or, in the first guest of scripts/vm2.sh
+# (ORCA_PEER set), the server on the other guest through tests/lib/peer
+# and the client here, connecting over the guest link.  Source after
+# tap.sh.
+
+# where the client connects
+pair_server_addr() { printf '%s' "${ORCA_PEER_ADDR:-127.0.0.1}"; }
+pair_remote() { [[ -n ${ORCA_PEER:-} ]]; }
+
+# pair_server OUT PORT CMD...: start the server in the background (PID in
+# PAIR_SPID, its exit status is the server's) and wait until it listens
+# on PORT (up to 20 s)
+pair_server() {
+    local out=$1 port=$2 i
+    shift 2
+    if pair_remote; then
+        peer "$(printf '%q ' "$@")" > "$out" 2>&1 &
+        PAIR_SPID=$!
+        for ((i = 0; i < 100; i++)); do
+            [[ $(peer "ss -Hltn 'sport = :$port'" 2>/dev/null) ]] && return 0
+            sleep_s 0.2
+        done
+    else
+        "$@" > "$out" 2>&1 &
+        PAIR_SPID=$!
+        for ((i = 0; i < 200; i++)); do
+            [[ $(ss -Hltn "sport = :$port") ]] && return 0
+            sleep_s 0.1
+        done
+    fi
+    return 1
+}
+
+# hostctl_all LINE: the request to this guest's emulator, and to the
+# other guest's too when there is one; the first failure's status
+hostctl_all() {
+    local rc=0
+    hostctl "$@" || rc=$?
+    if pair_remote; then
+        peer hostctl "$@" || { ((rc)) || rc=$?; }
+    fi
+    return "$rc"
+}
+
+# emu_stat NAME: a counter of the emulator's statistics, summed over both
+# emulators when there are two
+emu_stat() {
+    local a b=0
+    a=$(hostctl stats | tr ' ' '\n' | sed -n "s/^$1=//p")
+    if pair_remote; then
+        b=$(peer hostctl stats | tr ' ' '\n' | sed -n "s/^$1=//p")
+    fi
+    printf '%s' $((${a:-0} + ${b:-0}))
+}

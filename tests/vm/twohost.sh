@@ -1,0 +1,101 @@
+#!/bin/bash
+# Guest test, first guest of scripts/vm2.sh: two hosts, one orca device
+# each, joined by orca-fabric; the second guest is driven through
+# tests/lib/peer.
+#  - the subnet manager gave both ports a LID, distinct, the same SM LID,
+#    and the ports are ACTIVE;
+#  - ibv_rc_pingpong, ibv_uc_pingpong, ibv_ud_pingpong, ibv_srq_pingpong
+#    between the hosts, every received buffer validated (-c);
+#  - tests/tools/twohost: SEND, RDMA WRITE/READ, atomics, immediates and UD
+#    between the hosts, every byte checked by its receiver, and ECE: both
+#    sides read the intersection of the two devices' offers
+#    (ORCA_ECE_EXPECT: the expected intersection, given by the stage);
+#  - rxe over the guest link (the comparison of make bench): rxe0 on each
+#    guest, ibv_rc_pingpong -c between them.
+# Prints TAP.
+#   ORCA_DEV (orca0), ORCA_ECE_EXPECT, ORCA_TWOHOST_TIMEOUT (120 s per run)
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/pair.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
+
+dev=${ORCA_DEV:-orca0}
+limit=${ORCA_TWOHOST_TIMEOUT:-120}
+build=${ORCA_BUILD:-$(dirname "${BASH_SOURCE[0]}")/../../build}
+port=18800
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+plan 11
+
+peer --wait 180 true
+ok $? "the second guest answers over the guest link ($ORCA_PEER)"
+
+# devinfo FIELD (here) / rdevinfo FIELD (on the peer): port 1's value
+devinfo() { ibv_devinfo -d "$dev" -i 1 | sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" | head -n 1; }
+rdevinfo() { peer "ibv_devinfo -d $dev -i 1" | sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" | head -n 1; }
+# the SM may still be assigning: wait for both ports (up to 30 s)
+for ((i = 0; i < 150; i++)); do
+    [[ $(devinfo state) == PORT_ACTIVE* && $(rdevinfo state) == PORT_ACTIVE* ]] && break
+    sleep_s 0.2
+done
+la=$(devinfo port_lid) lb=$(rdevinfo port_lid)
+sa=$(devinfo sm_lid) sb=$(rdevinfo sm_lid)
+[[ $(devinfo state) == PORT_ACTIVE* && $(rdevinfo state) == PORT_ACTIVE* ]]
+ok $? "both ports ACTIVE ($(devinfo state), $(rdevinfo state))"
+[[ -n $la && -n $lb && $la != 0 && $lb != 0 && $la != "$lb" && -n $sa && $sa != 0 && $sa == "$sb" ]]
+ok $? "the subnet manager gave distinct LIDs ($la, $lb) and one SM LID ($sa, $sb)"
+
+# pp PROG ARGS...: a pingpong between the hosts, server on the peer
+pp() {
+    local p=$1 t0 crc src
+    shift
+    port=$((port + 1))
+    if ! pair_server "$tmp/server" "$port" timeout -k 5 "$limit" "$p" -d "$dev" -p "$port" "$@"; then
+        fail "$p $*: the server on the other host did not listen"
+        return
+    fi
+    t0=$(now_us)
+    timeout -k 5 "$limit" "$p" -d "$dev" -p "$port" "$@" "$(pair_server_addr)" > "$tmp/client" 2>&1
+    crc=$?
+    wait "$PAIR_SPID"
+    src=$?
+    [[ $crc == 0 && $src == 0 ]]
+    ok $? "$p $* between the hosts: both exit 0 in $(secs_since "$t0") s: $(grep -m1 'bytes in' "$tmp/client")"
+    ((crc || src)) && diag "client rc $crc, server rc $src" "$(tail -n 5 "$tmp/client")" "$(tail -n 5 "$tmp/server")"
+}
+pp ibv_rc_pingpong -s 16384 -n 200 -c
+pp ibv_uc_pingpong -s 4096 -n 200 -c
+pp ibv_ud_pingpong -s 1024 -n 200 -c
+pp ibv_srq_pingpong -s 4096 -n 100 -q 8 -c
+
+# the verbs between the hosts, and ECE
+port=$((port + 1))
+pair_server "$tmp/server" "$port" timeout -k 5 "$limit" "$build/tests/twohost" -d "$dev" --server "$port" ||
+    diag "twohost --server did not listen"
+timeout -k 5 "$limit" "$build/tests/twohost" -d "$dev" --connect "$(pair_server_addr):$port" > "$tmp/client" 2>&1
+crc=$?
+wait "$PAIR_SPID"
+src=$?
+nf=$(grep -c '^not ok' "$tmp/client")
+np=$(grep -c '^ok' "$tmp/client")
+grep -E '^(not )?ok|^#' "$tmp/client" | sed 's/^/#   /'
+[[ $crc == 0 && $src == 0 && $nf == 0 && $np -ge 20 ]]
+ok $? "twohost: $np checks passed, $nf failed between the hosts (client rc $crc, server rc $src)"
+((src)) && diag "$(tail -n 20 "$tmp/server")"
+if [[ -n ${ORCA_ECE_EXPECT:-} ]]; then
+    grep -q "their intersection $ORCA_ECE_EXPECT " "$tmp/client"
+    ok $? "ECE: both hosts negotiated $ORCA_ECE_EXPECT ($(grep -o 'offers.*' "$tmp/client"))"
+else
+    skip "ECE intersection" "no ORCA_ECE_EXPECT given"
+fi
+
+# rxe over the guest link: the comparison make bench makes
+modprobe rdma_rxe 2>/dev/null
+peer "modprobe rdma_rxe; rdma link add rxe0 type rxe netdev \$ORCA_LINK_IF" > "$tmp/rxe" 2>&1
+rrc=$?
+rdma link add rxe0 type rxe netdev "$ORCA_LINK_IF" >> "$tmp/rxe" 2>&1
+[[ $rrc == 0 && $? == 0 ]]
+ok $? "rxe0 on the guest link of both hosts"
+dev=rxe0 pp ibv_rc_pingpong -g 1 -s 16384 -n 100 -c
+done_testing
