@@ -208,7 +208,7 @@ vm-data:
 # intersection.
 vm-twohost:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --timeout 2400 -- \
-	    env ORCA_ECE_EXPECT=0xf $(T)/lib/run-tests.sh $(T)/vm/twohost.sh \
+	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 $(T)/lib/run-tests.sh $(T)/vm/twohost.sh \
 	    $(T)/vm/perftest.sh $(T)/vm/lossy.sh || true
 
 vm-twohost-ece:

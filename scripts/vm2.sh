@@ -46,6 +46,7 @@ in the first, with tests/lib/peer reaching the second.
   --no-fabric          no orca-fabric: each port loops back to itself
                        (the guest link and rxe still work)
   --smp N, --mem SIZE  per guest (vm.sh's defaults)
+  --keep               keep the first guest's job dir (\$BUILD/vm/NAME-a)
 EOF
 }
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
@@ -64,6 +65,7 @@ while (($#)); do
     --emu-set-b) [[ $# -ge 2 && $2 == *=* ]] || die "--emu-set-b needs KEY=VALUE"
         ARGS_B+=(--emu-set "$2"); shift 2 ;;
     --no-fabric) FABRIC=0; shift ;;
+    --keep) ARGS_A+=(--keep); shift ;;
     --smp | --mem) [[ $# -ge 2 ]] || die "$1 needs a value"
         ARGS_BOTH+=("$1" "$2"); shift 2 ;;
     -h | --help) usage; exit 0 ;;

@@ -5,6 +5,10 @@
 # RoCE GID, -x 1): latency (t_typical, us) and bandwidth (BW average, MB/s)
 # at 8 B, 4 KiB and 64 KiB, and the orca/rxe ratio.
 #
+# In the first guest of scripts/vm2.sh (ORCA_PEER set) the servers run in
+# the other guest (tests/lib/pair.sh) and rxe0 is the guest link's on
+# each side: the two-host figures of make bench.
+#
 #   perf.sh OUTDIR        writes OUTDIR/perf.txt (raw) and perf_table.txt
 # Knobs: BENCH_PERF_LAT_ITERS (1000), BENCH_PERF_BW_ITERS (300),
 # BENCH_PERF_TIMEOUT (120 s).
@@ -16,6 +20,12 @@ BW_N=${BENCH_PERF_BW_ITERS:-300}
 LIMIT=${BENCH_PERF_TIMEOUT:-120}
 ORCA=orca0 RXE=rxe0
 port=19000
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/pair.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
+WHERE="server and client in the guest"
+pair_remote && WHERE="server and client on two hosts (vm2.sh), orca0 through orca-fabric, rxe0 over the guest link"
 
 ip link set lo up
 : > "$OUT/perf.txt"
@@ -27,12 +37,8 @@ run_pair() {  # dev prog size iters
     args=(-d "$dev" -n "$n" -p "$port")
     [[ $prog != ib_atomic_bw ]] && args+=(-s "$size")
     [[ $dev == "$RXE" ]] && args+=(-x 1)
-    timeout -k 5 "$LIMIT" "$prog" "${args[@]}" > "$OUT/server.out" 2>&1 &
-    for ((i = 0; i < 200; i++)); do
-        [[ $(ss -Hltn "sport = :$port") ]] && break
-        read -rt 0.1 <> <(:) || :
-    done
-    timeout -k 5 "$LIMIT" "$prog" "${args[@]}" 127.0.0.1 > "$OUT/client.out" 2>&1
+    pair_server "$OUT/server.out" "$port" timeout -k 5 "$LIMIT" "$prog" "${args[@]}"
+    timeout -k 5 "$LIMIT" "$prog" "${args[@]}" "$(pair_server_addr)" > "$OUT/client.out" 2>&1
     wait
     cat "$OUT/server.out" "$OUT/client.out" >> "$OUT/perftest-output.txt"
     grep -A1 '#bytes' "$OUT/client.out" | tail -n 1
@@ -60,10 +66,10 @@ for prog in ib_send_lat ib_write_lat ib_read_lat ib_write_bw ib_send_bw ib_read_
     done
 done
 
-awk -v orca=$ORCA -v rxe=$RXE '
+awk -v orca=$ORCA -v rxe=$RXE -v where="$WHERE" '
 $1 == "PERF" { v[$2, $3, $4] = $5; if (!(($2, $3) in seen)) { seen[$2, $3] = 1; key[++n] = $2 " " $3 } }
 END {
-    printf "\ndata path: perftest 4.5 on %s vs %s, same boot, server and client in the guest\n", orca, rxe
+    printf "\ndata path: perftest 4.5 on %s vs %s, same boot, %s\n", orca, rxe, where
     printf "latency = t_typical us (lower is better), bandwidth = BW average MB/s (higher is better)\n"
     fmt = "%-13s | %6s | %10s | %10s | %14s\n"
     printf fmt, "program", "bytes", orca, rxe, "orca vs rxe"

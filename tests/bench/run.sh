@@ -4,7 +4,13 @@
 # $RESULTS (default $BUILD/results/bench).  While the VM runs, samples (once a
 # second) whether other QEMU processes share the cores and says so at the end:
 # the timings of such a run are suspect.
-# Exit status: vm.sh's (that of bench.sh: 0 = measured, whatever the targets).
+# Then (BENCH_TWOHOST=0 leaves it out) the two-host part: scripts/vm2.sh
+# with tests/bench/twohost.sh, perftest between two guests on orca0
+# (through orca-fabric) and on rxe0 (over the guest link), and a table of
+# orca two-host next to orca one-host and rxe two-host
+# ($RESULTS/twohost_table.txt).
+# Exit status: vm.sh's (that of bench.sh: 0 = measured, whatever the
+# targets), or vm2.sh's if that failed.
 set -u
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-$REPO/build}
@@ -56,5 +62,45 @@ if ((rc != 0)); then
 elif [[ ! -s $RESULTS/table.txt ]]; then
     echo "bench: no table produced" >&2
     rc=1
+fi
+
+# ------------------------------------------------------------ two hosts
+if [[ ${BENCH_TWOHOST:-1} != 0 ]]; then
+    BUILD=$BUILD "$REPO/scripts/vm2.sh" --name bench2 --keep --timeout 2400 -- \
+        "$REPO/tests/bench/twohost.sh"
+    rc2=$?
+    cp -p "$BUILD/vm/bench2-a/bench2/perf.txt" "$RESULTS/perf2.txt" 2>/dev/null
+    cp -p "$BUILD/vm/bench2-a/bench2/perf_table.txt" "$RESULTS/perf2_table.txt" 2>/dev/null
+    ((rc2 != 0)) || rm -rf "${BUILD:?}/vm/bench2-a"
+    if [[ -s $RESULTS/perf2.txt && -s $RESULTS/perf.txt ]]; then
+        awk '
+        $1 == "PERF" && FILENAME ~ /perf2.txt$/ { two[$2, $3, $4] = $5 }
+        $1 == "PERF" && FILENAME !~ /perf2.txt$/ {
+            one[$2, $3, $4] = $5
+            if (!(($2, $3) in seen)) { seen[$2, $3] = 1; key[++n] = $2 " " $3 }
+        }
+        function ratio(p, a, b) {
+            if (a == "" || b == "" || a == "?" || b == "?" || a <= 0 || b <= 0) return "?"
+            return p ~ /_lat$/ ? sprintf("%.2fx", a / b) : sprintf("%.2fx", a / b)
+        }
+        END {
+            print "two hosts: perftest 4.5 between two guests (scripts/vm2.sh): orca0 <-> orca0 through orca-fabric, rxe0 <-> rxe0 over the guest link"
+            print "latency = t_typical us, bandwidth = BW average MB/s; one host = the same program within one guest (same make bench)"
+            fmt = "%-13s | %6s | %10s | %10s | %10s | %13s | %13s\n"
+            printf fmt, "program", "bytes", "orca 1host", "orca 2host", "rxe 2host", "orca/rxe 2h", "orca 2h/1h"
+            for (i = 1; i <= n; i++) {
+                split(key[i], k, " ")
+                a = one[k[1], k[2], "orca0"]; b = two[k[1], k[2], "orca0"]; c = two[k[1], k[2], "rxe0"]
+                printf fmt, k[1], k[2], a, b, c, ratio(k[1], b, c), ratio(k[1], b, a)
+            }
+            print "(latency ratios: lower is better for orca; bandwidth ratios: higher is better)"
+        }' "$RESULTS/perf.txt" "$RESULTS/perf2.txt" > "$RESULTS/twohost_table.txt"
+        echo
+        cat "$RESULTS/twohost_table.txt"
+    else
+        echo "bench: two-host measurement FAILED (vm2.sh exit status $rc2)" >&2
+        ((rc == 0)) && rc=${rc2:-1}
+        ((rc == 0)) && rc=1
+    fi
 fi
 exit "$rc"
