@@ -397,8 +397,14 @@ int orca_set_ece(struct ibv_qp *ibqp, struct ibv_ece *ece)
 		errno = EOPNOTSUPP;
 		return errno;
 	}
+	/*
+	 * Any of orca's options may be asked for: a peer's offer (as
+	 * rdma_cm's passive side sets it) names what the other device has,
+	 * and the device keeps what it supports itself.  Bits that are no
+	 * orca option are invalid.
+	 */
 	if (ece->vendor_id != ctx->ece_vendor_id ||
-	    !check_comp_mask(ece->options, ctx->ece_options)) {
+	    !check_comp_mask(ece->options, ORCA_IBV_ECE_OPT_ALL)) {
 		errno = EINVAL;
 		return errno;
 	}

@@ -31,6 +31,24 @@ enum orca_ibv_device_caps {
 };
 
 /*
+ * ECE options of orca's vendor id (struct ibv_ece options), what two
+ * peers exchange: a device supports some of them (alloc_ucontext
+ * ece_options).  A request may name any of them; the device keeps those
+ * it supports.
+ */
+enum orca_ibv_ece_options {
+	ORCA_IBV_ECE_SELECTIVE_REPEAT		= 1 << 0,
+	ORCA_IBV_ECE_CC_DCQCN			= 1 << 1,
+	ORCA_IBV_ECE_CC_ZTR			= 1 << 2,
+	ORCA_IBV_ECE_LARGE_ACK			= 1 << 3,
+};
+
+#define ORCA_IBV_ECE_OPT_ALL	(ORCA_IBV_ECE_SELECTIVE_REPEAT |	\
+				 ORCA_IBV_ECE_CC_DCQCN |		\
+				 ORCA_IBV_ECE_CC_ZTR |			\
+				 ORCA_IBV_ECE_LARGE_ACK)
+
+/*
  * Data-in-order capabilities, one byte per opcode, each a set of
  * ORCA_IBV_DIO_* bits (the values of libibverbs'
  * IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG and _ALIGNED_128_BYTES).

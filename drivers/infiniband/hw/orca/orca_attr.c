@@ -496,6 +496,8 @@ int orca_ece_to_modify_in(const struct orca_caps *caps,
 			  const struct orca_ibv_modify_qp *ucmd,
 			  struct orca_modify_qp_in *in)
 {
+	/* the options the provider lets through are the device's names */
+	BUILD_BUG_ON(ORCA_ECE_OPT_ALL != ORCA_IBV_ECE_OPT_ALL);
 	if (ucmd->comp_mask & ~ORCA_IBV_MODIFY_QP_ECE_OPTIONS)
 		return -EOPNOTSUPP;
 	if (!(ucmd->comp_mask & ORCA_IBV_MODIFY_QP_ECE_OPTIONS))
