@@ -10,6 +10,10 @@
 #    between the hosts, every byte checked by its receiver, and ECE: both
 #    sides read the intersection of the two devices' offers
 #    (ORCA_ECE_EXPECT: the expected intersection, given by the stage);
+#  - the other port goes down (hostctl port-down on its emulator): its
+#    context sees IBV_EVENT_PORT_ERR, an RC client here ends in "transport
+#    retry counter exceeded"; port-up: IBV_EVENT_PORT_ACTIVE, the same LID,
+#    and traffic again;
 #  - rxe over the guest link (the comparison of make bench): rxe0 on each
 #    guest, ibv_rc_pingpong -c between them.
 # Prints TAP.
@@ -26,7 +30,7 @@ build=${ORCA_BUILD:-$(dirname "${BASH_SOURCE[0]}")/../../build}
 port=18800
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-plan 11
+plan 16
 
 peer --wait 180 true
 ok $? "the second guest answers over the guest link ($ORCA_PEER)"
@@ -89,6 +93,34 @@ if [[ -n ${ORCA_ECE_EXPECT:-} ]]; then
 else
     skip "ECE intersection" "no ORCA_ECE_EXPECT given"
 fi
+
+# the other port down: retries, then errors here; its own events there
+peer "stdbuf -oL timeout 120 ibv_asyncwatch -d $dev" > "$tmp/events" 2>&1 &
+watch=$!
+sleep_s 1
+peer hostctl port-down > /dev/null
+for ((i = 0; i < 50; i++)); do [[ $(rdevinfo state) == PORT_DOWN* ]] && break; sleep_s 0.2; done
+[[ $(rdevinfo state) == PORT_DOWN* && $(devinfo state) == PORT_ACTIVE* ]]
+ok $? "port-down on the other host: its port is $(rdevinfo state), ours still $(devinfo state)"
+port=$((port + 1))
+pair_server "$tmp/server" "$port" timeout -k 5 30 ibv_rc_pingpong -d "$dev" -p "$port" -n 10 ||
+    diag "the pingpong server did not listen"
+timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 10 "$(pair_server_addr)" > "$tmp/client" 2>&1
+crc=$?
+kill "$PAIR_SPID" 2>/dev/null
+wait "$PAIR_SPID" 2>/dev/null
+((crc != 0)) && grep -q 'retry counter exceeded' "$tmp/client"
+ok $? "an RC pingpong to the downed port ends in retries, then 'transport retry counter exceeded' (rc $crc: $(grep -m1 -i 'failed' "$tmp/client"))"
+peer hostctl port-up > /dev/null
+for ((i = 0; i < 50; i++)); do [[ $(rdevinfo state) == PORT_ACTIVE* ]] && break; sleep_s 0.2; done
+[[ $(rdevinfo state) == PORT_ACTIVE* && $(rdevinfo port_lid) == "$lb" ]]
+ok $? "port-up: ACTIVE again with the same LID ($(rdevinfo port_lid))"
+sleep_s 1
+kill "$watch" 2>/dev/null
+wait "$watch" 2>/dev/null
+grep -qi 'port error\|PORT_ERR' "$tmp/events" && grep -qi 'port active\|PORT_ACTIVE' "$tmp/events"
+ok $? "the other host's context saw IBV_EVENT_PORT_ERR, then IBV_EVENT_PORT_ACTIVE: $(grep -i port "$tmp/events" | tr '\n' ';')"
+pp ibv_rc_pingpong -s 4096 -n 50 -c
 
 # rxe over the guest link: the comparison make bench makes
 modprobe rdma_rxe 2>/dev/null
