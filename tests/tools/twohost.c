@@ -7,6 +7,11 @@
  *   twohost -d orca0 --server PORT            (the other guest, via peer)
  *   twohost -d orca0 --connect ADDR:PORT      (prints TAP)
  *
+ *   options (after those): --one-port  both ends on one port (one guest,
+ *                          the server on 127.0.0.1): the LIDs are the same
+ *                          --lossy     the link loses packets: UD may lose
+ *                          a message (IBTA), each one received must be right
+ *
  * ECE: the client sends its offer (ibv_query_ece); the server sets it
  * before RTR, which leaves it what both support, and answers with its own
  * offer and that result; the client sets the result before its RTR.  Both
@@ -65,7 +70,7 @@ struct side {
 	int sock;
 };
 
-static bool server_role;
+static bool server_role, one_port, lossy;
 
 /* ------------------------------------------------------------ TCP */
 static bool xfer(int fd, void *p, size_t len, bool out)
@@ -250,10 +255,10 @@ static int post_send(struct ibv_qp *qp, struct side *s, struct ibv_send_wr *wr,
 	return ibv_post_send(qp, wr, &bad);
 }
 
-/* one completion within 30 s; status and opcode checked by the caller */
-static bool poll_one(struct side *s, struct ibv_wc *wc)
+/* one completion within @ms; status and opcode checked by the caller */
+static bool poll_one(struct side *s, struct ibv_wc *wc, int ms)
 {
-	long long deadline = now_ms() + 30000;
+	long long deadline = now_ms() + ms;
 	int n;
 
 	while ((n = ibv_poll_cq(s->cq, 1, wc)) == 0 && now_ms() < deadline)
@@ -315,13 +320,13 @@ static uint32_t sends(struct side *s, bool sender, const char *dir)
 
 			fill(s->buf + SEND_SRC + off, len[i], i + 1);
 			good = !post_send(s->rc, s, &wr, SEND_SRC + off, len[i]) &&
-			       poll_one(s, &wc) && wc.status == IBV_WC_SUCCESS;
+			       poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS;
 			snprintf(what, sizeof(what), "%s: RC SEND of %u B completes",
 				 dir, len[i]);
 			check(good, what, &status, 1);
 			continue;
 		}
-		good = poll_one(s, &wc) && wc.status == IBV_WC_SUCCESS &&
+		good = poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS &&
 		       wc.wr_id == 100 + i && wc.byte_len == len[i] &&
 		       same(s->buf + RECV_AREA + off, len[i], i + 1) &&
 		       (i != 3 || ((wc.wc_flags & IBV_WC_WITH_IMM) &&
@@ -347,7 +352,7 @@ static void post_send_recvs(struct side *s)
 static int server(struct side *s, int port)
 {
 	struct info me = {}, peer;
-	uint32_t status = 0, go;
+	uint32_t status = 0, go, got;
 	struct ibv_wc wc;
 	uint64_t *atom = (uint64_t *)(s->buf + ATOMIC_OFF);
 	int i;
@@ -393,21 +398,43 @@ static int server(struct side *s, int port)
 		return 1;
 	check(same(s->buf + WRITE_AREA, RW_LEN, 7),
 	      "RDMA WRITE of 256 KiB is in the server's memory", &status, 4);
-	check(poll_one(s, &wc) && wc.status == IBV_WC_SUCCESS &&
+	check(poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS &&
 	      wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && wc.wr_id == 200 &&
 	      ntohl(wc.imm_data) == IMM,
 	      "RDMA WRITE_WITH_IMM: the server's receive completes with the immediate",
 	      &status, 8);
-	for (i = 0; i < 3; i++) {
-		bool good = poll_one(s, &wc) && wc.status == IBV_WC_SUCCESS &&
-			    wc.wr_id == 300u + i && wc.byte_len == UD_MSG + 40 &&
-			    wc.src_qp == peer.ud_qpn && wc.slid == peer.lid &&
-			    same(s->buf + UD_AREA + i * 1024 + 40, UD_MSG,
-				 20 + i);
+	/*
+	 * UD: each WQE takes the next message; on a lossy link a message may
+	 * be missing (then the rest arrive in later WQEs), never wrong.
+	 */
+	for (i = 0, got = 0; i < 3; i++) {
+		uint32_t seed;
+		bool good;
 
+		if (!poll_one(s, &wc, lossy ? 3000 : 30000)) {
+			if (lossy)
+				break;
+			check(false, "UD SEND through an AH: received", &status, 16);
+			continue;
+		}
+		/* which message this is (a lost one shifts the rest) */
+		seed = 23;
+		if (wc.wr_id == 300u + got)
+			for (seed = 20; seed < 23; seed++)
+				if (same(s->buf + UD_AREA + got * 1024 + 40,
+					 UD_MSG, seed))
+					break;
+		good = wc.status == IBV_WC_SUCCESS &&
+		       wc.wr_id == 300u + got && wc.byte_len == UD_MSG + 40 &&
+		       wc.src_qp == peer.ud_qpn && wc.slid == peer.lid &&
+		       seed < 23 && (lossy || seed == 20u + (uint32_t)i);
 		check(good, "UD SEND through an AH: payload, source QPN and LID",
 		      &status, 16);
+		got++;
 	}
+	if (lossy)
+		fprintf(stderr, "twohost server: %u of 3 UD messages arrived\n",
+			got);
 	/* atomics: 1000 + 5 * 3, then swapped for 77 */
 	if (!recv_u32(s->sock, &go))
 		return 1;
@@ -448,9 +475,10 @@ static int client(struct side *s, const char *hostport)
 		return tap_done();
 	diag("client LID %u QPN %u/%u, server LID %u QPN %u/%u", me.lid,
 	     me.rc_qpn, me.ud_qpn, peer.lid, peer.rc_qpn, peer.ud_qpn);
-	ok(peer.status == 0 && me.lid && peer.lid && me.lid != peer.lid,
-	   "the server is ready; the two ports have distinct LIDs (%u, %u)",
-	   me.lid, peer.lid);
+	ok(peer.status == 0 && me.lid && peer.lid &&
+	   (one_port ? me.lid == peer.lid : me.lid != peer.lid),
+	   "the server is ready; the ports have %s LIDs (%u, %u)",
+	   one_port ? "the same" : "distinct", me.lid, peer.lid);
 	if (s->has_ece) {
 		struct ibv_ece req = { .vendor_id = s->ece.vendor_id,
 				       .options = peer.ece_result };
@@ -479,7 +507,7 @@ static int client(struct side *s, const char *hostport)
 		wr.wr.rdma.remote_addr = peer.addr + WRITE_AREA;
 		wr.wr.rdma.rkey = peer.rkey;
 		good = !post_send(s->rc, s, &wr, WRITE_AREA, RW_LEN) &&
-		       poll_one(s, &wc) && wc.status == IBV_WC_SUCCESS &&
+		       poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS &&
 		       wc.opcode == IBV_WC_RDMA_WRITE;
 		ok(good, "RDMA WRITE of 256 KiB to the other host completes");
 		memset(&wr, 0, sizeof(wr));
@@ -487,7 +515,7 @@ static int client(struct side *s, const char *hostport)
 		wr.imm_data = htonl(IMM);
 		wr.wr.rdma.remote_addr = peer.addr;
 		wr.wr.rdma.rkey = peer.rkey;
-		good = !post_send(s->rc, s, &wr, 0, 0) && poll_one(s, &wc) &&
+		good = !post_send(s->rc, s, &wr, 0, 0) && poll_one(s, &wc, 30000) &&
 		       wc.status == IBV_WC_SUCCESS;
 		ok(good, "RDMA WRITE_WITH_IMM completes");
 	}
@@ -498,7 +526,7 @@ static int client(struct side *s, const char *hostport)
 		wr.wr.rdma.remote_addr = peer.addr + READ_SRC;
 		wr.wr.rdma.rkey = peer.rkey;
 		good = !post_send(s->rc, s, &wr, READ_DST, RW_LEN) &&
-		       poll_one(s, &wc) && wc.status == IBV_WC_SUCCESS &&
+		       poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS &&
 		       wc.opcode == IBV_WC_RDMA_READ &&
 		       same(s->buf + READ_DST, RW_LEN, 9);
 		ok(good, "RDMA READ of 256 KiB from the other host: every byte right");
@@ -516,7 +544,7 @@ static int client(struct side *s, const char *hostport)
 		wr.wr.ud.remote_qpn = peer.ud_qpn;
 		wr.wr.ud.remote_qkey = UD_QKEY;
 		good = !post_send(s->ud, s, &wr, UD_AREA + i * 1024, UD_MSG) &&
-		       poll_one(s, &wc) && wc.status == IBV_WC_SUCCESS;
+		       poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS;
 		ok(good, "UD SEND %d to the other host completes", i);
 	}
 	send_u32(s->sock, 1);		/* the server checks WRITE and UD */
@@ -533,7 +561,7 @@ static int client(struct side *s, const char *hostport)
 		wr.wr.atomic.swap = 77;
 		*old = 0;
 		good = !post_send(s->rc, s, &wr, ATOMIC_RES, 8) &&
-		       poll_one(s, &wc) && wc.status == IBV_WC_SUCCESS &&
+		       poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS &&
 		       *old == 1000u + 5 * (i < 3 ? i : 3);
 		ok(good, "%s on the other host returns the old value %llu",
 		   i < 3 ? "FETCH_ADD 5" : "CMP_SWAP 1015 -> 77",
@@ -561,8 +589,16 @@ int main(int argc, char **argv)
 	struct side s = {};
 	int ret;
 
+	for (; argc > 3; argc--) {
+		if (!strcmp(argv[argc - 1], "--one-port"))
+			one_port = true;
+		else if (!strcmp(argv[argc - 1], "--lossy"))
+			lossy = true;
+		else
+			break;
+	}
 	if (argc != 3 || (strcmp(argv[1], "--server") && strcmp(argv[1], "--connect"))) {
-		fprintf(stderr, "usage: twohost [-d DEV] --server PORT | --connect ADDR:PORT\n");
+		fprintf(stderr, "usage: twohost [-d DEV] --server PORT | --connect ADDR:PORT [--one-port] [--lossy]\n");
 		return 2;
 	}
 	if (!side_open(&s, dev)) {

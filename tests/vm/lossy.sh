@@ -3,7 +3,9 @@
 # and reorders packets (hostctl link-faults DROP,DUP,REORDER,DELAY, per
 # million packets); RC must still deliver every message once, whole and in
 # order.  ibv_rc_pingpong -c validates every received buffer; ib_write_bw
-# and ib_send_bw must complete under 5 % loss; the device's counters must
+# and ib_send_bw must complete under 5 % loss, and tests/tools/twohost
+# checks every byte of SEND, WRITE, READ, atomics and UD under it (UD may
+# lose a message: the loss is the test's; see below); the counters must
 # show what the link did and the retransmissions it caused.
 # In the first guest of scripts/vm2.sh the servers run in the other guest
 # and both emulators' links are lossy (tests/lib/pair.sh).
@@ -17,10 +19,11 @@ set -u
 
 dev=${ORCA_DEV:-orca0}
 limit=${ORCA_LOSSY_TIMEOUT:-180}
+build=${ORCA_BUILD:-$(dirname "${BASH_SOURCE[0]}")/../../build}
 port=18700
 tmp=$(mktemp -d)
 trap 'hostctl_all link-faults off > /dev/null 2>&1; rm -rf "$tmp"' EXIT
-plan 12
+plan 13
 
 ip link set lo up
 
@@ -102,6 +105,20 @@ for p in ib_write_bw ib_send_bw; do
     fi
     report "$p -n 200 -s 65536 under 5 % loss: $(grep -A1 '#bytes' "$tmp/client" | tail -n 1 | tr -s ' ')"
 done
+# every verb of the data path, every byte checked by its receiver
+port=$((port + 1))
+th=(--lossy)
+pair_remote || th+=(--one-port)
+pair_server "$tmp/server" "$port" timeout -k 5 "$limit" "$build/tests/twohost" -d "$dev" --server "$port" "${th[@]}" ||
+    diag "twohost --server did not listen"
+timeout -k 5 "$limit" "$build/tests/twohost" -d "$dev" --connect "$(pair_server_addr):$port" "${th[@]}" > "$tmp/client" 2>&1
+crc=$?
+wait "$PAIR_SPID"
+src=$?
+[[ $crc == 0 && $src == 0 ]] && ! grep -q '^not ok' "$tmp/client"
+ok $? "tests/tools/twohost under 5 % loss: $(grep -c '^ok' "$tmp/client") checks of SEND, WRITE, READ, atomics and UD data passed, $(grep -c '^not ok' "$tmp/client") failed (client rc $crc, server rc $src)"
+diag "$(grep -h 'UD messages arrived' "$tmp/server")"
+((crc || src)) && diag "$(grep '^not ok' "$tmp/client")" "$(tail -n 8 "$tmp/server")"
 hostctl_all link-faults off > /dev/null
 d=$(($(stat link_drops) - drops0))
 r=$(($(stat retries) - retr0))
