@@ -173,6 +173,9 @@ void op_post_send(void);
 void op_post_recv(void);
 /* an SGE over an MR (its keys, sometimes wrong); @inl: readable bytes */
 void rnd_sge(struct ibv_sge *s, int inl);
+struct ibv_recv_wr;
+/* 1 to MAX_WR chained receive WRs with random SGEs (static storage) */
+struct ibv_recv_wr *rnd_recv_wrs(void);
 /* an address vector, mostly to port 1 of @ctxo's device (its LID) */
 struct ibv_ah_attr;
 void rnd_ah_attr(struct ibv_ah_attr *ah, const struct obj *ctxo);

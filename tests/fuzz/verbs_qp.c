@@ -402,16 +402,13 @@ void op_post_send(void)
 	note("ibv_post_send", ibv_post_send(q->u.qp, wr, &bad));
 }
 
-void op_post_recv(void)
+/* 1 to MAX_WR chained receive WRs with random SGEs (static storage) */
+struct ibv_recv_wr *rnd_recv_wrs(void)
 {
 	static struct ibv_sge sge[MAX_WR][MAX_SGE];
-	struct ibv_recv_wr wr[MAX_WR], *bad = NULL;
-	struct obj *q = pick(K_QP);
-	unsigned int i, j, n;
+	static struct ibv_recv_wr wr[MAX_WR];
+	unsigned int i, j, n = rn(MAX_WR) + 1;
 
-	if (!q)
-		return;
-	n = rn(MAX_WR) + 1;
 	memset(wr, 0, sizeof(wr));
 	for (i = 0; i < n; i++) {
 		wr[i].wr_id = rnd();
@@ -422,6 +419,15 @@ void op_post_recv(void)
 			rnd_sge(&sge[i][j], 0);
 		wr[i].sg_list = sge[i];
 	}
-	note("ibv_post_recv", ibv_post_recv(q->u.qp, wr, &bad));
+	return wr;
+}
+
+void op_post_recv(void)
+{
+	struct ibv_recv_wr *bad = NULL;
+	struct obj *q = pick(K_QP);
+
+	if (q)
+		note("ibv_post_recv", ibv_post_recv(q->u.qp, rnd_recv_wrs(), &bad));
 }
 

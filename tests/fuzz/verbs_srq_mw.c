@@ -100,25 +100,12 @@ void op_modify_srq(void)
 
 void op_post_srq_recv(void)
 {
-	static struct ibv_sge sge[MAX_WR][MAX_SGE];
-	struct ibv_recv_wr wr[MAX_WR], *bad = NULL;
+	struct ibv_recv_wr *bad = NULL;
 	struct obj *s = pick(K_SRQ);
-	unsigned int i, j, n;
 
-	if (!s)
-		return;
-	n = rn(MAX_WR) + 1;
-	memset(wr, 0, sizeof(wr));
-	for (i = 0; i < n; i++) {
-		wr[i].wr_id = rnd();
-		wr[i].next = i + 1 < n ? &wr[i + 1] : NULL;
-		wr[i].num_sge = chance(85) ? (int)rn(4) :
-			chance(90) ? (int)rn(MAX_SGE + 1) : -1;
-		for (j = 0; (int)j < wr[i].num_sge; j++)
-			rnd_sge(&sge[i][j], 0);
-		wr[i].sg_list = sge[i];
-	}
-	note("ibv_post_srq_recv", ibv_post_srq_recv(s->u.srq, wr, &bad));
+	if (s)
+		note("ibv_post_srq_recv",
+		     ibv_post_srq_recv(s->u.srq, rnd_recv_wrs(), &bad));
 }
 
 /* A new QP's SRQ: mostly none, mostly one of its own context. */
