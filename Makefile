@@ -53,7 +53,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
-	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-twohost vm-twohost-ece vm-faults vm-bigmem vm-data vm-packages deb run check bench kunit clean help \
+	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-faults vm-bigmem vm-data vm-packages deb run check bench kunit clean help \
 	reliability fuzz driver-debug vm-debug verbs-fuzz \
 	kmod-tree vm-features-off upstream upstream-check
 
@@ -72,7 +72,7 @@ help:
 	@echo "  bench     query-verb latency, fw cmds and syscalls per call: orca0 vs rxe0, one VM boot"
 	@echo "  upstream  patch series for Linux 6.1 and rdma-core v44 in $(BUILD)/upstream (RDMA_CORE_SRC=<v44 tree> for the full rdma-core one)"
 	@echo "  upstream-check  tests of both series (git am, in-tree W=1 + sparse build, checkpatch --strict; part of check)"
-	@echo "  reliability  emulator under ASan/UBSan, libFuzzer harnesses (FUZZ_SECONDS=$(FUZZ_SECONDS) each), vm-faults, vm-debug"
+	@echo "  reliability  emulator under ASan/UBSan, libFuzzer harnesses (FUZZ_SECONDS=$(FUZZ_SECONDS) each), vm-faults, vm-emu-kill*, vm-emu-restart, vm-debug"
 	@echo "  fuzz      only the fuzzers (e.g. make fuzz FUZZ_SECONDS=3600)"
 	@echo "  verbs-fuzz  the verbs fuzzer in one VM boot: SEED=N CALLS=N (100000) FUZZ_KERNEL=debug"
 	@echo "  deb       Debian packages orca-dkms and orca-ibverbs-provider in $(BUILD)/deb"
@@ -158,15 +158,16 @@ unit:
 # under ASan + UBSan and its libFuzzer harnesses (tests/fuzz/run.sh:
 # regression corpus, then FUZZ_SECONDS each, default 60; `make fuzz
 # FUZZ_SECONDS=3600` by hand), the driver against a misbehaving device, hot
-# unplug and reload loops (vm-faults), and the VM tests on the debug kernel
-# (vm-debug).  Part of make check.
+# unplug and reload loops (vm-faults), the firmware killed, killed under
+# load, and killed and booted again under load (vm-emu-*), and the VM tests
+# on the debug kernel (vm-debug).  Part of make check.
 FUZZ_SECONDS ?= 60
 reliability:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
 	@$(STAGE) unit-emulator-sanitizers -- sh -c '$(MAKE) -C emulator BUILD=$(BUILD) test-sanitize' || true
 	@$(STAGE) fuzz-emulator -- env BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS) || true
-	@$(MAKE) vm-faults vm-debug PART=$(TAPDIR)
+	@$(MAKE) vm-faults vm-emu-kill vm-emu-kill-load vm-emu-restart vm-debug PART=$(TAPDIR)
 	@$(finish)
 
 # ------------------------------------------------------------------ vmtest
@@ -175,7 +176,7 @@ reliability:
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
-	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-emu-kill vm-emu-kill-load vm-data \
+	@$(MAKE) vm-default vm-config vm-features-off vm-bigmem vm-data \
 	    vm-twohost vm-twohost-ece vm-packages PART=$(TAPDIR)
 	@$(finish)
 
@@ -296,11 +297,18 @@ vm-emu-kill:
 
 # (c3) firmware death under load: ibv_rc_pingpong and the verbs fuzzer
 # running; every verb fails, the contexts get DEVICE_FATAL, everything is
-# released, rmmod works.  (QEMU's ivshmem-doorbell cannot take a restarted
-# emulator: tests/vm/emu-kill-load.sh says why.)
+# released, rmmod works.
 vm-emu-kill-load:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    $(T)/lib/run-tests.sh $(T)/vm/emu-kill-load.sh || true
+
+# (c4) the firmware killed under load boots again 3 s later on the same
+# PCI function (orca-emu --restart-after): dead device, DEVICE_FATAL,
+# everything released, and a PCI remove/rescan brings orca0 back on the
+# new firmware; twice
+vm-emu-restart:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --emu-restart 3000 -- \
+	    $(T)/lib/run-tests.sh $(T)/vm/emu-restart.sh || true
 
 fuzz:
 	@BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS)

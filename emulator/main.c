@@ -5,7 +5,14 @@
  *
  *   orca-emu --socket PATH --ram PATH [--config FILE] [--set key=value]...
  *            [--ctl PATH] [--log FILE] [--once] [--reverse-completions]
+ *            [--restart-after MS]
  *   orca-emu --ctl-send PATH 'request'
+ *
+ * With --restart-after the process is the PCI function and a child
+ * process is its firmware: the function accepts QEMU and holds BAR2,
+ * every eventfd and the control socket, so a firmware that dies (SIGKILL,
+ * the 'kill' control request) is booted again MS milliseconds later on
+ * the same function, as a device whose firmware crashed and rebooted.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +41,7 @@ struct emu {
 	struct ctl_server ctl;
 	struct orca_dev dev;
 	bool once;
+	int restart_ms;			/* -1: no supervisor */
 };
 
 static void usage(FILE *f)
@@ -39,6 +49,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: orca-emu --socket PATH --ram PATH [--config FILE] [--set key=value]...\n"
 		"                [--ctl PATH] [--log FILE] [--once] [--reverse-completions]\n"
+		"                [--restart-after MS]\n"
 		"       orca-emu --ctl-send PATH 'request'\n"
 		"\n"
 		"  --socket PATH          ivshmem server socket (QEMU -chardev socket,path=PATH)\n"
@@ -49,6 +60,8 @@ static void usage(FILE *f)
 		"  --log FILE             log here instead of stderr\n"
 		"  --once                 exit after the first QEMU disconnects\n"
 		"  --reverse-completions  complete each doorbell batch in reverse order\n"
+		"  --restart-after MS     run the firmware in a child process and boot it\n"
+		"                         again MS ms after it dies (implies --once)\n"
 		"  --ctl-send PATH LINE   send one control request, print the reply,\n"
 		"                         exit 0 on 'ok', 1 otherwise\n");
 }
@@ -199,9 +212,96 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 	return true;
 }
 
+static void run_device(struct emu *e)
+{
+	uint64_t next_tick = now_ns() + ORCA_HEARTBEAT_PERIOD_MS * NSEC_PER_MSEC;
+
+	while (poll_once(e, &next_tick))
+		;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000,
+			       .tv_nsec = (ms % 1000) * NSEC_PER_MSEC };
+
+	/* a signal ends the wait early: the caller checks stop_signal */
+	nanosleep(&ts, NULL);
+}
+
+/* The firmware: a child that dies with the function (the supervisor). */
+static void __attribute__((noreturn))
+run_firmware(struct emu *e, pid_t function, unsigned int incarnation)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != function)
+		_exit(1);
+	if (incarnation > 1)
+		orca_dev_fw_restart(&e->dev);
+	orca_log("firmware incarnation %u running (pid %d, generation %llu)",
+		 incarnation, (int)getpid(),
+		 (unsigned long long)le64toh(e->dev.regs->generation));
+	run_device(e);
+	/* the function owns every fd and path: no cleanup here */
+	_exit(stop_signal || e->ivs.client_fd < 0 ? 0 : 1);
+}
+
+/*
+ * --restart-after: accept QEMU here, then run the firmware in a child and
+ * boot a new one each time it dies, until QEMU goes or we are told to
+ * stop.  Returns the exit status.
+ */
+static int supervise(struct emu *e)
+{
+	unsigned int incarnation;
+	pid_t pid;
+	int st;
+
+	while (!stop_signal && e->ivs.client_fd < 0) {
+		struct pollfd p = { .fd = e->ivs.listen_fd, .events = POLLIN };
+
+		if (poll(&p, 1, -1) < 0 && errno != EINTR) {
+			orca_log("poll: %s", strerror(errno));
+			return 1;
+		}
+		if (p.revents & POLLIN)
+			ivs_accept(&e->ivs, on_connect, e);
+	}
+	for (incarnation = 1; !stop_signal; incarnation++) {
+		pid = fork();
+		if (pid < 0) {
+			orca_log("fork: %s", strerror(errno));
+			return 1;
+		}
+		if (!pid)
+			run_firmware(e, getppid(), incarnation);
+		while (waitpid(pid, &st, 0) < 0) {
+			if (errno != EINTR) {
+				orca_log("waitpid: %s", strerror(errno));
+				return 1;
+			}
+			if (stop_signal)
+				kill(pid, SIGTERM);
+		}
+		if (WIFEXITED(st) && !WEXITSTATUS(st))
+			break;		/* QEMU went away, or a signal */
+		if (WIFSIGNALED(st))
+			orca_log("firmware incarnation %u (pid %d) died: signal %d; booting it again in %d ms",
+				 incarnation, (int)pid, WTERMSIG(st),
+				 e->restart_ms);
+		else
+			orca_log("firmware incarnation %u (pid %d) exited with status %d; booting it again in %d ms",
+				 incarnation, (int)pid, WEXITSTATUS(st),
+				 e->restart_ms);
+		sleep_ms(e->restart_ms);
+	}
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct orca_cfg *cfg,
 		      const char **sock, const char **ram, const char **ctl,
-		      const char **logf, bool *once, bool *reverse)
+		      const char **logf, bool *once, bool *reverse,
+		      int *restart_ms)
 {
 	static const struct option opts[] = {
 		{ "socket", required_argument, NULL, 's' },
@@ -212,6 +312,7 @@ static int parse_args(int argc, char **argv, struct orca_cfg *cfg,
 		{ "log", required_argument, NULL, 'l' },
 		{ "once", no_argument, NULL, '1' },
 		{ "reverse-completions", no_argument, NULL, 'R' },
+		{ "restart-after", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -242,6 +343,17 @@ static int parse_args(int argc, char **argv, struct orca_cfg *cfg,
 		case 'R':
 			*reverse = true;
 			break;
+		case 'A': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || end == optarg || v < 0 || v > 600000) {
+				fprintf(stderr, "orca-emu: --restart-after: 0..600000 ms\n");
+				return -1;
+			}
+			*restart_ms = (int)v;
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -283,15 +395,14 @@ int main(int argc, char **argv)
 	bool once = false, reverse = false;
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct emu e;	/* large: keep it off the stack */
+	int restart_ms = -1, rc = 1;
 	struct orca_cfg cfg;
-	uint64_t next_tick;
 	FILE *logfp = NULL;
-	int rc = 1;
 
 	if (argc == 4 && !strcmp(argv[1], "--ctl-send"))
 		return ctl_send(argv[2], argv[3]);
 	if (parse_args(argc, argv, &cfg, &sock, &ram, &ctl, &logf, &once,
-		       &reverse))
+		       &reverse, &restart_ms))
 		return 2;
 	if (logf) {
 		logfp = fopen(logf, "a");
@@ -306,7 +417,8 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	e.once = once;
+	e.once = once || restart_ms >= 0;
+	e.restart_ms = restart_ms;
 	e.ctl.listen_fd = -1;
 	if (ivs_open(&e.ivs, sock, ram))
 		goto out;
@@ -329,13 +441,18 @@ int main(int argc, char **argv)
 	if (cfg.fabric[0])
 		orca_log("port 1 on the fabric %s (DOWN until its SM assigns a LID)",
 			 cfg.fabric);
-	next_tick = now_ns() + ORCA_HEARTBEAT_PERIOD_MS * NSEC_PER_MSEC;
-	while (poll_once(&e, &next_tick))
-		;
+	if (restart_ms >= 0) {
+		orca_log("firmware restarts %d ms after it dies", restart_ms);
+		rc = supervise(&e);
+	} else {
+		run_device(&e);
+		rc = 0;
+	}
 	if (stop_signal)
 		orca_log("signal %d: exiting", (int)stop_signal);
-	rc = 0;
-	if (e.ivs.client_fd >= 0)
+	if (restart_ms >= 0)	/* the firmware logged its own session */
+		ivs_drop_client(&e.ivs, "shutdown");
+	else if (e.ivs.client_fd >= 0)
 		client_gone(&e, "shutdown");
 	ctl_close(&e.ctl);
 out_dev:

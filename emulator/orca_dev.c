@@ -614,6 +614,28 @@ void orca_dev_set_ram(struct orca_dev *dev, uint8_t *ram, uint64_t size)
 	REG_WR64(dev, ram_size, dev->ram_size);
 }
 
+/*
+ * The register block as the firmware writes it when it boots.  The
+ * generation survives (it lives in the function, not in the firmware):
+ * orca_dev_connect() steps it, so a driver sees a new firmware.
+ */
+static void power_on_regs(struct orca_dev *dev, uint64_t generation)
+{
+	struct orca_regs *regs = dev->regs;
+
+	/* magic first off and last on: a reader never sees a torn block */
+	REG_WR64(dev, magic, 0);
+	memset(regs, 0, sizeof(*regs));
+	regs->if_version = htole32(ORCA_IF_VERSION);
+	regs->fw_peer_id = htole32(0);
+	regs->fw_version = htole64(dev->cfg.fw_version);
+	regs->health = htole32(ORCA_HEALTH_OK);
+	regs->generation = htole64(generation);
+	memcpy(regs->fw_name, dev->cfg.fw_name, sizeof(regs->fw_name));
+	regs->fw_name[sizeof(regs->fw_name) - 1] = '\0';
+	REG_WR64(dev, magic, ORCA_MAGIC);
+}
+
 int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 		  struct orca_regs *regs,
 		  void (*raise_irq)(void *priv, unsigned int vec),
@@ -641,17 +663,15 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 		return -ENOMEM;
 	}
 
-	memset(regs, 0, sizeof(*regs));
-	regs->if_version = htole32(ORCA_IF_VERSION);
-	regs->fw_peer_id = htole32(0);
-	regs->fw_version = htole64(cfg->fw_version);
-	regs->health = htole32(ORCA_HEALTH_OK);
-	memcpy(regs->fw_name, cfg->fw_name, sizeof(regs->fw_name));
-	regs->fw_name[sizeof(regs->fw_name) - 1] = '\0';
+	power_on_regs(dev, 0);
 	dev->port_state = port_link_state(dev);
-	/* magic last: a driver that sees it sees a complete block */
-	REG_WR64(dev, magic, ORCA_MAGIC);
 	return 0;
+}
+
+void orca_dev_fw_restart(struct orca_dev *dev)
+{
+	power_on_regs(dev, REG_RD64(dev, generation));
+	orca_dev_connect(dev);
 }
 
 void orca_dev_destroy(struct orca_dev *dev)

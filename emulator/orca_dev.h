@@ -369,6 +369,12 @@ void orca_dev_destroy(struct orca_dev *dev);
 
 /* A new host (QEMU) connected: forget everything, generation++. */
 void orca_dev_connect(struct orca_dev *dev);
+/*
+ * A new firmware incarnation boots on a function that stayed connected
+ * (orca-emu --restart-after): the register block as at power-on, the
+ * generation stepped, no objects.
+ */
+void orca_dev_fw_restart(struct orca_dev *dev);
 /* The host went away: drop objects, detach memory, no more DMA. */
 void orca_dev_disconnect(struct orca_dev *dev);
 

@@ -48,6 +48,8 @@ several words are quoted and run as one simple command.
 
   --emu-set KEY=VALUE   emulator setting (repeatable), e.g. fw_version=2.9.13
   --emu-config FILE     emulator config file
+  --emu-restart MS      the emulator's firmware boots again MS ms after it
+                        dies (orca-emu --restart-after; hostctl kill)
   --timeout SECONDS     bound for the whole run (default $TIMEOUT)
   --name NAME           job name; job dir is \$BUILD/vm/NAME (default vm-<pid>)
   --keep                keep the job dir (also kept when the run fails)
@@ -88,6 +90,8 @@ while (($#)); do
     --emu-config) [[ $# -ge 2 ]] || die "--emu-config needs FILE"
         [[ -r $2 ]] || die "cannot read emulator config $2"
         EMU_ARGS+=(--config "$(realpath "$2")"); shift 2 ;;
+    --emu-restart) [[ $# -ge 2 && $2 =~ ^[0-9]+$ ]] || die "--emu-restart needs milliseconds"
+        EMU_ARGS+=(--restart-after "$2"); shift 2 ;;
     --timeout) [[ $# -ge 2 && $2 =~ ^[0-9]+$ && $2 -gt 0 ]] || die "--timeout needs a positive number of seconds"
         TIMEOUT=$2; shift 2 ;;
     --name) [[ $# -ge 2 && $2 =~ ^[A-Za-z0-9._-]+$ ]] || die "--name needs [A-Za-z0-9._-]+"

@@ -505,6 +505,108 @@ static void sigterm_exits_cleanly(void)
 	disconnect_client(&cl);
 }
 
+/* Wait up to @ms for the firmware to come back with @gen; 0 on time. */
+static int wait_generation(uint64_t gen, unsigned int ms)
+{
+	while (ms--) {
+		if (le64toh(__atomic_load_n(&cl.regs->magic, __ATOMIC_ACQUIRE)) ==
+		    ORCA_MAGIC &&
+		    le64toh(cl.regs->generation) == gen)
+			return 0;
+		msleep(1);
+	}
+	return -1;
+}
+
+/*
+ * --restart-after: the firmware dies and boots again behind the same
+ * connection (BAR2, eventfds, control socket), as a new generation at
+ * power-on state; QEMU going away or SIGTERM still ends everything.
+ */
+static void firmware_restarts(void)
+{
+	const char *const restart[] = { "--restart-after", "200", NULL };
+	struct orca_init_in init = { .flags = htole32(ORCA_INIT_F_EQ_IRQ) };
+	uint64_t hb;
+	int status;
+
+	emu = spawn(restart);
+	must_connect();
+	CHECK_EQ(le64toh(cl.regs->generation), 1);
+	program(&cl);
+	CHECK_EQ(cmd(&cl, ORCA_CMD_RESET, NULL, 0, 0), 0);
+	CHECK_EQ(cmd(&cl, ORCA_CMD_INIT, &init, sizeof(init), 0), 0);
+	CHECK_EQ(cmd(&cl, ORCA_CMD_ALLOC_PD, NULL, 0, 8), 0);
+	CHECK(irq_within(&cl, 2000));
+
+	CHECK_EQ(ctl_send("kill"), 0);
+	/* dead for 200 ms: the heartbeat stops, the function stays */
+	msleep(60);
+	hb = le64toh(cl.regs->heartbeat);
+	msleep(100);
+	CHECK_EQ(le64toh(cl.regs->heartbeat), hb);
+	CHECK_EQ(waitpid(emu, &status, WNOHANG), 0);
+	CHECK_EQ(wait_generation(2, 3000), 0);
+	/* power-on state: nothing of the old session is left */
+	CHECK_EQ(le32toh(cl.regs->health), ORCA_HEALTH_OK);
+	CHECK_EQ(le64toh(cl.regs->cmdq_base), 0);
+	CHECK_EQ(le32toh(cl.regs->dev_ctl), 0);
+	CHECK_EQ(le32toh(cl.regs->cmdq_ci), 0);
+	CHECK_EQ(le64toh(cl.regs->ram_size), 0);	/* mapped again lazily */
+	msleep(250);
+	CHECK(le64toh(cl.regs->heartbeat) > 0);
+	CHECK_EQ(ctl_send("ping"), 0);
+	/* the same eventfds and BAR2 reach the new firmware */
+	program(&cl);
+	CHECK_EQ(cmd(&cl, ORCA_CMD_RESET, NULL, 0, 0), 0);
+	CHECK_EQ(le64toh(cl.regs->ram_size), RAM_SIZE);
+	CHECK_EQ(cmd(&cl, ORCA_CMD_INIT, &init, sizeof(init), 0), 0);
+	CHECK_EQ(cmd(&cl, ORCA_CMD_ALLOC_PD, NULL, 0, 8), 0);
+	CHECK(irq_within(&cl, 2000));
+
+	/* and again: each boot is a new generation */
+	CHECK_EQ(ctl_send("kill"), 0);
+	CHECK_EQ(wait_generation(3, 3000), 0);
+
+	/* QEMU goes: the function and its firmware exit, paths removed */
+	disconnect_client(&cl);
+	status = wait_child(emu, 3000);
+	CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(access(sock_path, F_OK) != 0);
+	CHECK(access(ctl_path, F_OK) != 0);
+}
+
+/* The firmware never outlives its function (no orphan on SIGKILL). */
+static void firmware_dies_with_function(void)
+{
+	const char *const restart[] = { "--restart-after", "0", NULL };
+	int status, tries;
+
+	emu = spawn(restart);
+	must_connect();
+	CHECK_EQ(ctl_send("ping"), 0);
+	kill(emu, SIGKILL);
+	status = wait_child(emu, 3000);
+	CHECK(status != -1 && WIFSIGNALED(status));
+	/* the control socket is the firmware's to serve: nobody answers */
+	for (tries = 0; tries < 100 && ctl_send("ping") != 1; tries++)
+		msleep(10);
+	CHECK(tries < 100);
+	disconnect_client(&cl);
+	unlink(sock_path);
+	unlink(ctl_path);
+
+	/* SIGTERM to the function ends both, cleanly */
+	emu = spawn(restart);
+	must_connect();
+	CHECK_EQ(ctl_send("ping"), 0);
+	kill(emu, SIGTERM);
+	status = wait_child(emu, 3000);
+	CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(access(ctl_path, F_OK) != 0);
+	disconnect_client(&cl);
+}
+
 static void cli_errors(void)
 {
 	static const char *const bad[][3] = {
@@ -512,11 +614,13 @@ static void cli_errors(void)
 		{ "--set", "max_qp=0", NULL },
 		{ "--config", "/nonexistent/orca.conf", NULL },
 		{ "--bogus-option", NULL, NULL },
+		{ "--restart-after", "-1", NULL },
+		{ "--restart-after", "soon", NULL },
 	};
 	unsigned int i;
 	int status;
 
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		emu = spawn(bad[i]);
 		status = wait_child(emu, 3000);
 		CHECK(status != -1 && WIFEXITED(status) &&
@@ -556,6 +660,8 @@ int main(int argc, char **argv)
 	RUN(fatal_and_kill);
 	RUN(once_exits_after_disconnect);
 	RUN(sigterm_exits_cleanly);
+	RUN(firmware_restarts);
+	RUN(firmware_dies_with_function);
 	RUN(cli_errors);
 	reap_children();
 	rc = tap_done();

@@ -32,6 +32,22 @@ if ((${#files[@]} == 0)); then
     F=$((F + 1))
 fi
 ((bad)) && echo "  $bad of ${#files[@]} stages failed; logs: $dir/<stage>.log"
+# CI keeps only the tail of the output: name the failed checks here, each
+# with its suite and the first diagnostic line under it
+for f in "${files[@]}"; do
+    read -r pass fail skip rc secs note < "$f" || continue
+    ((fail)) || continue
+    log=${f%.result}.log
+    name=${f##*/}
+    [[ -r $log ]] || continue
+    awk -v stage="${name%.result}" '
+        /^# ---- suite / { suite = $4; sub(/:$/, "", suite); next }
+        want && /^#/ { print "      " substr($0, 1, 160); want = 0; next }
+        { want = 0 }
+        /^not ok/ && n < 12 { print "  " stage ": " (suite ? suite ": " : "") substr($0, 1, 160); want = 1; n++ }
+        END { if (n >= 12) print "  " stage ": (more in its log)" }
+    ' "$log"
+done
 echo "$P passed $F failed $S skipped" > "$dir/totals" 2>/dev/null
 echo "$P passed, $F failed, $S skipped"
 ((F == 0))

@@ -9,14 +9,8 @@
 # killed every object is released (rdma res back at its start values), no
 # oops/WARNING, and rmmod works.
 #
-# Restarting the emulator under the running guest is not possible with
-# QEMU 7.2's ivshmem-doorbell: the device takes its BAR2 memory (the
-# registers) and every doorbell/interrupt eventfd from the server's first
-# messages only (a second shared-memory message is refused, "server sent
-# unexpected shared memory message"), has no handler for the server going
-# away, and vm.sh's chardev has no reconnect.  A new orca-emu would have
-# new eventfds and a new register file that QEMU never maps, so a PCI
-# remove/rescan would find the old, dead registers.  See tests/README.
+# Here the firmware stays dead; tests/vm/emu-restart.sh has it boot again
+# (orca-emu --restart-after) and the device recovered.
 #
 # Prints TAP; exit status = number of failures.
 #   ORCA_DEV (orca0), ORCA_DEAD_BOUND (60 s)

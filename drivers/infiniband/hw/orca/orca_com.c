@@ -248,12 +248,15 @@ void orca_com_process_eq(struct orca_com *com)
 			com->overflow_fn(com, lost);
 	}
 
-	if (bad_pi)
+	if (bad_pi) {
+		/* a firmware that booted again restarts its indices: say so */
+		orca_com_check_health(com);
 		orca_com_set_dead(com, "event queue producer index out of range");
-	else if (fatal)
+	} else if (fatal) {
 		orca_com_set_dead(com, "device reported a fatal error");
-	else if (consumed > com->eq_depth / 2)
+	} else if (consumed > com->eq_depth / 2) {
 		com->ops->ring(com, ORCA_FW_VEC_EQ);
+	}
 }
 
 /**

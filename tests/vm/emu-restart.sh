@@ -1,0 +1,196 @@
+#!/bin/bash
+# Guest test: the firmware dies under load and boots again (issue 10
+# section 2, "an emulator killed and restarted under load").
+#
+# vm.sh --emu-restart MS runs orca-emu as a PCI function that outlives its
+# firmware (orca-emu --restart-after): BAR2, the doorbell and MSI-X
+# eventfds and the control socket stay, the firmware is a child process
+# that 'hostctl kill' SIGKILLs and that boots again MS ms later at
+# power-on state with the next generation.
+#
+# Twice, under load (an ibv_rc_pingpong pair and the verbs fuzzer):
+#   the firmware is killed; the driver marks the device dead with a log
+#   line, the contexts get IBV_EVENT_DEVICE_FATAL, verbs fail fast (also
+#   once the new firmware is up: the driver's queues and objects are gone
+#   from it); the firmware comes back with the next generation; the old
+#   traffic ends and every object is released (rdma res); the
+#   administrator's recovery, a PCI remove and rescan (as for EFA: the
+#   driver does not re-probe by itself), brings orca0 back on the new
+#   firmware and data moves again.
+# Then: no oops/WARNING in the log, rmmod works.
+#
+# Prints TAP; exit status = number of failures.
+#   ORCA_DEV (orca0), ORCA_DEAD_BOUND (60 s), ORCA_RESTART_ROUNDS (2)
+set -u
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=tests/lib/tap.sh
+. "$here/../lib/tap.sh"
+
+dev=${ORCA_DEV:-orca0}
+bound=${ORCA_DEAD_BOUND:-60}
+rounds=${ORCA_RESTART_ROUNDS:-2}
+build=${ORCA_BUILD:-$here/../../build}
+fuzz=$build/tests/fuzz/verbs_fuzz
+log=${ORCA_JOB:-/tmp}
+seed=${ORCA_FUZZ_SEED:-$(( ${EPOCHREALTIME/./} % 1000000007 ))}
+kinds=(pd cq qp mr ctx)
+plan $((rounds * (12 + ${#kinds[@]}) + 2))
+
+declare -A RES START
+res_read() {
+    local line w i
+    RES=()
+    line=$(rdma res show 2>/dev/null | grep -E "^[0-9]+: $dev: ") || return 1
+    read -r -a w <<< "${line#*: "$dev": }"
+    for ((i = 0; i + 1 < ${#w[@]}; i += 2)); do RES[${w[i]}]=${w[i + 1]}; done
+}
+wait_dev() {   # wait_dev PRESENT(1|0): orca0 appears / goes within 30 s
+    local i
+    for ((i = 0; i < 300; i++)); do
+        if [[ -e /sys/class/infiniband/$dev ]]; then ((${1:-1})) && return 0
+        else ((${1:-1})) || return 0; fi
+        sleep_s 0.1
+    done
+    return 1
+}
+generation() {   # the firmware's generation, from the control socket
+    local out
+    out=$(HOSTCTL_TIMEOUT=30 hostctl ping 2>/dev/null) || return 1
+    [[ $out =~ generation=([0-9]+) ]] || return 1
+    printf '%s' "${BASH_REMATCH[1]}"
+}
+klog_since() {   # klog_since MARK: kernel log lines after the marker line
+    dmesg 2>&1 | awk -v m="$1" 'seen { print } index($0, m) { seen = 1 }'
+}
+# a pingpong pair that moves data and checks it (-c), in the background
+start_pair() {   # start_pair PORT
+    ibv_rc_pingpong -d "$dev" -p "$1" -c -n 100000000 > "$log/rs-srv.log" 2>&1 &
+    srv=$!
+    sleep_s 1
+    ibv_rc_pingpong -d "$dev" -p "$1" -c -n 100000000 127.0.0.1 > "$log/rs-cli.log" 2>&1 &
+    cli=$!
+}
+
+ip link set lo up 2>/dev/null
+bdf=$(basename "$(readlink -f "/sys/class/infiniband/$dev/device")")
+res_read
+for k in "${kinds[@]}"; do START[$k]=${RES[$k]:--1}; done
+first=$(now_us)
+mark0="emu-restart: start $first"
+echo "$mark0" > /dev/kmsg
+
+for ((r = 1; r <= rounds; r++)); do
+    mark="emu-restart: round $r $(now_us)"
+    echo "$mark" > /dev/kmsg
+    gen0=$(generation)
+    # 1: load
+    stdbuf -oL ibv_asyncwatch -d "$dev" > "$log/rs-async.log" 2>&1 &
+    watch=$!
+    start_pair $((18800 + r))
+    setsid "$fuzz" -d "$dev" --seed $((seed + r)) --calls 20000 > "$log/rs-fuzz.log" 2>&1 &
+    fz=$!
+    sleep_s 4
+    kill -0 "$srv" 2>/dev/null && kill -0 "$cli" 2>/dev/null && kill -0 "$fz" 2>/dev/null
+    ok $? "round $r: traffic on $dev (firmware generation ${gen0:-?}): rc_pingpong pair and verbs_fuzz seed $((seed + r))"
+
+    # 2: the firmware dies
+    out=$(hostctl kill 2>&1)
+    ok $? "round $r: firmware killed (hostctl kill -> $out)"
+    t0=$(now_us)
+
+    # 3: the driver notices (heartbeat, or a new generation) and says so
+    hit=''
+    for ((i = 0; i < bound * 10; i++)); do
+        hit=$(klog_since "$mark" | grep -E 'orca .*device dead' | head -1)
+        [[ -n $hit ]] && break
+        sleep_s 0.1
+    done
+    [[ -n $hit ]]
+    ok $? "round $r: the driver marks the device dead within $bound s ($(secs_since "$t0") s)"
+    diag "${hit:-no 'device dead' line}"
+
+    # 4: the firmware is back, as the next generation
+    gen1=''
+    for ((i = 0; i < bound; i++)); do
+        gen1=$(generation) && [[ -n $gen0 && $gen1 -gt $gen0 ]] && break
+        sleep_s 0.5
+    done
+    [[ -n $gen0 && -n $gen1 && $gen1 -gt $gen0 ]]
+    ok $? "round $r: the firmware booted again: generation $gen0 -> $gen1 ($(secs_since "$t0") s after the kill)"
+
+    # 5: the driver stays dead: the new firmware has none of its queues
+    t1=$(now_us)
+    out=$(timeout -k 2 "$bound" ibv_rc_pingpong -d "$dev" -p 18799 -n 10 2>&1)
+    rc=$?
+    took=$(secs_since "$t1")
+    ((rc != 0 && rc != 124 && rc != 137)) && [[ ${took%.*} -lt 10 ]]
+    ok $? "round $r: a new ibv_rc_pingpong fails within 10 s (exit $rc in $took s)"
+    diag "${out%%$'\n'*}"
+
+    # 6: contexts told, old traffic ends, everything released
+    gone=0
+    for ((i = 0; i < 50; i++)); do
+        grep -qEi 'catastrophic|fatal' "$log/rs-async.log" && { gone=1; break; }
+        sleep_s 0.1
+    done
+    ((gone))
+    ok $? "round $r: ibv_asyncwatch got IBV_EVENT_DEVICE_FATAL"
+    kill "$watch" 2>/dev/null
+    wait "$watch" 2>/dev/null
+    wait "$fz"
+    frc=$?
+    ((frc == 0))
+    ok $? "round $r: verbs_fuzz runs to a normal exit on the dead device (exit $frc)"
+    diag "$(grep -E '^# (steps|children)' "$log/rs-fuzz.log")"
+    kill -9 "$cli" "$srv" 2>/dev/null
+    wait "$cli" "$srv" 2>/dev/null
+    for ((i = 0; i < 300; i++)); do kill -0 -- "-$fz" 2>/dev/null || break; sleep_s 0.1; done
+    kill -9 -- "-$fz" 2>/dev/null
+    for ((i = 0; i < 100; i++)); do
+        res_read || break
+        same=1
+        for k in "${kinds[@]}"; do [[ ${RES[$k]:-x} == "${START[$k]}" ]] || same=0; done
+        ((same)) && break
+        sleep_s 0.1
+    done
+    for k in "${kinds[@]}"; do
+        is "${RES[$k]:-missing}" "${START[$k]}" "round $r: rdma res $dev $k back to ${START[$k]}"
+    done
+
+    # 7: recovery: PCI remove and rescan probes the new firmware
+    timeout -k 5 60 sh -c "echo 1 > /sys/bus/pci/devices/$bdf/remove"
+    rc=$?
+    wait_dev 0 || rc=1
+    ok "$rc" "round $r: PCI remove of $bdf finishes and $dev goes"
+    echo 1 > /sys/bus/pci/rescan
+    wait_dev 1
+    ok $? "round $r: PCI rescan: $dev is back"
+    hit=$(klog_since "$mark" | grep -E 'orca .*firmware [0-9]+\.[0-9]+\.[0-9]+' | tail -1)
+    [[ -n $hit ]]
+    ok $? "round $r: the driver probed the new firmware"
+    diag "$hit"
+    for ((i = 0; i < 100; i++)); do
+        ibv_devinfo -d "$dev" 2>/dev/null | grep -q 'state:.*PORT_ACTIVE' && break
+        sleep_s 0.1
+    done
+    ibv_rc_pingpong -d "$dev" -p $((18810 + r)) -c -n 2000 > "$log/rs-srv2.log" 2>&1 &
+    s2=$!
+    sleep_s 1
+    out=$(timeout -k 2 60 ibv_rc_pingpong -d "$dev" -p $((18810 + r)) -c -n 2000 127.0.0.1 2>&1)
+    rc=$?
+    wait "$s2" || rc=$((rc ? rc : 1))
+    ok "$rc" "round $r: data moves on the recovered device (ibv_rc_pingpong -c, 2000 iterations)"
+    ((rc == 0)) || diag "$out" "$(cat "$log/rs-srv2.log")"
+    out=$(generation)
+    is "$out" "$gen1" "round $r: the recovered device runs on the restarted firmware (generation)"
+done
+
+hits=$(klog_since "$mark0" | grep -E 'KASAN|UBSAN|BUG:|WARNING:|kernel BUG|Oops|general protection fault|Call Trace|refcount_t:|list_(add|del) corruption')
+[[ -z $hits ]]
+ok $? "no oops, BUG or WARNING in $rounds kill/restart rounds ($(secs_since "$first") s)"
+[[ -z $hits ]] || diag "$(head -30 <<< "$hits")"
+out=$(timeout -k 5 "$bound" rmmod orca 2>&1)
+ok $? "rmmod orca after the restarts"
+[[ -z $out ]] || diag "$out"
+
+done_testing
