@@ -231,7 +231,8 @@ vm-packages:
 
 # the debug kernel (KASAN, UBSAN, lockdep, kmemleak, debug objects, DMA-API
 # debugging; scripts/debug-kernel.sh, cold ~15 min, then cached): vm-default's
-# tests, then every checker report in the log fails the stage
+# tests and the firmware restarts of vm-emu-restart (hence --emu-restart),
+# then every checker report in the log fails the stage
 # (tests/vm/debug-report.sh, after an explicit kmemleak scan)
 # steps of the verbs fuzzer in vm-debug: about 40000 verb calls in 1-6 min
 # under KASAN/lockdep (vm-default runs 100000 steps and the regression
@@ -243,13 +244,13 @@ vm-debug:
 	@$(STAGE) $@ -- sh -c 'mkdir -p $(BUILD) && \
 	    { $(MAKE) driver-debug > $(BUILD)/driver-debug.log 2>&1 || \
 	      { tail -30 $(BUILD)/driver-debug.log; echo "Bail out! make driver-debug failed"; exit 1; }; } && \
-	    BUILD=$(BUILD) $(VM) --name $@ --kernel debug --timeout 3000 -- \
+	    BUILD=$(BUILD) $(VM) --name $@ --kernel debug --timeout 3000 --emu-restart 3000 -- \
 	    env ORCA_TEST_TIMEOUT=1500 ORCA_FUZZ_CALLS=$(DEBUG_FUZZ_CALLS) ORCA_FUZZ_REGRESSION=0 \
 	    "ORCA_FUZZ_ARGS=--skip ioctl_get_context" \
 	    $(T)/lib/run-tests.sh "$(T)/vm/debug-report.sh --clear" \
 	    $(T)/vm/devinfo.sh "$(BUILD)/tests/verbs_* -d orca0" "status:$(BUILD)/tests/orca-demo -d orca0" \
-	    $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/unplug.sh $(T)/vm/rmmod.sh \
-	    $(T)/vm/debug-report.sh' || true
+	    $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/emu-restart.sh $(T)/vm/unplug.sh \
+	    $(T)/vm/rmmod.sh $(T)/vm/debug-report.sh' || true
 
 # (b) non-default emulator configuration (tests/vm/caps.conf changes nearly
 # every capability) must show through to the guest; the verb tests read the

@@ -16,9 +16,12 @@
 
 #define DRV_MODULE_NAME		"orca"
 
+struct orca_pci;
+
 struct orca_dev {
 	struct ib_device ibdev;
 	struct pci_dev *pdev;
+	struct orca_pci *opci;		/* the function; outlives this device */
 	void __iomem *doorbell;		/* ivshmem BAR0 */
 	void __iomem *regs;		/* BAR2 register block */
 	u32 fw_peer_id;
@@ -56,6 +59,7 @@ struct orca_dev {
 	bool ib_registered;		/* under com.eq_lock */
 	struct work_struct resync_work;	/* after the device dropped events */
 	struct delayed_work health_work; /* an idle device's health */
+	bool fw_back_noted;		/* said once: firmware back, no recovery */
 
 	/* the user doorbell page (orca_udb.c) */
 	bool udb_ok;			/* contexts may map it */

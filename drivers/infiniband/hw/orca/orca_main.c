@@ -52,7 +52,26 @@ module_param_cb(cmd_timeout_ms, &orca_cmd_timeout_ops, &cmd_timeout_ms, 0444);
 MODULE_PARM_DESC(cmd_timeout_ms,
 		 "Firmware command timeout in ms, 100..600000 (default 30000)");
 
+static bool fw_recovery = true;
+module_param(fw_recovery, bool, 0644);
+MODULE_PARM_DESC(fw_recovery,
+		 "Re-create a dead device once its firmware boots again (default true)");
+
 #define ORCA_REGS_OFF(field)	offsetof(struct orca_regs, field)
+
+/*
+ * One per PCI function.  Each firmware incarnation gets its own orca_dev
+ * (and ib_device): a firmware that boots again after a fatal error knows
+ * nothing of the old one's queues and objects, so recovery unregisters
+ * the old device (ib_core disassociates its users) and probes anew.
+ */
+struct orca_pci {
+	struct pci_dev *pdev;
+	struct mutex lock;		/* dev, removing */
+	struct orca_dev *dev;		/* NULL once a re-probe failed */
+	bool removing;
+	struct work_struct recover_work;
+};
 
 static const struct pci_device_id orca_pci_tbl[] = {
 	{ PCI_DEVICE(ORCA_PCI_VENDOR_ID, ORCA_PCI_DEVICE_ID) },
@@ -212,6 +231,19 @@ static size_t orca_port_mirror_size(struct orca_dev *dev)
 }
 
 /*
+ * Has a new firmware incarnation booted behind a dead device?  It shows a
+ * complete register block, healthy, with another host generation.
+ */
+static bool orca_fw_rebooted(struct orca_dev *dev)
+{
+	return lo_hi_readq(dev->regs + ORCA_REGS_OFF(magic)) == ORCA_MAGIC &&
+	       readl(dev->regs + ORCA_REGS_OFF(if_version)) == ORCA_IF_VERSION &&
+	       readl(dev->regs + ORCA_REGS_OFF(health)) == ORCA_HEALTH_OK &&
+	       lo_hi_readq(dev->regs + ORCA_REGS_OFF(generation)) !=
+	       dev->com.fw_generation;
+}
+
+/*
  * A device that dies while nobody waits for a command (heartbeat stops,
  * health turns fatal, another firmware appears) is noticed here, and
  * its users get IB_EVENT_DEVICE_FATAL without having to call a verb.
@@ -222,9 +254,19 @@ static void orca_health_work(struct work_struct *work)
 					    struct orca_dev, health_work);
 
 	orca_com_check_health(&dev->com);
-	if (!orca_com_is_dead(&dev->com))
-		schedule_delayed_work(&dev->health_work,
-				      msecs_to_jiffies(ORCA_HEALTH_POLL_MS));
+	/* a dead device keeps watching for its firmware to come back */
+	if (orca_com_is_dead(&dev->com) && orca_fw_rebooted(dev)) {
+		if (READ_ONCE(fw_recovery)) {
+			queue_work(system_long_wq, &dev->opci->recover_work);
+			return;
+		}
+		if (!dev->fw_back_noted)
+			dev_info(&dev->pdev->dev,
+				 "firmware is back; fw_recovery=0: PCI remove and rescan to use it\n");
+		dev->fw_back_noted = true;
+	}
+	schedule_delayed_work(&dev->health_work,
+			      msecs_to_jiffies(ORCA_HEALTH_POLL_MS));
 }
 
 static int orca_alloc_mirror(struct orca_dev *dev)
@@ -382,8 +424,10 @@ static void orca_unmap_bars(struct orca_dev *dev)
 	pci_iounmap(dev->pdev, dev->doorbell);
 }
 
-static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+/* Probe one firmware incarnation: a new ib_device on @opci's function. */
+static int orca_dev_create(struct orca_pci *opci)
 {
+	struct pci_dev *pdev = opci->pdev;
 	struct orca_dev *dev;
 	int err;
 
@@ -391,23 +435,16 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (!dev)
 		return -ENOMEM;
 	dev->pdev = pdev;
+	dev->opci = opci;
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
 	INIT_WORK(&dev->resync_work, orca_resync_work);
 	INIT_DELAYED_WORK(&dev->health_work, orca_health_work);
-	pci_set_drvdata(pdev, dev);
 
-	err = pci_enable_device_mem(pdev);
-	if (err)
-		goto err_dealloc;
-	err = pci_request_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
-					   BIT(ORCA_BAR_REGS), DRV_MODULE_NAME);
-	if (err)
-		goto err_disable;
 	err = orca_map_bars(dev);
 	if (err)
-		goto err_release;
+		goto err_dealloc;
 	err = orca_check_device(dev);
 	if (err)
 		goto err_unmap;
@@ -452,6 +489,7 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = orca_register(dev);
 	if (err)
 		goto err_udb;
+	opci->dev = dev;
 	schedule_delayed_work(&dev->health_work,
 			      msecs_to_jiffies(ORCA_HEALTH_POLL_MS));
 	return 0;
@@ -476,32 +514,111 @@ err_clear_master:
 	pci_clear_master(pdev);
 err_unmap:
 	orca_unmap_bars(dev);
-err_release:
-	pci_release_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
-				     BIT(ORCA_BAR_REGS));
-err_disable:
-	pci_disable_device(pdev);
 err_dealloc:
 	ib_dealloc_device(&dev->ibdev);
 	return err;
 }
 
-static void orca_remove(struct pci_dev *pdev)
+/* Unregister (disassociating every user), stop, free one incarnation. */
+static void orca_dev_destroy(struct orca_dev *dev)
 {
-	struct orca_dev *dev = pci_get_drvdata(pdev);
-
 	orca_set_registered(dev, false);
 	ib_unregister_device(&dev->ibdev);
 	orca_udb_remove(dev);
 	orca_debugfs_remove(dev);
 	orca_stop(dev);
 	orca_unmap_bars(dev);
-	pci_release_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
-				     BIT(ORCA_BAR_REGS));
-	pci_disable_device(pdev);
 	WARN_ON(!xa_empty(&dev->qps) || !xa_empty(&dev->cqs) ||
 		!xa_empty(&dev->srqs));
 	ib_dealloc_device(&dev->ibdev);
+}
+
+/*
+ * The dead device's firmware booted again (orca_health_work saw it):
+ * replace the device.  Its users were told IB_EVENT_DEVICE_FATAL when it
+ * died; unregistering disassociates them, and they open the new one.
+ */
+static void orca_recover_work(struct work_struct *work)
+{
+	struct orca_pci *opci = container_of(work, struct orca_pci,
+					     recover_work);
+	struct device *d = &opci->pdev->dev;
+	int err;
+
+	mutex_lock(&opci->lock);
+	if (opci->removing || !opci->dev)
+		goto out;
+	dev_warn(d, "firmware booted again (generation %llu): re-creating %s\n",
+		 lo_hi_readq(opci->dev->regs + ORCA_REGS_OFF(generation)),
+		 dev_name(&opci->dev->ibdev.dev));
+	orca_dev_destroy(opci->dev);
+	opci->dev = NULL;
+	err = orca_dev_create(opci);
+	if (err)
+		dev_err(d, "recovery failed (%d): PCI remove and rescan to retry\n",
+			err);
+	else
+		dev_info(d, "recovered as %s\n", dev_name(&opci->dev->ibdev.dev));
+out:
+	mutex_unlock(&opci->lock);
+}
+
+static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct orca_pci *opci;
+	int err;
+
+	opci = kzalloc(sizeof(*opci), GFP_KERNEL);
+	if (!opci)
+		return -ENOMEM;
+	opci->pdev = pdev;
+	mutex_init(&opci->lock);
+	INIT_WORK(&opci->recover_work, orca_recover_work);
+	pci_set_drvdata(pdev, opci);
+
+	err = pci_enable_device_mem(pdev);
+	if (err)
+		goto err_free;
+	err = pci_request_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
+					   BIT(ORCA_BAR_REGS), DRV_MODULE_NAME);
+	if (err)
+		goto err_disable;
+	err = orca_dev_create(opci);
+	if (err)
+		goto err_release;
+	return 0;
+
+err_release:
+	pci_release_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
+				     BIT(ORCA_BAR_REGS));
+err_disable:
+	pci_disable_device(pdev);
+err_free:
+	mutex_destroy(&opci->lock);
+	kfree(opci);
+	return err;
+}
+
+static void orca_remove(struct pci_dev *pdev)
+{
+	struct orca_pci *opci = pci_get_drvdata(pdev);
+	struct orca_dev *dev;
+
+	/* a recovery in progress finishes first; none starts after this */
+	mutex_lock(&opci->lock);
+	opci->removing = true;
+	dev = opci->dev;
+	opci->dev = NULL;
+	mutex_unlock(&opci->lock);
+	/* destroying cancels the health work, the only one to queue it */
+	if (dev)
+		orca_dev_destroy(dev);
+	cancel_work_sync(&opci->recover_work);
+	pci_release_selected_regions(pdev, BIT(ORCA_BAR_DOORBELL) |
+				     BIT(ORCA_BAR_REGS));
+	pci_disable_device(pdev);
+	mutex_destroy(&opci->lock);
+	kfree(opci);
 }
 
 static struct pci_driver orca_pci_driver = {
