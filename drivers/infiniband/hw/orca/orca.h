@@ -60,6 +60,9 @@ struct orca_dev {
 	struct work_struct resync_work;	/* after the device dropped events */
 	struct delayed_work health_work; /* an idle device's health */
 	bool fw_back_noted;		/* said once: firmware back, no recovery */
+	/* page lists of commands the device died in (orca_pbl_free) */
+	struct list_head held_pbls;
+	spinlock_t held_lock;		/* held_pbls */
 
 	/* the user doorbell page (orca_udb.c) */
 	bool udb_ok;			/* contexts may map it */
@@ -142,6 +145,12 @@ struct orca_pbl_buf {
 	__le64 *va;
 	dma_addr_t dma;
 	size_t size;
+};
+
+/* A page list a dead device may still read: freed after a reset ack. */
+struct orca_held_pbl {
+	struct list_head list;
+	struct orca_pbl_buf buf;
 };
 
 struct orca_qp {
@@ -252,6 +261,7 @@ int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 		   unsigned long pgsz_bitmap, u64 iova, struct orca_pbl *pbl,
 		   struct orca_pbl_buf *buf, u32 *first_off);
 void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf);
+void orca_pbl_release_held(struct orca_dev *dev, bool quiesced);
 struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 			       int access, struct orca_pbl *pbl,
 			       struct orca_pbl_buf *buf);

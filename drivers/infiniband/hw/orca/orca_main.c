@@ -360,6 +360,7 @@ static void orca_stop(struct orca_dev *dev)
 	pci_free_irq_vectors(pdev);
 	pci_clear_master(pdev);
 	orca_free_port_tables(dev);
+	orca_pbl_release_held(dev, quiesced);
 	orca_ceq_free(dev, quiesced);
 	if (!quiesced) {
 		if (dev->mirror)
@@ -441,6 +442,8 @@ static int orca_dev_create(struct orca_pci *opci)
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
 	INIT_WORK(&dev->resync_work, orca_resync_work);
 	INIT_DELAYED_WORK(&dev->health_work, orca_health_work);
+	INIT_LIST_HEAD(&dev->held_pbls);
+	spin_lock_init(&dev->held_lock);
 
 	err = orca_map_bars(dev);
 	if (err)
