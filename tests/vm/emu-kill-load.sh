@@ -18,6 +18,8 @@ set -u
 here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lib/tap.sh
 . "$here/../lib/tap.sh"
+# shellcheck source=tests/lib/ibdev.sh
+. "$here/../lib/ibdev.sh"
 
 dev=${ORCA_DEV:-orca0}
 bound=${ORCA_DEAD_BOUND:-60}
@@ -28,14 +30,6 @@ seed=${ORCA_FUZZ_SEED:-$(( ${EPOCHREALTIME/./} % 1000000007 ))}
 kinds=(pd cq qp mr ctx)
 plan $((9 + ${#kinds[@]}))
 
-declare -A RES START
-res_read() {
-    local line w i
-    RES=()
-    line=$(rdma res show 2>/dev/null | grep -E "^[0-9]+: $dev: ") || return 1
-    read -r -a w <<< "${line#*: "$dev": }"
-    for ((i = 0; i + 1 < ${#w[@]}; i += 2)); do RES[${w[i]}]=${w[i + 1]}; done
-}
 gone() {   # gone PID SECONDS: the process ended within the bound
     local i
     for ((i = 0; i < $2 * 10; i++)); do
@@ -45,8 +39,7 @@ gone() {   # gone PID SECONDS: the process ended within the bound
     return 1
 }
 
-res_read
-for k in "${kinds[@]}"; do START[$k]=${RES[$k]:--1}; done
+res_mark_start
 mark="emu-kill-load: start $EPOCHREALTIME"
 echo "$mark" > /dev/kmsg
 ip link set lo up 2>/dev/null
@@ -124,13 +117,7 @@ ev=$(grep -Ei 'catastrophic|fatal' "$log/asyncwatch.log" | head -1)
 ok $? "ibv_asyncwatch got IBV_EVENT_DEVICE_FATAL (${ev:-nothing: $(tail -2 "$log/asyncwatch.log")})"
 
 # 6: every object released
-for ((i = 0; i < 100; i++)); do
-    res_read || break
-    same=1
-    for k in "${kinds[@]}"; do [[ ${RES[$k]:-x} == "${START[$k]}" ]] || same=0; done
-    ((same)) && break
-    sleep_s 0.1
-done
+res_settle
 for k in "${kinds[@]}"; do
     is "${RES[$k]:-missing}" "${START[$k]}" "rdma res $dev $k back to its start value (${START[$k]} -> ${RES[$k]:-missing})"
 done

@@ -27,6 +27,8 @@ set -u
 here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lib/tap.sh
 . "$here/../lib/tap.sh"
+# shellcheck source=tests/lib/ibdev.sh
+. "$here/../lib/ibdev.sh"
 
 dev=${ORCA_DEV:-orca0}
 bound=${ORCA_DEAD_BOUND:-60}
@@ -39,23 +41,6 @@ seed=${ORCA_FUZZ_SEED:-$(( ${EPOCHREALTIME/./} % 1000000007 ))}
 kinds=(pd cq qp mr ctx)
 plan $((2 * (9 + ${#kinds[@]}) + 1 + 4 + 3))
 
-declare -A RES START
-res_read() {
-    local line w i
-    RES=()
-    line=$(rdma res show 2>/dev/null | grep -E "^[0-9]+: $dev: ") || return 1
-    read -r -a w <<< "${line#*: "$dev": }"
-    for ((i = 0; i + 1 < ${#w[@]}; i += 2)); do RES[${w[i]}]=${w[i + 1]}; done
-}
-wait_dev() {   # wait_dev PRESENT(1|0): orca0 appears / goes within 30 s
-    local i
-    for ((i = 0; i < 300; i++)); do
-        if [[ -e /sys/class/infiniband/$dev ]]; then ((${1:-1})) && return 0
-        else ((${1:-1})) || return 0; fi
-        sleep_s 0.1
-    done
-    return 1
-}
 generation() {   # the firmware's generation, from the control socket
     local out
     out=$(HOSTCTL_TIMEOUT=30 hostctl ping 2>/dev/null) || return 1
@@ -64,6 +49,15 @@ generation() {   # the firmware's generation, from the control socket
 }
 klog_since() {   # klog_since MARK: kernel log lines after the marker line
     dmesg 2>&1 | awk -v m="$1" 'seen { print } index($0, m) { seen = 1 }'
+}
+klog_wait() {   # klog_wait MARK REGEX: hit = the first such line, within $bound s
+    local i
+    for ((i = 0; i < bound * 10; i++)); do
+        hit=$(klog_since "$1" | grep -E "$2" | head -1)
+        [[ -n $hit ]] && return 0
+        sleep_s 0.1
+    done
+    return 1
 }
 # a pingpong pair that moves data and checks it (-c), in the background
 start_pair() {   # start_pair PORT
@@ -76,8 +70,7 @@ start_pair() {   # start_pair PORT
 
 ip link set lo up 2>/dev/null
 bdf=$(basename "$(readlink -f "/sys/class/infiniband/$dev/device")")
-res_read
-for k in "${kinds[@]}"; do START[$k]=${RES[$k]:--1}; done
+res_mark_start
 first=$(now_us)
 mark0="emu-restart: start $first"
 echo "$mark0" > /dev/kmsg
@@ -103,13 +96,7 @@ for ((r = 1; r <= rounds; r++)); do
     t0=$(now_us)
 
     # 3: the driver notices (heartbeat, or a new generation) and says so
-    hit=''
-    for ((i = 0; i < bound * 10; i++)); do
-        hit=$(klog_since "$mark" | grep -E 'orca .*device dead' | head -1)
-        [[ -n $hit ]] && break
-        sleep_s 0.1
-    done
-    [[ -n $hit ]]
+    klog_wait "$mark" 'orca .*device dead'
     ok $? "round $r: the driver marks the device dead within $bound s ($(secs_since "$t0") s)"
     diag "${hit:-no 'device dead' line}"
 
@@ -140,24 +127,12 @@ for ((r = 1; r <= rounds; r++)); do
 
     if ((r == 1)); then
         # 6a: the driver re-creates the device on the new firmware
-        hit=''
-        for ((i = 0; i < bound * 10; i++)); do
-            hit=$(klog_since "$mark" | grep -E "orca .*recovered as $dev" | head -1)
-            [[ -n $hit ]] && break
-            sleep_s 0.1
-        done
-        [[ -n $hit ]]
+        klog_wait "$mark" "orca .*recovered as $dev"
         ok $? "round $r: fw_recovery=1: the driver re-creates $dev by itself ($(secs_since "$t0") s after the kill)"
         diag "$(klog_since "$mark" | grep -E 'orca .*(booted again|recover)')"
     else
         # 6b: fw_recovery=0: the device stays dead on a live firmware
-        hit=''
-        for ((i = 0; i < bound * 10; i++)); do
-            hit=$(klog_since "$mark" | grep -E 'orca .*firmware is back; fw_recovery=0' | head -1)
-            [[ -n $hit ]] && break
-            sleep_s 0.1
-        done
-        [[ -n $hit ]]
+        klog_wait "$mark" 'orca .*firmware is back; fw_recovery=0'
         ok $? "round $r: fw_recovery=0: the driver sees the firmware back and says how to recover"
         diag "$hit"
         t1=$(now_us)
@@ -176,19 +151,13 @@ for ((r = 1; r <= rounds; r++)); do
         # 7: the administrator's recovery: PCI remove and rescan
         timeout -k 5 60 sh -c "echo 1 > /sys/bus/pci/devices/$bdf/remove"
         rc=$?
-        wait_dev 0 || rc=1
+        wait_dev 0 30 || rc=1
         ok "$rc" "round $r: PCI remove of $bdf finishes and $dev goes"
         echo 1 > /sys/bus/pci/rescan
-        wait_dev 1
+        wait_dev 1 30
         ok $? "round $r: PCI rescan: $dev is back"
     fi
-    for ((i = 0; i < 100; i++)); do
-        res_read || break
-        same=1
-        for k in "${kinds[@]}"; do [[ ${RES[$k]:-x} == "${START[$k]}" ]] || same=0; done
-        ((same)) && break
-        sleep_s 0.1
-    done
+    res_settle
     for k in "${kinds[@]}"; do
         is "${RES[$k]:-missing}" "${START[$k]}" "round $r: rdma res $dev $k at ${START[$k]}"
     done
@@ -221,7 +190,7 @@ out=$(timeout -k 5 "$bound" rmmod orca 2>&1)
 ok $? "rmmod orca after the restarts"
 [[ -z $out ]] || diag "$out"
 # loaded again for whatever runs next in this boot
-insmod "${ORCA_KO:?ORCA_KO not set (run in the orca VM)}" && wait_dev 1
+insmod "${ORCA_KO:?ORCA_KO not set (run in the orca VM)}" && wait_dev 1 30
 ok $? "insmod: $dev is back"
 
 done_testing

@@ -18,6 +18,8 @@
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/ibdev.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/ibdev.sh"
 
 ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 dev=${ORCA_DEV:-orca0}
@@ -33,15 +35,6 @@ no_oops() {   # no_oops MARK DESC
     [[ -z $o ]]
     ok $? "$2"
     [[ -z $o ]] || diag "$o"
-}
-wait_dev() {   # wait_dev PRESENT(1|0): orca0 appears / goes within 20 s
-    local i
-    for ((i = 0; i < 200; i++)); do
-        if [[ -e /sys/class/infiniband/$dev ]]; then ((${1:-1})) && return 0
-        else ((${1:-1})) || return 0; fi
-        sleep_s 0.1
-    done
-    return 1
 }
 start_hold() {   # hold_fatal in the background until it says READY
     local i

@@ -21,6 +21,8 @@ set -u
 here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lib/tap.sh
 . "$here/../lib/tap.sh"
+# shellcheck source=tests/lib/ibdev.sh
+. "$here/../lib/ibdev.sh"
 
 dev=${ORCA_DEV:-orca0}
 build=${ORCA_BUILD:-$here/../../build}
@@ -33,15 +35,6 @@ ko=${ORCA_KO:-}
 log_dir=${ORCA_JOB:-/tmp}
 kinds=(pd cq qp cm_id mr ctx srq)
 
-# rdma res counts of the device: "pd 0 cq 0 ..." -> RES[kind]
-declare -A RES
-res_read() {
-    local line w i
-    RES=()
-    line=$(rdma res show 2>/dev/null | grep -E "^[0-9]+: $dev: ") || return 1
-    read -r -a w <<< "${line#*: "$dev": }"
-    for ((i = 0; i + 1 < ${#w[@]}; i += 2)); do RES[${w[i]}]=${w[i + 1]}; done
-}
 res_line() { local k s=''; for k in "${kinds[@]}"; do s+="$k ${RES[$k]:-?} "; done; printf '%s' "${s% }"; }
 
 # one fuzzer run in its own session; sets RUN_RC, RUN_SECS, RUN_OUT
@@ -83,9 +76,7 @@ mapfile -t regress < <(grep -Ev '^[[:space:]]*(#|$)' "$seeds_file" 2>/dev/null)
 ((${ORCA_FUZZ_REGRESSION:-1})) || regress=()
 plan $((${#regress[@]} + 3 + ${#kinds[@]} + 6))
 
-res_read
-declare -A START
-for k in "${kinds[@]}"; do START[$k]=${RES[$k]:--1}; done
+res_mark_start
 diag "rdma res before: $(res_line)"
 taint0=$(< /proc/sys/kernel/tainted)
 lockdep0=$(grep -s 'debug_locks:' /proc/lockdep_stats)
@@ -126,13 +117,7 @@ calls_made=${calls_made%% *}
 ok $? "the fuzzer made at least $calls verb calls ($calls_made)"
 
 # 3: every object released (the kernel may still be closing files)
-for ((i = 0; i < 100; i++)); do
-    res_read || break
-    same=1
-    for k in "${kinds[@]}"; do [[ ${RES[$k]:-x} == "${START[$k]}" ]] || same=0; done
-    ((same)) && break
-    sleep_s 0.1
-done
+res_settle
 diag "rdma res after: $(res_line)"
 for k in "${kinds[@]}"; do
     is "${RES[$k]:-missing}" "${START[$k]}" "rdma res $dev $k back to its start value (${START[$k]} -> ${RES[$k]:-missing})"

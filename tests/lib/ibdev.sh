@@ -1,0 +1,49 @@
+# shellcheck shell=bash
+# Guest tests: the ib device as the system shows it (sourced after tap.sh).
+# The caller sets dev (e.g. orca0) and, for the rdma res helpers, kinds
+# (the object kinds to watch, e.g. (pd cq qp mr ctx)).
+#   wait_dev PRESENT [SECONDS]  /sys/class/infiniband/$dev appears (1) or
+#                               goes (0) within SECONDS (20)
+#   res_read                    RES[kind] = count, from `rdma res show`
+#   res_mark_start              START[kind] = the counts now (-1: none)
+#   res_settle                  wait up to 10 s until every kind is back
+#                               at START (files may still be closing)
+# dev and kinds are the caller's:
+# shellcheck disable=SC2154
+
+wait_dev() {
+    local i
+    for ((i = 0; i < ${2:-20} * 10; i++)); do
+        if [[ -e /sys/class/infiniband/$dev ]]; then ((${1:-1})) && return 0
+        else ((${1:-1})) || return 0; fi
+        sleep_s 0.1
+    done
+    return 1
+}
+
+declare -A RES START
+res_read() {
+    local line w i
+    RES=()
+    line=$(rdma res show 2>/dev/null | grep -E "^[0-9]+: $dev: ") || return 1
+    read -r -a w <<< "${line#*: "$dev": }"
+    for ((i = 0; i + 1 < ${#w[@]}; i += 2)); do RES[${w[i]}]=${w[i + 1]}; done
+}
+
+res_mark_start() {
+    local k
+    res_read
+    for k in "${kinds[@]}"; do START[$k]=${RES[$k]:--1}; done
+}
+
+res_settle() {
+    local i k same
+    for ((i = 0; i < 100; i++)); do
+        res_read || return 1
+        same=1
+        for k in "${kinds[@]}"; do [[ ${RES[$k]:-x} == "${START[$k]}" ]] || same=0; done
+        ((same)) && return 0
+        sleep_s 0.1
+    done
+    return 1
+}
