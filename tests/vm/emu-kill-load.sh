@@ -20,6 +20,8 @@ here=$(dirname "${BASH_SOURCE[0]}")
 . "$here/../lib/tap.sh"
 # shellcheck source=tests/lib/ibdev.sh
 . "$here/../lib/ibdev.sh"
+# shellcheck source=tests/lib/klog.sh
+. "$here/../lib/klog.sh"
 
 dev=${ORCA_DEV:-orca0}
 bound=${ORCA_DEAD_BOUND:-60}
@@ -98,14 +100,7 @@ ok $? "no fuzzer child left"
 kill -9 -- "-$fz" 2>/dev/null
 
 # 5: the driver said so, and told the contexts
-hits=''
-seen=0
-while IFS= read -r l; do
-    if ((!seen)); then [[ $l == *"$mark"* ]] && seen=1; continue; fi
-    lc=${l,,}
-    [[ $lc == *orca* && ($lc == *dead* || $lc == *"not responding"* || $lc == *heartbeat*) ]] &&
-        hits+="$l"$'\n'
-done < <(dmesg 2>&1)
+hits=$(klog_since "$mark" | grep -i orca | grep -iE 'dead|not responding|heartbeat')
 [[ -n $hits ]]
 ok $? "dmesg has the driver's device-dead line"
 diag "${hits%%$'\n'*}"
@@ -123,16 +118,7 @@ for k in "${kinds[@]}"; do
 done
 
 # 7: kernel log clean, rmmod works
-hits=''
-seen=0
-while IFS= read -r l; do
-    if ((!seen)); then [[ $l == *"$mark"* ]] && seen=1; continue; fi
-    case $l in
-    *KASAN* | *UBSAN* | *"BUG:"* | *"WARNING:"* | *"kernel BUG"* | *Oops* | *"general protection fault"* | \
-        *"Call Trace"* | *"refcount_t:"* | *"list_add corruption"* | *"list_del corruption"*)
-        hits+="$l"$'\n' ;;
-    esac
-done < <(dmesg 2>&1)
+hits=$(klog_oopses "$mark")
 [[ -z $hits ]]
 ok $? "no oops, BUG or WARNING since the start"
 [[ -z $hits ]] || diag "$(head -30 <<< "$hits")"

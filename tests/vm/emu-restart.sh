@@ -29,6 +29,8 @@ here=$(dirname "${BASH_SOURCE[0]}")
 . "$here/../lib/tap.sh"
 # shellcheck source=tests/lib/ibdev.sh
 . "$here/../lib/ibdev.sh"
+# shellcheck source=tests/lib/klog.sh
+. "$here/../lib/klog.sh"
 
 dev=${ORCA_DEV:-orca0}
 bound=${ORCA_DEAD_BOUND:-60}
@@ -46,9 +48,6 @@ generation() {   # the firmware's generation, from the control socket
     out=$(HOSTCTL_TIMEOUT=30 hostctl ping 2>/dev/null) || return 1
     [[ $out =~ generation=([0-9]+) ]] || return 1
     printf '%s' "${BASH_REMATCH[1]}"
-}
-klog_since() {   # klog_since MARK: kernel log lines after the marker line
-    dmesg 2>&1 | awk -v m="$1" 'seen { print } index($0, m) { seen = 1 }'
 }
 klog_wait() {   # klog_wait MARK REGEX: hit = the first such line, within $bound s
     local i
@@ -182,7 +181,7 @@ for ((r = 1; r <= rounds; r++)); do
     is "$out" "$gen1" "round $r: the recovered device runs on the restarted firmware (generation)"
 done
 
-hits=$(klog_since "$mark0" | grep -E 'KASAN|UBSAN|BUG:|WARNING:|kernel BUG|Oops|general protection fault|Call Trace|refcount_t:|list_(add|del) corruption')
+hits=$(klog_oopses "$mark0")
 [[ -z $hits ]]
 ok $? "no oops, BUG or WARNING in $rounds kill/restart rounds ($(secs_since "$first") s)"
 [[ -z $hits ]] || diag "$(head -30 <<< "$hits")"
