@@ -141,6 +141,7 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	qp->ctx = ctx;
 	qp->dflt = ctx;
 	dev->qps[qpn] = qp;
+	qp_live_add(dev, qp);
 	dev->n_qps++;
 	dev->pds[pdn].qp_refs++;
 	dev->cqs[scqn].qp_refs++;
@@ -441,6 +442,7 @@ int cmd_destroy_qp(struct orca_dev *dev, struct cmd *c)
 		dev->n_draining--;
 	mw_qp_gone(dev, qp);
 	qp_queues_destroy(qp);
+	qp_live_del(dev, qp);
 	free(qp);
 	dev->qps[qpn] = NULL;
 	dev->n_qps--;

@@ -383,6 +383,7 @@ void destroy_all(struct orca_dev *dev)
 		free(dev->qps[i]);
 		dev->qps[i] = NULL;
 	}
+	dev->live_qps = NULL;
 	for (i = 0; i <= dev->cfg.max_cq; i++)
 		cq_ring_destroy(&dev->cqs[i]);
 	mw_destroy_all(dev);
@@ -411,6 +412,42 @@ struct orca_qp *qp_get(struct orca_dev *dev, uint32_t qpn)
 	if (qpn < ORCA_QPN_BASE || qpn >= dev->cfg.max_qp + ORCA_QPN_BASE)
 		return NULL;
 	return dev->qps[qpn];
+}
+
+/*
+ * The live list keeps the engine's per-round walk at the QPs that exist
+ * (a handful) instead of every slot of max_qp: that walk ran once per
+ * engine round and per sleep, and was most of the device's time on a
+ * small message.  QPN order keeps the service order of the table walk.
+ */
+void qp_live_add(struct orca_dev *dev, struct orca_qp *qp)
+{
+	uint32_t qpn = le32toh(qp->ctx.qpn);
+	struct orca_qp *prev = NULL, *next = dev->live_qps;
+
+	while (next && le32toh(next->ctx.qpn) < qpn) {
+		prev = next;
+		next = next->live_next;
+	}
+	qp->live_prev = prev;
+	qp->live_next = next;
+	if (next)
+		next->live_prev = qp;
+	if (prev)
+		prev->live_next = qp;
+	else
+		dev->live_qps = qp;
+}
+
+void qp_live_del(struct orca_dev *dev, struct orca_qp *qp)
+{
+	if (qp->live_prev)
+		qp->live_prev->live_next = qp->live_next;
+	else
+		dev->live_qps = qp->live_next;
+	if (qp->live_next)
+		qp->live_next->live_prev = qp->live_prev;
+	qp->live_prev = qp->live_next = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -506,15 +543,15 @@ void orca_dev_doorbell(struct orca_dev *dev, unsigned int vec)
 
 static void sqd_drain(struct orca_dev *dev)
 {
-	uint32_t qpn;
+	struct orca_qp *qp;
 
-	for (qpn = ORCA_QPN_BASE;
-	     dev->n_draining && qpn < dev->cfg.max_qp + ORCA_QPN_BASE; qpn++) {
-		struct orca_qp *qp = dev->qps[qpn];
-		uint32_t seq;
+	for_each_live_qp(dev, qp) {
+		uint32_t qpn = le32toh(qp->ctx.qpn), seq;
 
+		if (!dev->n_draining)
+			break;
 		/* drained once the WQE in flight has completed */
-		if (!qp || !qp->ctx.sq_draining || qp->req.busy)
+		if (!qp->ctx.sq_draining || qp->req.busy)
 			continue;
 		qp->ctx.sq_draining = 0;
 		dev->n_draining--;

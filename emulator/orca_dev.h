@@ -194,6 +194,8 @@ struct orca_qp {
 	struct orca_req req;
 	struct orca_resp resp;
 	uint32_t mw_refs;		/* type 2 windows bound to it */
+	/* the device's QPs in QPN order: the engine walks only these */
+	struct orca_qp *live_prev, *live_next;
 };
 
 struct orca_stats {
@@ -318,6 +320,7 @@ struct orca_dev {
 	struct orca_pd *pds;		/* [max_pd + 1], index 0 unused */
 	struct orca_cq *cqs;		/* [max_cq + 1], index 0 unused */
 	struct orca_qp **qps;		/* [max_qp + ORCA_QPN_BASE] */
+	struct orca_qp *live_qps;	/* first of the QPs, in QPN order */
 	struct orca_mr *mrs;		/* [max_mr + 1], index 0 unused */
 	struct orca_ah *ahs;		/* [max_ah + 1], index 0 unused */
 	struct orca_srq *srqs;		/* [max_srq + 1], index 0 unused */

@@ -121,5 +121,11 @@ void port_count_violation(struct orca_dev *dev, bool pkey);
 void destroy_all(struct orca_dev *dev);
 void disarm(struct orca_dev *dev);
 struct orca_qp *qp_get(struct orca_dev *dev, uint32_t qpn);
+void qp_live_add(struct orca_dev *dev, struct orca_qp *qp);
+void qp_live_del(struct orca_dev *dev, struct orca_qp *qp);
+
+/* every QP the device has, in QPN order; @qp may not be destroyed */
+#define for_each_live_qp(dev, qp) \
+	for ((qp) = (dev)->live_qps; (qp); (qp) = (qp)->live_next)
 
 #endif /* ORCA_DEV_INT_H */

@@ -29,7 +29,7 @@ static bool qp_has_queues(const struct orca_qp *qp)
 
 void dp_run(struct orca_dev *dev)
 {
-	uint32_t nq = dev->cfg.max_qp + ORCA_QPN_BASE, qpn;
+	struct orca_qp *qp;
 	unsigned int rounds = 0;
 	bool progress;
 
@@ -40,9 +40,7 @@ void dp_run(struct orca_dev *dev)
 	dev->dp_pending = false;
 	do {
 		progress = false;
-		for (qpn = ORCA_QPN_BASE; qpn < nq; qpn++) {
-			struct orca_qp *qp = dev->qps[qpn];
-
+		for_each_live_qp(dev, qp) {
 			if (!qp_has_queues(qp))
 				continue;
 			if (qp->ctx.state == ORCA_QPS_ERR) {
@@ -61,13 +59,12 @@ void dp_run(struct orca_dev *dev)
 /* Retransmit and RNR timers that expired. */
 void dp_timers(struct orca_dev *dev)
 {
-	uint32_t nq = dev->cfg.max_qp + ORCA_QPN_BASE, qpn;
 	uint64_t now = dp_now_ns();
+	struct orca_qp *qp;
 
 	if (dev->state != ORCA_DEV_S_ACTIVE || dev->fatal)
 		return;
-	for (qpn = ORCA_QPN_BASE; qpn < nq; qpn++) {
-		struct orca_qp *qp = dev->qps[qpn];
+	for_each_live_qp(dev, qp) {
 		struct orca_req *r;
 
 		if (!qp_has_queues(qp) || !qp->req.busy)
@@ -89,15 +86,13 @@ void dp_timers(struct orca_dev *dev)
 /* The earliest timer, in dp_now_ns() time; 0 = none. */
 uint64_t orca_dev_next_deadline(const struct orca_dev *dev)
 {
-	uint32_t nq = dev->cfg.max_qp + ORCA_QPN_BASE, qpn;
+	const struct orca_qp *qp;
 	uint64_t first;
 
 	if (dev->state != ORCA_DEV_S_ACTIVE || dev->fatal || !dev->qps)
 		return 0;
 	first = wire_next_deadline(dev);
-	for (qpn = ORCA_QPN_BASE; qpn < nq; qpn++) {
-		const struct orca_qp *qp = dev->qps[qpn];
-
+	for_each_live_qp(dev, qp) {
 		if (qp_has_queues(qp) && qp->req.busy && qp->req.deadline &&
 		    (!first || qp->req.deadline < first))
 			first = qp->req.deadline;
