@@ -151,7 +151,7 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 	 * To the nanosecond: a link delay or a retransmit timer far below
 	 * a millisecond (packets crossing the fabric) is kept as set.
 	 */
-	if (wake <= now || orca_dev_busy(&e->dev))
+	if (wake <= now || orca_dev_busy(&e->dev) || orca_dev_idle(&e->dev))
 		wake = now;
 	timeout.tv_sec = (wake - now) / 1000000000ULL;
 	timeout.tv_nsec = (wake - now) % 1000000000ULL;
@@ -180,12 +180,15 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 
 	/* Doorbells: the count may be coalesced; registers tell the work. */
 	for (i = 0; fw_first >= 0 && i < ORCA_FW_NUM_VECS; i++) {
+		uint64_t writes;
+
 		if (!(pfd[fw_first + i].revents & POLLIN))
 			continue;
-		if (!ivs_read_efd(e->ivs.fw_efd[i]))
+		writes = ivs_read_efd(e->ivs.fw_efd[i]);
+		if (!writes)
 			continue;
 		sync_ram(e);
-		orca_dev_doorbell(&e->dev, i);
+		orca_dev_doorbells(&e->dev, i, writes);
 	}
 	/* packets in (a batch), queued packets out */
 	if (fab_idx >= 0 && pfd[fab_idx].revents)

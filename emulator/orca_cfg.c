@@ -89,6 +89,8 @@ static const struct cfg_key cfg_keys[] = {
 	  0, 0xffffff, ORCA_CFG_SET_ECE_VENDOR_ID },
 	NUM(ece_options, 0, ORCA_ECE_OPT_ALL),
 	NUM(pci_write_end_padding, 0, 1),
+	NUM(db_hint, 0, 1),
+	NUM(db_poll_us, 0, 1000),
 	NUM(hca_core_clock, 0, U64),
 	NUM(completion_timestamp_mask, 0, U64),
 	NUM(max_dm_size, 0, U64),
@@ -145,6 +147,8 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 			ORCA_DEV_CAP_PCI_WRITE_END_PADDING |
 			ORCA_DEV_CAP_ECE | ORCA_DEV_CAP_SQD_ASYNC_NOTIFY |
 			ORCA_DEV_CAP_MEM_WINDOW | ORCA_DEV_CAP_MW_TYPE_2B;
+	cfg->db_hint = 1;
+	cfg->db_poll_us = 20;
 	cfg->max_qp = 1024;
 	cfg->max_qp_wr = 4096;
 	cfg->max_send_sge = 16;

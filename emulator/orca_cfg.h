@@ -67,6 +67,8 @@ struct orca_cfg {
 	uint64_t ece_vendor_id;
 	uint64_t ece_options;
 	uint64_t pci_write_end_padding;	/* 0 removes the capability */
+	uint64_t db_hint;		/* 0: the device never says it is awake */
+	uint64_t db_poll_us;		/* stay awake this long after work */
 	uint64_t hca_core_clock;
 	uint64_t completion_timestamp_mask;
 	uint64_t max_dm_size;

@@ -99,6 +99,7 @@ static int cmd_init(struct orca_dev *dev, struct cmd *c)
 	uint64_t mbase = REG_RD64(dev, qp_mirror_base);
 	uint32_t mentries = REG_RD32(dev, qp_mirror_entries);
 	uint64_t pbase = REG_RD64(dev, port_mirror_base);
+	uint64_t hbase = REG_RD64(dev, db_hint_base);
 
 	CHECK_RESERVED(c, in->reserved);
 	if (flags & ~ORCA_INIT_F_EQ_IRQ)
@@ -123,17 +124,27 @@ static int cmd_init(struct orca_dev *dev, struct cmd *c)
 			    "port mirror 0x%llx outside host memory or misaligned",
 			    (unsigned long long)pbase);
 	}
+	if (hbase && ((hbase & 63) ||
+		      !dma_ok(dev, hbase, sizeof(struct orca_db_hint)))) {
+		dev->stats.bad_addr++;
+		return fail(c, ORCA_STATUS_DMA_FAULT, ORCA_SYND_QUEUE_ADDR,
+			    "doorbell hint 0x%llx outside host memory or misaligned",
+			    (unsigned long long)hbase);
+	}
 	dev->mirror_base = mentries ? mbase : 0;
 	dev->mirror_entries = mentries;
 	dev->port_mirror_base = pbase;
+	dev->db_hint_base = dev->cfg.db_hint ? hbase : 0;
+	dev->db_awake = false;
 	dev->armed = true;
 	port_mirror_write(dev);
 	dev->irq_enabled = flags & ORCA_INIT_F_EQ_IRQ;
 	dev->state = ORCA_DEV_S_ACTIVE;
-	orca_log("INIT: armed, MSI-X %s, mirror 0x%llx x %u, port mirror 0x%llx",
+	orca_log("INIT: armed, MSI-X %s, mirror 0x%llx x %u, port mirror 0x%llx, doorbell hint 0x%llx",
 		 dev->irq_enabled ? "on" : "off",
 		 (unsigned long long)dev->mirror_base, dev->mirror_entries,
-		 (unsigned long long)dev->port_mirror_base);
+		 (unsigned long long)dev->port_mirror_base,
+		 (unsigned long long)dev->db_hint_base);
 	return ORCA_STATUS_OK;
 }
 

@@ -61,6 +61,42 @@ static int qp_caps(struct orca_dev *dev, struct cmd *c,
 	return ORCA_STATUS_OK;
 }
 
+/*
+ * The live list keeps the engine's per-round walk at the QPs that exist
+ * (a handful) instead of every slot of max_qp: that walk ran once per
+ * engine round and per sleep, and was most of the device's time on a
+ * small message.  QPN order keeps the service order of the table walk.
+ */
+static void qp_live_add(struct orca_dev *dev, struct orca_qp *qp)
+{
+	uint32_t qpn = le32toh(qp->ctx.qpn);
+	struct orca_qp *prev = NULL, *next = dev->live_qps;
+
+	while (next && le32toh(next->ctx.qpn) < qpn) {
+		prev = next;
+		next = next->live_next;
+	}
+	qp->live_prev = prev;
+	qp->live_next = next;
+	if (next)
+		next->live_prev = qp;
+	if (prev)
+		prev->live_next = qp;
+	else
+		dev->live_qps = qp;
+}
+
+static void qp_live_del(struct orca_dev *dev, struct orca_qp *qp)
+{
+	if (qp->live_prev)
+		qp->live_prev->live_next = qp->live_next;
+	else
+		dev->live_qps = qp->live_next;
+	if (qp->live_next)
+		qp->live_next->live_prev = qp->live_prev;
+	qp->live_prev = qp->live_next = NULL;
+}
+
 int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 {
 	const struct orca_create_qp_in *in = c->in;

@@ -90,7 +90,6 @@ const char *orca_qps_name(unsigned int state)
 /* Register block and DMA                                             */
 /* ------------------------------------------------------------------ */
 
-
 /*
  * Is [addr, addr + len) guest RAM, all in one region of the guest's
  * memory map?  Overflow-safe.
@@ -138,7 +137,7 @@ int dma_write(struct orca_dev *dev, uint64_t addr, const void *buf,
 	return 0;
 }
 
-static void *dma_ptr(struct orca_dev *dev, uint64_t addr, size_t len)
+void *dma_ptr(struct orca_dev *dev, uint64_t addr, size_t len)
 {
 	return dma_xlate(dev, addr, len);
 }
@@ -400,6 +399,9 @@ void destroy_all(struct orca_dev *dev)
 
 void disarm(struct orca_dev *dev)
 {
+	/* before the address is forgotten: no stale "awake" is left */
+	db_hint_set(dev, false);
+	dev->db_hint_base = 0;
 	dev->armed = false;
 	dev->irq_enabled = false;
 	dev->mirror_base = 0;
@@ -412,42 +414,6 @@ struct orca_qp *qp_get(struct orca_dev *dev, uint32_t qpn)
 	if (qpn < ORCA_QPN_BASE || qpn >= dev->cfg.max_qp + ORCA_QPN_BASE)
 		return NULL;
 	return dev->qps[qpn];
-}
-
-/*
- * The live list keeps the engine's per-round walk at the QPs that exist
- * (a handful) instead of every slot of max_qp: that walk ran once per
- * engine round and per sleep, and was most of the device's time on a
- * small message.  QPN order keeps the service order of the table walk.
- */
-void qp_live_add(struct orca_dev *dev, struct orca_qp *qp)
-{
-	uint32_t qpn = le32toh(qp->ctx.qpn);
-	struct orca_qp *prev = NULL, *next = dev->live_qps;
-
-	while (next && le32toh(next->ctx.qpn) < qpn) {
-		prev = next;
-		next = next->live_next;
-	}
-	qp->live_prev = prev;
-	qp->live_next = next;
-	if (next)
-		next->live_prev = qp;
-	if (prev)
-		prev->live_next = qp;
-	else
-		dev->live_qps = qp;
-}
-
-void qp_live_del(struct orca_dev *dev, struct orca_qp *qp)
-{
-	if (qp->live_prev)
-		qp->live_prev->live_next = qp->live_next;
-	else
-		dev->live_qps = qp->live_next;
-	if (qp->live_next)
-		qp->live_next->live_prev = qp->live_prev;
-	qp->live_prev = qp->live_next = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -523,6 +489,14 @@ static void dev_ctl_check(struct orca_dev *dev)
 	}
 }
 
+void orca_dev_doorbells(struct orca_dev *dev, unsigned int vec,
+			uint64_t writes)
+{
+	if (vec == ORCA_FW_VEC_DB && !dev->hung)
+		dev->stats.db_writes += writes;
+	orca_dev_doorbell(dev, vec);
+}
+
 void orca_dev_doorbell(struct orca_dev *dev, unsigned int vec)
 {
 	if (dev->hung)
@@ -536,8 +510,13 @@ void orca_dev_doorbell(struct orca_dev *dev, unsigned int vec)
 		process_cmdq(dev);
 	else if (vec == ORCA_FW_VEC_DB)
 		dev->stats.db_kicks++;
+	/* awake until orca_dev_idle(): posts may skip their kicks */
+	db_hint_set(dev, true);
 	/* a command may have made a QP ready to send: run the engine */
+	dev->db_poster = 0;
 	dp_run(dev);
+	if (vec == ORCA_FW_VEC_DB)
+		db_poll_kicked(dev);
 	flush_irq(dev);
 }
 
@@ -602,6 +581,7 @@ static void reset_regs(struct orca_dev *dev)
 	r->qp_mirror_base = 0;
 	r->qp_mirror_entries = 0;
 	r->port_mirror_base = 0;
+	r->db_hint_base = 0;
 	r->eq_overflows = 0;
 	r->fatal_syndrome = 0;
 	r->dev_ctl = 0;
@@ -616,6 +596,9 @@ static void reset_regs(struct orca_dev *dev)
 
 void orca_dev_connect(struct orca_dev *dev)
 {
+	/* a new host: the last one's address means nothing in its memory */
+	dev->db_hint_base = 0;
+	dev->db_awake = false;
 	forget_all(dev);
 	reset_regs(dev);
 	dev->fatal = dev->hung = dev->irq_pending = false;
@@ -746,7 +729,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -782,7 +765,12 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->dio_scrambled,
 		       (unsigned long long)s->link_drops,
 		       (unsigned long long)s->link_dups,
-		       (unsigned long long)s->link_reorders);
+		       (unsigned long long)s->link_reorders,
+		       (unsigned long long)s->db_hint_stops,
+		       (unsigned long long)s->db_hint_catches,
+		       (unsigned long long)s->db_poll_catches,
+		       (unsigned long long)s->db_poll_misses,
+		       (unsigned long long)s->db_writes);
 	if (off < len)
 		off += fabric_format_stats(dev, buf + off, len - off);
 	for (op = 0; op < 256 && off < len; op++) {

@@ -228,6 +228,11 @@ struct orca_stats {
 	uint64_t link_drops;		/* link faults: packets lost, */
 	uint64_t link_dups;		/* duplicated, */
 	uint64_t link_reorders;		/* held back behind later ones */
+	uint64_t db_hint_stops;		/* engine stops that cleared awake */
+	uint64_t db_hint_catches;	/* work the last read found instead */
+	uint64_t db_poll_catches;	/* posts found by polling after a kick */
+	uint64_t db_poll_misses;	/* polls that found nothing */
+	uint64_t db_writes;		/* ORCA_FW_VEC_DB writes, uncoalesced */
 	uint64_t comp_events;		/* completion EQEs posted */
 	uint64_t events_lost;		/* async EQEs dropped, EQ full */
 	uint64_t comp_events_lost;	/* completion EQEs dropped */
@@ -314,6 +319,15 @@ struct orca_dev {
 	uint16_t qkey_viol_cntr;
 	uint64_t port_mirror_base;	/* latched at INIT, 0 = none */
 	uint32_t port_mirror_seq;
+	/* the doorbell hint (orca_hw.h), latched at INIT, 0 = none */
+	uint64_t db_hint_base;
+	bool db_awake;			/* what it says now */
+	/* adaptive polling after kicks (orca_sched.c) */
+	uint64_t db_poll_ns;		/* window now, 0..db_poll_us */
+	uint64_t db_poll_until;		/* dp_now_ns() to poll up to, 0 = none */
+	uint64_t db_stop_ns;		/* when the engine last stopped */
+	uint32_t db_poster;		/* first QP to start a WQE on this kick */
+	uint32_t db_kick_qpn;		/* ... on the kick before */
 	struct orca_fab *fab;		/* cable to orca-fabric, NULL: loopback */
 
 	/* objects */
@@ -386,6 +400,9 @@ void orca_dev_set_ram(struct orca_dev *dev, uint8_t *ram, uint64_t size);
 
 /* The driver rang firmware doorbell vector @vec (ORCA_FW_VEC_*). */
 void orca_dev_doorbell(struct orca_dev *dev, unsigned int vec);
+/* ... @writes times, which the host's event counter coalesced into one */
+void orca_dev_doorbells(struct orca_dev *dev, unsigned int vec,
+			uint64_t writes);
 
 /* Heartbeat period elapsed (ORCA_HEARTBEAT_PERIOD_MS). */
 void orca_dev_tick(struct orca_dev *dev);
@@ -398,6 +415,13 @@ void orca_dev_tick(struct orca_dev *dev);
 bool orca_dev_busy(const struct orca_dev *dev);
 uint64_t orca_dev_next_deadline(const struct orca_dev *dev);
 void orca_dev_work(struct orca_dev *dev);
+
+/*
+ * Call before every wait for a doorbell: with the doorbell hint
+ * (orca_hw.h) the device says it stops and reads the doorbell records a
+ * last time.  true: that found work, do not wait.
+ */
+bool orca_dev_idle(struct orca_dev *dev);
 
 /*
  * The fabric (cfg fabric=PATH, orca_fabric.c).  Each pass of the poll

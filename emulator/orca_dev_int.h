@@ -100,6 +100,7 @@ void process_cmdq(struct orca_dev *dev);
 
 /* orca_dev.c: DMA, events, mirror, objects */
 bool dma_ok(const struct orca_dev *dev, uint64_t addr, uint64_t len);
+void *dma_ptr(struct orca_dev *dev, uint64_t addr, size_t len);
 int dma_read(struct orca_dev *dev, uint64_t addr, void *buf, size_t len);
 int dma_write(struct orca_dev *dev, uint64_t addr, const void *buf,
 	      size_t len);
@@ -115,14 +116,13 @@ uint32_t mirror_write(struct orca_dev *dev, uint32_t qpn,
 		      const struct orca_qp_ctx *ctx);
 void port_attr_fill(struct orca_dev *dev, struct orca_port_attr *o);
 void port_mirror_write(struct orca_dev *dev);
+void db_hint_set(struct orca_dev *dev, bool awake);
 /* Port 1 to @state: mirror, then PORT_EVENT; nothing if no change. */
 void port_set_state(struct orca_dev *dev, uint8_t state);
 void port_count_violation(struct orca_dev *dev, bool pkey);
 void destroy_all(struct orca_dev *dev);
 void disarm(struct orca_dev *dev);
 struct orca_qp *qp_get(struct orca_dev *dev, uint32_t qpn);
-void qp_live_add(struct orca_dev *dev, struct orca_qp *qp);
-void qp_live_del(struct orca_dev *dev, struct orca_qp *qp);
 
 /* every QP the device has, in QPN order; @qp may not be destroyed */
 #define for_each_live_qp(dev, qp) \

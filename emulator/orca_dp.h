@@ -164,7 +164,8 @@ void qp_err_entered(struct orca_dev *dev, struct orca_qp *qp);
 
 /* orca_sched.c */
 uint64_t dp_now_ns(void);
-void dp_run(struct orca_dev *dev);
+bool dp_run(struct orca_dev *dev);
+void db_poll_kicked(struct orca_dev *dev);
 void dp_timers(struct orca_dev *dev);
 void dp_qp_reset(struct orca_qp *qp);
 void dp_qp_state(struct orca_dev *dev, struct orca_qp *qp,

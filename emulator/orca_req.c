@@ -97,6 +97,8 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 	r->retry_left = x->retry_cnt;
 	r->rnr_left = x->rnr_retry;
 	dev->stats.wqes++;
+	if (!dev->db_poster)
+		dev->db_poster = le32toh(qp->ctx.qpn);
 	if (!w) {
 		memset(&r->wqe, 0, sizeof(r->wqe));
 		comp_send_done(dev, qp, ORCA_CQE_LOC_QP_OP_ERR, 1);

@@ -27,15 +27,15 @@ static bool qp_has_queues(const struct orca_qp *qp)
 	return qp && qp->ring.n;
 }
 
-void dp_run(struct orca_dev *dev)
+bool dp_run(struct orca_dev *dev)
 {
 	struct orca_qp *qp;
 	unsigned int rounds = 0;
-	bool progress;
+	bool progress, moved = false;
 
 	if (dev->dp_running || dev->fatal || !dev->ram ||
 	    dev->state != ORCA_DEV_S_ACTIVE)
-		return;
+		return false;
 	dev->dp_running = true;
 	dev->dp_pending = false;
 	do {
@@ -51,9 +51,11 @@ void dp_run(struct orca_dev *dev)
 			progress |= req_step(dev, qp);
 		}
 		progress |= wire_drain(dev) > 0;
+		moved |= progress;
 	} while (progress && ++rounds < DP_ROUND_BUDGET);
 	dev->dp_pending = progress;
 	dev->dp_running = false;
+	return moved;
 }
 
 /* Retransmit and RNR timers that expired. */

@@ -21,8 +21,10 @@
 
 static const char *const small[] = {
 	"max_qp=16", "max_cq=16", "max_pd=8", "max_mr=16", "max_ah=16",
-	"max_mw=4", NULL,
+	"max_mw=4", "db_poll_us=2", NULL,
 };
+
+#define HINT_BASE	0x2fe000ULL	/* the doorbell hint, below the heap */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -187,7 +189,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct orca_cqe cqe;
 	unsigned int steps = 0, i;
 
-	w.f = dp_up_cfg(small);
+	heap_next = HEAP_BASE;
+	w.f = fx_new_cfg(small);
+	w.f->db_hint_base = HINT_BASE;
+	fx_bringup_flags(w.f, ORCA_INIT_F_EQ_IRQ);
 	FZ_ASSERT(setup(&w), "the fixture could not set up its QPs");
 	while (z.n && steps++ < 128) {
 		struct ring_qp *qp = &w.qp[fz_u8(&z) % 4];
@@ -209,6 +214,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (i = fz_u8(&z) % 4; i; i--)
 				orca_dev_tick(&w.f->dev);
 			orca_dev_work(&w.f->dev);
+			/* the poll loop, up to its wait: the hint says asleep */
+			for (i = 0; orca_dev_idle(&w.f->dev) && i < 100000; i++)
+				;
+			FZ_ASSERT(i < 100000, "the engine never settles");
+			FZ_ASSERT(!w.f->dev.db_awake || w.f->dev.hung,
+				  "the device would wait while saying it is awake");
+			FZ_ASSERT(!le32toh(((struct orca_db_hint *)
+					    gpa(w.f, HINT_BASE))->awake) ||
+				  w.f->dev.db_awake,
+				  "the hint says awake, the device does not");
 			break;
 		case 7:
 			while (poll_cqe(w.f, &w.cq, &cqe))

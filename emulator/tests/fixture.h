@@ -50,6 +50,7 @@ struct fx {
 	unsigned int n_async;
 	uint32_t pdn, cqn;		/* default objects after bring-up */
 	uint64_t port_mirror_base;	/* programmed by fx_program_queues() */
+	uint64_t db_hint_base;		/* ... and so is this */
 };
 
 /* ------------------------------------------------------------------ */
@@ -127,6 +128,7 @@ static inline void fx_program_queues(struct fx *f, unsigned int eq_log_depth)
 	f->regs->qp_mirror_base = htole64(MIRROR_BASE);
 	f->regs->qp_mirror_entries = htole32(f->cfg.max_qp + ORCA_QPN_BASE);
 	f->regs->port_mirror_base = htole64(f->port_mirror_base);
+	f->regs->db_hint_base = htole64(f->db_hint_base);
 	/* the device latches the queue registers at the next doorbell */
 	f->regs->dev_ctl = htole32(ORCA_DEV_CTL_ENABLE);
 }
@@ -255,6 +257,32 @@ static inline void fx_bringup_eq(struct fx *f, uint32_t init_flags,
 static inline void fx_bringup_flags(struct fx *f, uint32_t init_flags)
 {
 	fx_bringup_eq(f, init_flags, ORCA_EQ_LOG_DEPTH);
+}
+
+/*
+ * INIT refuses each of @bad (@n addresses) written to the register at
+ * @reg_off (an address the device latches at INIT): DMA_FAULT +
+ * QUEUE_ADDR, on a fresh device each time.
+ */
+static inline void fx_init_refuses(size_t reg_off, const uint64_t *bad,
+				   unsigned int n)
+{
+	struct orca_init_in init = {};
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct fx *f = fx_new_cfg(NULL);
+
+		fx_program_queues(f, ORCA_EQ_LOG_DEPTH);
+		*(__le64 *)((uint8_t *)f->regs + reg_off) = htole64(bad[i]);
+		CHECK_EQ(fx_cmd(f, ORCA_CMD_RESET, NULL, 0, NULL, 0), 0);
+		EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_INIT, &init, sizeof(init),
+				      NULL, 0),
+			    ORCA_STATUS_DMA_FAULT, ORCA_SYND_QUEUE_ADDR);
+		CHECK(!f->dev.armed);
+		CHECK(canaries_ok(f));
+		fx_free(f);
+	}
 }
 
 static inline struct fx *fx_up_cfg(const char *const *sets)

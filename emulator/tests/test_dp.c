@@ -521,21 +521,9 @@ static void port_mirror_bad_address(void)
 {
 	static const uint64_t bad[] = { PORT_MIRROR_BASE + 8,
 					RAM_SIZE - 32, RAM_SIZE + 4096 };
-	struct orca_init_in init = {};
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		struct fx *f = fx_new_cfg(NULL);
-
-		fx_program_queues(f, ORCA_EQ_LOG_DEPTH);
-		f->regs->port_mirror_base = htole64(bad[i]);
-		CHECK_EQ(fx_cmd(f, ORCA_CMD_RESET, NULL, 0, NULL, 0), 0);
-		EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_INIT, &init, sizeof(init),
-				      NULL, 0),
-			    ORCA_STATUS_DMA_FAULT, ORCA_SYND_QUEUE_ADDR);
-		CHECK(canaries_ok(f));
-		fx_free(f);
-	}
+	fx_init_refuses(offsetof(struct orca_regs, port_mirror_base), bad,
+			ARRAY_SIZE(bad));
 }
 
 /*

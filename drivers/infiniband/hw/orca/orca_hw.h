@@ -94,7 +94,8 @@ struct orca_regs {
 	__le32 ceq_ci;			/* 0x0a8 drv */
 	__le32 ceq_overflows;		/* 0x0ac fw: completion events dropped */
 	__le64 port_mirror_base;	/* 0x0b0 drv: DMA address of the port mirror, 0 = none */
-	__u8 reserved[0x1000 - 0xb8];
+	__le64 db_hint_base;		/* 0x0b8 drv: DMA address of the doorbell hint, 0 = none */
+	__u8 reserved[0x1000 - 0xc0];
 };
 
 /*
@@ -401,6 +402,33 @@ struct orca_port_mirror {
 };
 
 /* ------------------------------------------------------------------ */
+/* Doorbell hint                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A kick costs the host an MMIO write it must trap, and a kick that lands
+ * while the device is working tells it nothing new: the engine reads
+ * every doorbell record again before it stops.  The device says so in
+ * host memory (db_hint_base, 64-byte aligned, latched by INIT; 0 = none),
+ * which the driver maps read-only into user contexts; virtio's
+ * VRING_USED_F_NO_NOTIFY and NVMe's shadow doorbells do the same.
+ *
+ * awake != 0: the engine is running and will read every doorbell record
+ * at least once more before it stops.  A producer stores its doorbell
+ * record, issues a full fence, reads awake, and kicks only if it is 0.
+ * Before the engine stops, the device stores awake = 0, issues a full
+ * fence and reads every doorbell record once more: of a post and a stop
+ * that race, one side always sees the other's store, so no post is left
+ * without a kick or a read.  The device clears awake before a reset
+ * forgets the address; a device that never writes it (0 at INIT) gets a
+ * kick for every post.
+ */
+struct orca_db_hint {
+	__le32 awake;
+	__u8 reserved[60];
+};
+
+/* ------------------------------------------------------------------ */
 /* Layout checks (C11; both the kernel and the emulator build these)  */
 /* ------------------------------------------------------------------ */
 static_assert(sizeof(struct orca_regs) == 0x1000, "orca_regs");
@@ -408,6 +436,7 @@ static_assert(sizeof(struct orca_cmdq_entry) == 64, "orca_cmdq_entry");
 static_assert(sizeof(struct orca_eqe) == 64, "orca_eqe");
 static_assert(sizeof(struct orca_qp_mirror) == 16, "orca_qp_mirror");
 static_assert(sizeof(struct orca_port_mirror) == 64, "orca_port_mirror");
+static_assert(sizeof(struct orca_db_hint) == 64, "orca_db_hint");
 static_assert(sizeof(struct orca_send_wqe) == 64, "orca_send_wqe");
 static_assert(sizeof(struct orca_bind_wqe) == 64, "orca_bind_wqe");
 static_assert(sizeof(struct orca_recv_wqe) == 16, "orca_recv_wqe");
