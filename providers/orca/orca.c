@@ -21,6 +21,8 @@ static void orca_free_context(struct ibv_context *ibctx)
 
 	if (ctx->db_page)
 		munmap(ctx->db_page, sysconf(_SC_PAGESIZE));
+	if (ctx->db_hint_page)
+		munmap(ctx->db_hint_page, sysconf(_SC_PAGESIZE));
 	for (i = 0; i < ORCA_QP_TABLE_L1; i++)
 		free(ctx->qp_table[i]);
 	pthread_mutex_destroy(&ctx->qp_table_lock);
@@ -29,25 +31,43 @@ static void orca_free_context(struct ibv_context *ibctx)
 }
 
 /*
- * Map the doorbell page.  Failing that, kicks stay system calls: slower,
- * never wrong.
+ * mmap() one page of the uverbs file at @key with @prot; returns the
+ * 32-bit word at @offset in it (the page in *@page), or NULL.
+ */
+static void *orca_map_word(struct orca_context *ctx, uint64_t key,
+			   uint32_t offset, int prot, void **page)
+{
+	long size = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (size <= 0 || offset > (unsigned long)size - 4 || offset % 4)
+		return NULL;
+	p = mmap(NULL, size, prot, MAP_SHARED, ctx->ibv_ctx.context.cmd_fd,
+		 key);
+	if (p == MAP_FAILED)
+		return NULL;
+	*page = p;
+	return (uint8_t *)p + offset;
+}
+
+/*
+ * Map the doorbell page and the doorbell hint.  Failing the first, kicks
+ * stay system calls; failing the second, every post kicks: slower, never
+ * wrong.
  */
 static void orca_map_doorbell(struct orca_context *ctx,
 			      const struct orca_ibv_alloc_ucontext_resp *resp)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	void *p;
-
-	if (page <= 0 || resp->db_offset > (unsigned long)page - 4 ||
-	    resp->db_offset % 4)
-		return;
-	p = mmap(NULL, page, PROT_WRITE, MAP_SHARED,
-		 ctx->ibv_ctx.context.cmd_fd, resp->db_mmap_key);
-	if (p == MAP_FAILED)
-		return;
-	ctx->db_page = p;
-	ctx->db = (volatile uint32_t *)((uint8_t *)p + resp->db_offset);
-	ctx->db_value = htole32(resp->db_value);
+	if (resp->comp_mask & ORCA_IBV_ALLOC_UCONTEXT_RESP_USER_DB) {
+		ctx->db = orca_map_word(ctx, resp->db_mmap_key,
+					resp->db_offset, PROT_WRITE,
+					&ctx->db_page);
+		ctx->db_value = htole32(resp->db_value);
+	}
+	if (resp->comp_mask & ORCA_IBV_ALLOC_UCONTEXT_RESP_DB_HINT)
+		ctx->db_hint = orca_map_word(ctx, resp->db_hint_mmap_key,
+					     resp->db_hint_offset, PROT_READ,
+					     &ctx->db_hint_page);
 }
 
 static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
@@ -68,7 +88,8 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 
 	/* what this provider implements beyond the basics */
 	cmd.drv_payload.comp_mask = ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE |
-				    ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB;
+				    ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB |
+				    ORCA_IBV_ALLOC_UCONTEXT_CMD_DB_HINT;
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {
@@ -92,8 +113,7 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	if (resp.drv_payload.comp_mask &
 	    ORCA_IBV_ALLOC_UCONTEXT_RESP_MAX_INLINE_DATA)
 		ctx->max_inline_data = resp.drv_payload.max_inline_data;
-	if (resp.drv_payload.comp_mask & ORCA_IBV_ALLOC_UCONTEXT_RESP_USER_DB)
-		orca_map_doorbell(ctx, &resp.drv_payload);
+	orca_map_doorbell(ctx, &resp.drv_payload);
 
 	pthread_mutex_init(&ctx->qp_table_lock, NULL);
 	verbs_set_ops(&ctx->ibv_ctx, &orca_ctx_ops);

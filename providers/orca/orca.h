@@ -77,6 +77,13 @@ struct orca_context {
 	volatile uint32_t *db;
 	uint32_t db_value;		/* little endian */
 	/*
+	 * The doorbell hint (ORCA_IBV_ALLOC_UCONTEXT_RESP_DB_HINT), mapped
+	 * read-only: nonzero while the device will read the doorbell records
+	 * again anyway, so a kick would tell it nothing.
+	 */
+	void *db_hint_page;
+	const volatile uint32_t *db_hint;
+	/*
 	 * Attributes only the driver part of the extended query_device
 	 * response carries.  They are constant, so the provider asks for
 	 * them once per context and later queries skip that payload.
@@ -130,6 +137,7 @@ struct orca_qp {
 	uint32_t max_inline;
 	bool sq_sig_all;
 	unsigned long kick_errors;	/* device woken by its own scan */
+	unsigned long kicks_skipped;	/* the doorbell hint said awake */
 	/* ibv_wr_* batch, under sq.lock from wr_start to wr_complete */
 	int wr_err;
 	uint32_t wr_start;

@@ -331,8 +331,11 @@ static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 }
 
 /*
- * Wake the device.  With the doorbell page mapped, one store to it (the
- * fence orders the doorbell record before it).  Otherwise an empty
+ * Wake the device, unless the doorbell hint says it is awake: the fence
+ * orders our doorbell record before the hint's read, as the device orders
+ * clearing the hint before its last read of the records (orca_hw.h), so
+ * either it sees our record or we see it asleep.  With the doorbell page
+ * mapped, a kick is one store to it.  Otherwise an empty
  * POST_SEND, which the kernel turns into the same store (rxe's
  * post_send_db does the same), built by hand because the command carries
  * no WR.  A lost kick only delays the work until the device's next scan
@@ -347,8 +350,12 @@ void orca_qp_kick(struct orca_qp *qp)
 	} req = {};
 	struct ib_uverbs_post_send_resp resp;
 
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (ctx->db_hint && *ctx->db_hint) {
+		qp->kicks_skipped++;
+		return;
+	}
 	if (ctx->db) {
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		*ctx->db = ctx->db_value;
 		return;
 	}

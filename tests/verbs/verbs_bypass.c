@@ -145,17 +145,21 @@ static int setup(const char *name)
 	return 0;
 }
 
-/* Is the doorbell page (a mapping of the uverbs file) in our maps? */
+/*
+ * Is the doorbell page (a writable mapping of the uverbs file) in our
+ * maps?  The doorbell hint is a read-only one.
+ */
 static bool doorbell_mapped(void)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
+	char line[512], perms[8];
 	bool found = false;
 
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "/dev/infiniband/uverbs"))
+		if (strstr(line, "/dev/infiniband/uverbs") &&
+		    sscanf(line, "%*s %7s", perms) == 1 && perms[1] == 'w')
 			found = true;
 	fclose(f);
 	return found;

@@ -6,6 +6,9 @@
 #  - reloaded with user_doorbell=0, nothing is reserved, no page is mapped
 #    and verbs_bypass --expect-kick-syscalls sees the write() kicks (so its
 #    counter is not blind) while the work still completes;
+#  - reloaded with db_hint=0: no doorbell hint page is mapped and every
+#    post kicks (verbs_dbhint checks both; in the default load it checks
+#    the read-only mapping and that posts skipped kicks);
 #  - reloaded as usual again.
 # Prints TAP; exit status = number of failures.
 #   ORCA_KO, ORCA_BUILD (set by vm.sh), ORCA_DEV (orca0)
@@ -15,8 +18,9 @@ set -u
 
 ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 bypass=${ORCA_BUILD:?ORCA_BUILD not set (run in the orca VM)}/tests/verbs_bypass
+dbhint=$ORCA_BUILD/tests/verbs_dbhint
 dev=${ORCA_DEV:-orca0}
-plan 9
+plan 14
 
 wait_dev() {
     local i
@@ -59,4 +63,16 @@ n=$(reserved)
 ok $? "the page is reserved again ($n entries)"
 run_bypass
 ok $? "verbs_bypass again: no system call"
+
+[[ $(cat /sys/module/orca/parameters/db_hint) == Y ]]
+ok $? "db_hint is on by default"
+rmmod orca && insmod "$ko" db_hint=0 && wait_dev
+ok $? "reload with db_hint=0"
+out=$("$dbhint" -d "$dev" 2>&1)
+ok $? "verbs_dbhint with db_hint=0: no hint page mapped, every post kicked"
+diag "$out"
+run_bypass
+ok $? "verbs_bypass with db_hint=0: no system call either"
+rmmod orca && insmod "$ko" && wait_dev
+ok $? "reload with the defaults"
 done_testing

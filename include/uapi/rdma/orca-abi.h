@@ -73,6 +73,8 @@ enum orca_ibv_alloc_ucontext_cmd_mask {
 	ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE		= 1 << 0,
 	/* the provider can kick the device through a mapped doorbell page */
 	ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB	= 1 << 1,
+	/* the provider skips kicks while the doorbell hint says awake */
+	ORCA_IBV_ALLOC_UCONTEXT_CMD_DB_HINT	= 1 << 2,
 };
 
 struct orca_ibv_alloc_ucontext_cmd {
@@ -90,6 +92,8 @@ enum orca_ibv_alloc_ucontext_resp_mask {
 	ORCA_IBV_ALLOC_UCONTEXT_RESP_MAX_INLINE_DATA = 1 << 2,
 	/* db_mmap_key, db_offset, db_value */
 	ORCA_IBV_ALLOC_UCONTEXT_RESP_USER_DB	= 1 << 3,
+	/* db_hint_mmap_key, db_hint_offset */
+	ORCA_IBV_ALLOC_UCONTEXT_RESP_DB_HINT	= 1 << 4,
 };
 
 struct orca_ibv_alloc_ucontext_resp {
@@ -107,6 +111,17 @@ struct orca_ibv_alloc_ucontext_resp {
 	__aligned_u64 db_mmap_key;
 	__u32 db_offset;
 	__u32 db_value;
+	/*
+	 * The doorbell hint: mmap() one page at db_hint_mmap_key (MAP_SHARED,
+	 * PROT_READ only).  The device writes the 32-bit little-endian word
+	 * at db_hint_offset: nonzero while it will read every doorbell
+	 * record again before it stops.  A post that stored its doorbell
+	 * record, then issued a full fence, and reads nonzero there need not
+	 * kick.
+	 */
+	__aligned_u64 db_hint_mmap_key;
+	__u32 db_hint_offset;
+	__u8 reserved_1a0[4];
 };
 
 /*

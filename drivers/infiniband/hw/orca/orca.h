@@ -68,6 +68,9 @@ struct orca_dev {
 	bool udb_ok;			/* contexts may map it */
 	bool udb_reserved_held;
 	struct resource udb_reserved;	/* the rest of BAR0's page */
+	/* the doorbell hint the device writes (orca_udb.c), or NULL */
+	struct page *db_hint_page;
+	dma_addr_t db_hint_dma;
 
 	struct dentry *debugfs;
 	bool query_qp_fw;		/* debugfs: query_qp by QUERY_QP */
@@ -78,6 +81,7 @@ struct orca_ucontext {
 	struct ib_ucontext ibucontext;
 	bool ece;		/* the provider speaks ECE and the device has it */
 	struct rdma_user_mmap_entry *udb;	/* the doorbell page, or NULL */
+	struct rdma_user_mmap_entry *db_hint;	/* the doorbell hint, or NULL */
 };
 
 struct orca_pd {
@@ -308,6 +312,10 @@ void orca_udb_remove(struct orca_dev *dev);
 int orca_udb_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,
 		   struct orca_ibv_alloc_ucontext_resp *resp);
 void orca_udb_free(struct orca_ucontext *uctx);
+int orca_db_hint_alloc(struct orca_dev *dev);
+void orca_db_hint_free(struct orca_dev *dev);
+int orca_db_hint_map(struct orca_dev *dev, struct orca_ucontext *uctx,
+		     struct orca_ibv_alloc_ucontext_resp *resp);
 int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void orca_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 

@@ -321,6 +321,9 @@ static int orca_bring_up(struct orca_dev *dev)
 	err = orca_alloc_mirror(dev);
 	if (err)
 		return err;
+	err = orca_db_hint_alloc(dev);
+	if (err)
+		return err;
 	err = orca_cmd_init(&dev->com, ORCA_INIT_F_EQ_IRQ);
 	if (err) {
 		dev_err(d, "INIT failed: %d\n", err);
@@ -364,7 +367,7 @@ static void orca_stop(struct orca_dev *dev)
 	orca_ceq_free(dev, quiesced);
 	if (!quiesced) {
 		if (dev->mirror)
-			dev_warn(&pdev->dev, "leaking the QP and port mirrors too\n");
+			dev_warn(&pdev->dev, "leaking the QP and port mirrors and the doorbell hint too\n");
 		orca_com_leak_dma(&dev->com);
 		return;
 	}
@@ -375,6 +378,7 @@ static void orca_stop(struct orca_dev *dev)
 	if (dev->port_mirror)
 		dma_free_coherent(&pdev->dev, orca_port_mirror_size(dev),
 				  dev->port_mirror, dev->port_mirror_dma);
+	orca_db_hint_free(dev);
 	orca_com_destroy(&dev->com);
 }
 

@@ -15,7 +15,14 @@
  * be reserved so that no other BAR is assigned there (vfio's rule for
  * sub-page BARs).  Otherwise, or with user_doorbell=0, the provider kicks
  * through an empty post_send (orca_post_send).
+ *
+ * Beside it, the doorbell hint (orca_hw.h): a page of host memory the
+ * device writes and contexts map read-only, where it says that it is
+ * awake and will read the doorbell records again anyway, so a post may
+ * skip its kick.  Each kick is a trapped MMIO write (or a system call),
+ * and a kick that lands while the device works only costs it time.
  */
+#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <rdma/ib_verbs.h>
@@ -27,9 +34,16 @@ module_param(user_doorbell, bool, 0444);
 MODULE_PARM_DESC(user_doorbell,
 		 "Map the doorbell page into user contexts when BAR0 has a page to itself (default: true)");
 
+static bool db_hint = true;
+module_param(db_hint, bool, 0444);
+MODULE_PARM_DESC(db_hint,
+		 "Give the device a doorbell hint page and map it into user contexts, so posts skip kicks while the device is awake (default: true)");
+
+/* what a context maps: BAR0's page, or a page of memory */
 struct orca_user_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
-	phys_addr_t address;
+	phys_addr_t address;		/* the doorbell page */
+	struct page *page;		/* the doorbell hint: a reference */
 };
 
 static struct orca_user_mmap_entry *
@@ -77,37 +91,127 @@ void orca_udb_remove(struct orca_dev *dev)
 	dev->udb_ok = false;
 }
 
-/* A context gets the page: an mmap entry and its key in @resp. */
-int orca_udb_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,
-		   struct orca_ibv_alloc_ucontext_resp *resp)
+/*
+ * The hint page, before INIT latches its address.  Mapped both ways, as
+ * ib_umem maps the rings the device writes and userspace reads.
+ */
+int orca_db_hint_alloc(struct orca_dev *dev)
+{
+	void __iomem *reg = dev->regs +
+			    offsetof(struct orca_regs, db_hint_base);
+	struct device *d = &dev->pdev->dev;
+
+	/*
+	 * A register keeps what the last driver wrote across a function
+	 * reset: without a page of ours it must say none, not a page that
+	 * an earlier load freed.
+	 */
+	lo_hi_writeq(0, reg);
+	if (!db_hint)
+		return 0;
+	dev->db_hint_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!dev->db_hint_page)
+		return -ENOMEM;
+	dev->db_hint_dma = dma_map_page(d, dev->db_hint_page, 0, PAGE_SIZE,
+					DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(d, dev->db_hint_dma)) {
+		__free_page(dev->db_hint_page);
+		dev->db_hint_page = NULL;
+		return -ENOMEM;
+	}
+	lo_hi_writeq(dev->db_hint_dma, reg);
+	return 0;
+}
+
+/*
+ * Once the device acknowledged a reset, so writes the page no more.  A
+ * process that still maps it keeps the page (its own reference) and, with
+ * awake cleared, kicks.
+ */
+void orca_db_hint_free(struct orca_dev *dev)
+{
+	struct orca_db_hint *hint;
+
+	if (!dev->db_hint_page)
+		return;
+	dma_unmap_page(&dev->pdev->dev, dev->db_hint_dma, PAGE_SIZE,
+		       DMA_BIDIRECTIONAL);
+	hint = page_address(dev->db_hint_page);
+	WRITE_ONCE(hint->awake, 0);
+	__free_page(dev->db_hint_page);
+	dev->db_hint_page = NULL;
+}
+
+/* Insert an mmap entry for @address or @page; returns it or an ERR_PTR. */
+static struct rdma_user_mmap_entry *
+orca_mmap_insert(struct orca_ucontext *uctx, phys_addr_t address,
+		 struct page *page)
 {
 	struct orca_user_mmap_entry *entry;
 	int err;
 
 	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
 	if (!entry)
-		return -ENOMEM;
-	entry->address = pci_resource_start(dev->pdev, ORCA_BAR_DOORBELL);
+		return ERR_PTR(-ENOMEM);
+	entry->address = address;
+	entry->page = page;
 	err = rdma_user_mmap_entry_insert(&uctx->ibucontext,
 					  &entry->rdma_entry, PAGE_SIZE);
 	if (err) {
 		kfree(entry);
-		return err;
+		return ERR_PTR(err);
 	}
-	uctx->udb = &entry->rdma_entry;
+	if (page)
+		get_page(page);
+	return &entry->rdma_entry;
+}
+
+/* A context gets the doorbell page: an mmap entry and its key in @resp. */
+int orca_udb_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,
+		   struct orca_ibv_alloc_ucontext_resp *resp)
+{
+	struct rdma_user_mmap_entry *entry;
+
+	entry = orca_mmap_insert(uctx, pci_resource_start(dev->pdev,
+							  ORCA_BAR_DOORBELL),
+				 NULL);
+	if (IS_ERR(entry))
+		return PTR_ERR(entry);
+	uctx->udb = entry;
 	resp->comp_mask |= ORCA_IBV_ALLOC_UCONTEXT_RESP_USER_DB;
-	resp->db_mmap_key = rdma_user_mmap_get_offset(uctx->udb);
+	resp->db_mmap_key = rdma_user_mmap_get_offset(entry);
 	resp->db_offset = ORCA_IVSHMEM_DOORBELL;
 	resp->db_value = dev->fw_peer_id << 16 | ORCA_FW_VEC_DB;
 	return 0;
 }
 
-/* The entry goes once no VMA maps it any more (orca_mmap_free). */
+/* ... and the doorbell hint, if the driver gave the device one. */
+int orca_db_hint_map(struct orca_dev *dev, struct orca_ucontext *uctx,
+		     struct orca_ibv_alloc_ucontext_resp *resp)
+{
+	struct rdma_user_mmap_entry *entry;
+
+	if (!dev->db_hint_page)
+		return 0;
+	entry = orca_mmap_insert(uctx, 0, dev->db_hint_page);
+	if (IS_ERR(entry))
+		return PTR_ERR(entry);
+	uctx->db_hint = entry;
+	resp->comp_mask |= ORCA_IBV_ALLOC_UCONTEXT_RESP_DB_HINT;
+	resp->db_hint_mmap_key = rdma_user_mmap_get_offset(entry);
+	resp->db_hint_offset = offsetof(struct orca_db_hint, awake);
+	return 0;
+}
+
+/* The entries go once no VMA maps them any more (orca_mmap_free). */
 void orca_udb_free(struct orca_ucontext *uctx)
 {
 	if (uctx->udb)
 		rdma_user_mmap_entry_remove(uctx->udb);
+	if (uctx->db_hint)
+		rdma_user_mmap_entry_remove(uctx->db_hint);
 	uctx->udb = NULL;
+	uctx->db_hint = NULL;
 }
 
 int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
@@ -123,8 +227,21 @@ int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 	}
 	if (vma->vm_flags & VM_EXEC) {
 		ibdev_dbg(ibucontext->device,
-			  "the doorbell page is not executable\n");
+			  "the doorbell pages are not executable\n");
 		err = -EPERM;
+		goto out;
+	}
+	if (to_oentry(rdma_entry)->page) {
+		/* the hint is the device's to write */
+		if (vma->vm_flags & VM_WRITE) {
+			ibdev_dbg(ibucontext->device,
+				  "the doorbell hint is read-only\n");
+			err = -EPERM;
+			goto out;
+		}
+		vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
+		err = vm_insert_page(vma, vma->vm_start,
+				     to_oentry(rdma_entry)->page);
 		goto out;
 	}
 	/* ib_core zaps the mapping when the device goes away */
@@ -139,5 +256,9 @@ out:
 
 void orca_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
-	kfree(to_oentry(rdma_entry));
+	struct orca_user_mmap_entry *entry = to_oentry(rdma_entry);
+
+	if (entry->page)
+		put_page(entry->page);
+	kfree(entry);
 }

@@ -236,7 +236,8 @@ int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 	if (err)
 		return err;
 	if (cmd.comp_mask & ~(ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE |
-			      ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB) ||
+			      ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB |
+			      ORCA_IBV_ALLOC_UCONTEXT_CMD_DB_HINT) ||
 	    memchr_inv(cmd.reserved_20, 0, sizeof(cmd.reserved_20))) {
 		ibdev_dbg(&dev->ibdev, "unknown alloc_ucontext request 0x%x\n",
 			  cmd.comp_mask);
@@ -261,6 +262,14 @@ int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 		err = orca_udb_alloc(dev, uctx, &resp);
 		if (err)
 			return err;
+	}
+	if ((cmd.comp_mask & ORCA_IBV_ALLOC_UCONTEXT_CMD_DB_HINT) &&
+	    udata->outlen >= offsetofend(typeof(resp), db_hint_offset)) {
+		err = orca_db_hint_map(dev, uctx, &resp);
+		if (err) {
+			orca_udb_free(uctx);
+			return err;
+		}
 	}
 	err = orca_respond(udata, &resp, sizeof(resp));
 	if (err)
