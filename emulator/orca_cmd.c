@@ -92,6 +92,18 @@ static int cmd_reset(struct orca_dev *dev, struct cmd *c)
 	return ORCA_STATUS_OK;
 }
 
+/* A block INIT latches: 0 (none), or 64-byte aligned in host memory. */
+static int init_block_ok(struct orca_dev *dev, struct cmd *c, uint64_t base,
+			 uint64_t len, const char *what)
+{
+	if (!base || (!(base & 63) && dma_ok(dev, base, len)))
+		return ORCA_STATUS_OK;
+	dev->stats.bad_addr++;
+	return fail(c, ORCA_STATUS_DMA_FAULT, ORCA_SYND_QUEUE_ADDR,
+		    "%s 0x%llx outside host memory or misaligned", what,
+		    (unsigned long long)base);
+}
+
 static int cmd_init(struct orca_dev *dev, struct cmd *c)
 {
 	const struct orca_init_in *in = c->in;
@@ -100,6 +112,7 @@ static int cmd_init(struct orca_dev *dev, struct cmd *c)
 	uint32_t mentries = REG_RD32(dev, qp_mirror_entries);
 	uint64_t pbase = REG_RD64(dev, port_mirror_base);
 	uint64_t hbase = REG_RD64(dev, db_hint_base);
+	int ret;
 
 	CHECK_RESERVED(c, in->reserved);
 	if (flags & ~ORCA_INIT_F_EQ_IRQ)
@@ -116,21 +129,14 @@ static int cmd_init(struct orca_dev *dev, struct cmd *c)
 			    "QP mirror 0x%llx x %u entries outside host memory or misaligned",
 			    (unsigned long long)mbase, mentries);
 	}
-	if (pbase && ((pbase & 63) ||
-		      !dma_ok(dev, pbase, dev->cfg.phys_port_cnt *
-			      sizeof(struct orca_port_mirror)))) {
-		dev->stats.bad_addr++;
-		return fail(c, ORCA_STATUS_DMA_FAULT, ORCA_SYND_QUEUE_ADDR,
-			    "port mirror 0x%llx outside host memory or misaligned",
-			    (unsigned long long)pbase);
-	}
-	if (hbase && ((hbase & 63) ||
-		      !dma_ok(dev, hbase, sizeof(struct orca_db_hint)))) {
-		dev->stats.bad_addr++;
-		return fail(c, ORCA_STATUS_DMA_FAULT, ORCA_SYND_QUEUE_ADDR,
-			    "doorbell hint 0x%llx outside host memory or misaligned",
-			    (unsigned long long)hbase);
-	}
+	ret = init_block_ok(dev, c, pbase, dev->cfg.phys_port_cnt *
+			    sizeof(struct orca_port_mirror), "port mirror");
+	if (ret)
+		return ret;
+	ret = init_block_ok(dev, c, hbase, sizeof(struct orca_db_hint),
+			    "doorbell hint");
+	if (ret)
+		return ret;
 	dev->mirror_base = mentries ? mbase : 0;
 	dev->mirror_entries = mentries;
 	dev->port_mirror_base = pbase;

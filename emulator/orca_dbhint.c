@@ -19,7 +19,7 @@ void db_hint_set(struct orca_dev *dev, bool awake)
 	if (!dev->db_hint_base || dev->db_awake == awake)
 		return;
 	/* a dead device never invites posts to skip their kicks */
-	if (awake && (dev->fatal || dev->hung || !dev->armed))
+	if (awake && (dev->fatal || dev->hung))
 		return;
 	h = dma_ptr(dev, dev->db_hint_base, sizeof(*h));
 	if (!h)

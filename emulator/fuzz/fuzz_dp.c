@@ -189,10 +189,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct orca_cqe cqe;
 	unsigned int steps = 0, i;
 
-	heap_next = HEAP_BASE;
-	w.f = fx_new_cfg(small);
-	w.f->db_hint_base = HINT_BASE;
-	fx_bringup_flags(w.f, ORCA_INIT_F_EQ_IRQ);
+	w.f = dp_up_hint(small, HINT_BASE);
 	FZ_ASSERT(setup(&w), "the fixture could not set up its QPs");
 	while (z.n && steps++ < 128) {
 		struct ring_qp *qp = &w.qp[fz_u8(&z) % 4];

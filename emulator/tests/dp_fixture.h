@@ -306,10 +306,21 @@ static inline uint8_t qp_state_of(struct fx *f, uint32_t qpn)
 	return ctx.state;
 }
 
+/* A device up with @sets, the doorbell hint at @hint_base (0: none). */
+static inline struct fx *dp_up_hint(const char *const *sets,
+				    uint64_t hint_base)
+{
+	struct fx *f = fx_new_cfg(sets);
+
+	heap_next = HEAP_BASE;
+	f->db_hint_base = hint_base;
+	fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
+	return f;
+}
+
 static inline struct fx *dp_up_cfg(const char *const *sets)
 {
-	heap_next = HEAP_BASE;
-	return fx_up_cfg(sets);
+	return dp_up_hint(sets, 0);
 }
 
 static inline struct fx *dp_up(void)

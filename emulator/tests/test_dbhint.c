@@ -36,10 +36,7 @@ static uint32_t awake(struct fx *f)
 /* A device with the hint (and @sets), two connected RC QPs, one CQ. */
 static void pp_up(struct pp *p, const char *const *sets)
 {
-	p->f = fx_new_cfg(sets);
-	heap_next = HEAP_BASE;
-	p->f->db_hint_base = HINT_BASE;
-	fx_bringup_flags(p->f, ORCA_INIT_F_EQ_IRQ);
+	p->f = dp_up_hint(sets, HINT_BASE);
 	p->buf = heap_alloc(PAGE);
 	CHECK_EQ(reg_mr(p->f, p->f->pdn, p->buf, PAGE,
 			ORCA_ACCESS_LOCAL_WRITE, &p->lk), 0);

@@ -351,10 +351,8 @@ void orca_qp_kick(struct orca_qp *qp)
 	struct ib_uverbs_post_send_resp resp;
 
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (ctx->db_hint && *ctx->db_hint) {
-		qp->kicks_skipped++;
+	if (ctx->db_hint && *ctx->db_hint)
 		return;
-	}
 	if (ctx->db) {
 		*ctx->db = ctx->db_value;
 		return;
