@@ -79,6 +79,9 @@ int orca_destroy_cq(struct ibv_cq *ibcq)
 	struct orca_cq *cq = to_ocq(ibcq);
 	int ret;
 
+	/* ib_core's answer, also once the device is gone (orca_qp_refs_get) */
+	if (__atomic_load_n(&cq->qp_refs, __ATOMIC_ACQUIRE))
+		return EBUSY;
 	ret = ibv_cmd_destroy_cq(ibcq);
 	if (ret)
 		return ret;

@@ -111,6 +111,7 @@ struct orca_cq {
 	struct orca_cq_dbrec *dbrec;
 	uint32_t cqn;
 	uint32_t arm_sn;		/* completion events received */
+	unsigned int qp_refs;		/* QPs naming it (orca_qp_refs_get) */
 	/* ibv_cq_ex polling: the CQE between start/next_poll and the next */
 	bool ex_cur;
 	struct ibv_wc ex_wc;
@@ -172,6 +173,7 @@ struct orca_srq {
 	uint32_t *free_ids;		/* [depth], a stack */
 	uint32_t nfree;
 	bool *posted;			/* [depth]: id out, not yet completed */
+	unsigned int qp_refs;		/* QPs naming it (orca_qp_refs_get) */
 };
 
 static inline struct orca_device *to_odev(struct ibv_device *ibdev)
@@ -255,6 +257,8 @@ void orca_qp_rings_setup(struct orca_qp *qp,
 			 const struct ibv_qp_init_attr_ex *attr);
 void orca_qp_rings_free(struct orca_qp *qp);
 void orca_qp_reset_rings(struct orca_qp *qp);
+void orca_qp_refs_get(struct ibv_qp *ibqp);
+void orca_qp_refs_put(struct ibv_qp *ibqp);
 int orca_qp_table_insert(struct orca_context *ctx, struct orca_qp *qp);
 void orca_qp_table_remove(struct orca_context *ctx, struct orca_qp *qp);
 struct orca_qp *orca_qp_lookup(struct orca_context *ctx, uint32_t qpn);

@@ -120,6 +120,34 @@ void orca_qp_reset_rings(struct orca_qp *qp)
 	pthread_spin_unlock(&qp->sq.lock);
 }
 
+/*
+ * A QP keeps pointers to its CQs and SRQ (poll reads them, RESET and
+ * destroy clean them), so those must outlive it.  ib_core refuses to
+ * destroy them first (its usecnt: EBUSY), but once the device is gone
+ * (disassociated) every destroy succeeds, and a CQ freed before its QP
+ * would be touched afterwards.  So the provider counts too.
+ */
+static void qp_refs_add(struct ibv_qp *ibqp, unsigned int n)
+{
+	__atomic_add_fetch(&to_ocq(ibqp->send_cq)->qp_refs, n,
+			   __ATOMIC_RELAXED);
+	__atomic_add_fetch(&to_ocq(ibqp->recv_cq)->qp_refs, n,
+			   __ATOMIC_RELAXED);
+	if (ibqp->srq)
+		__atomic_add_fetch(&to_osrq(ibqp->srq)->qp_refs, n,
+				   __ATOMIC_RELAXED);
+}
+
+void orca_qp_refs_get(struct ibv_qp *ibqp)
+{
+	qp_refs_add(ibqp, 1);
+}
+
+void orca_qp_refs_put(struct ibv_qp *ibqp)
+{
+	qp_refs_add(ibqp, -1U);
+}
+
 int orca_qp_table_insert(struct orca_context *ctx, struct orca_qp *qp)
 {
 	uint32_t qpn = qp->vqp.qp.qp_num, l1 = qpn >> ORCA_QP_TABLE_SHIFT;

@@ -173,6 +173,9 @@ int orca_destroy_srq(struct ibv_srq *ibsrq)
 	struct orca_srq *srq = to_osrq(ibsrq);
 	int ret;
 
+	/* ib_core's answer, also once the device is gone (orca_qp_refs_get) */
+	if (__atomic_load_n(&srq->qp_refs, __ATOMIC_ACQUIRE))
+		return EBUSY;
 	ret = ibv_cmd_destroy_srq(ibsrq);
 	if (ret)
 		return ret;

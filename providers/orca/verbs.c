@@ -203,6 +203,7 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 	ret = orca_qp_table_insert(ctx, qp);
 	if (ret)
 		goto err_destroy;
+	orca_qp_refs_get(&qp->vqp.qp);
 
 	if ((ctx->device_caps & ORCA_IBV_DEVICE_CAP_ECE) &&
 	    (resp.drv_payload.comp_mask & ORCA_IBV_CREATE_QP_RESP_ECE_OPTIONS))
@@ -316,6 +317,7 @@ int orca_destroy_qp(struct ibv_qp *ibqp)
 	if (ibqp->srq)
 		orca_cq_clean(ibqp->recv_cq, ibqp->qp_num);
 	orca_qp_table_remove(to_octx(ibqp->context), qp);
+	orca_qp_refs_put(ibqp);
 	orca_qp_rings_free(qp);
 	free(qp);
 	return 0;

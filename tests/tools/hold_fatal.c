@@ -11,7 +11,12 @@
  * for each (and "DEVICE_FATAL" for that one).  After IBV_EVENT_DEVICE_FATAL: a new PD must be refused
  * ("CREATE_FAILS errno=E"), a posted send must not complete successfully
  * ("SEND rc=R" / "SEND_POLL n=N status=S"), and destroying everything
- * and closing the context must work ("CLOSED rc=R").  Exit status 0 if
+ * and closing the context must work ("CLOSED rc=R").  If the device has
+ * SRQs, a second QP takes its receives from an SRQ into a CQ of its own;
+ * after the device is gone, destroying that CQ or the SRQ before the QP
+ * must still say EBUSY, as it did before ("ORDER cq=E srq=E": ib_core no
+ * longer checks, a disassociated context's destroys all succeed, and the
+ * provider must not free what a QP still points to).  Exit status 0 if
  * all of that held, 1 otherwise, 2 if the setup failed.
  */
 #include <errno.h>
@@ -89,12 +94,14 @@ int main(int argc, char **argv)
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
 	struct ibv_port_attr port;
+	struct ibv_device_attr dattr;
 	struct ibv_async_event ev;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd, *pd2;
-	struct ibv_cq *cq;
+	struct ibv_cq *cq, *scq = NULL;
+	struct ibv_srq *srq = NULL;
 	struct ibv_mr *mr;
-	struct ibv_qp *qp;
+	struct ibv_qp *qp, *sqp = NULL;
 	struct ibv_wc wc;
 	struct pollfd pfd;
 	long long t0, end;
@@ -121,6 +128,23 @@ int main(int argc, char **argv)
 	if (!qp || to_rts(qp, &port)) {
 		printf("SETUP_FAILED objects: %s\n", strerror(errno));
 		return 2;
+	}
+	if (!ibv_query_device(ctx, &dattr) && dattr.max_srq) {
+		struct ibv_srq_init_attr sinit = {
+			.attr = { .max_wr = 16, .max_sge = 1 },
+		};
+
+		/* a CQ big enough that its ring is its own mapping */
+		scq = ibv_create_cq(ctx, 8192, NULL, NULL, 0);
+		srq = scq ? ibv_create_srq(pd, &sinit) : NULL;
+		init.recv_cq = scq;
+		init.srq = srq;
+		sqp = srq ? ibv_create_qp(pd, &init) : NULL;
+		if (!sqp) {
+			printf("SETUP_FAILED SRQ objects: %s\n",
+			       strerror(errno));
+			return 2;
+		}
 	}
 	printf("READY qpn=%u\n", qp->qp_num);
 
@@ -167,6 +191,19 @@ int main(int argc, char **argv)
 		       n > 0 ? ibv_wc_status_str(wc.status) : "-");
 		if (n > 0 && wc.status == IBV_WC_SUCCESS)
 			ok = 0;	/* the device is gone: nothing may complete */
+	}
+	if (sqp) {
+		int cq_rc = ibv_destroy_cq(scq), srq_rc = ibv_destroy_srq(srq);
+
+		printf("ORDER cq=%s srq=%s\n", strerror(cq_rc), strerror(srq_rc));
+		if (cq_rc != EBUSY || srq_rc != EBUSY)
+			return 1;	/* freed under a live QP: stop here */
+		rc = ibv_destroy_qp(sqp);
+		rc |= ibv_destroy_srq(srq);
+		rc |= ibv_destroy_cq(scq);
+		printf("SRQ_CLOSED rc=%d\n", rc);
+		if (rc)
+			ok = 0;
 	}
 	rc = ibv_destroy_qp(qp);
 	rc |= ibv_dereg_mr(mr);

@@ -92,6 +92,7 @@ took=$(secs_since "$t0")
 ((frc == 0))
 ok $? "verbs_fuzz exits normally after the firmware died (exit $frc, $took s after the kill)"
 diag "$(grep -E '^# (steps|children|errno histogram|verbs_fuzz)' "$log/fuzz-emu-kill.log")"
+((frc == 0)) || diag "$(grep -A 24 'fatal signal' "$log/fuzz-emu-kill.log")"
 for ((i = 0; i < 300; i++)); do kill -0 -- "-$fz" 2>/dev/null || break; sleep_s 0.1; done
 kill -0 -- "-$fz" 2>/dev/null
 rc=$?

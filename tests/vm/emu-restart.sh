@@ -83,7 +83,7 @@ for ((r = 1; r <= rounds; r++)); do
     stdbuf -oL ibv_asyncwatch -d "$dev" > "$log/rs-async.log" 2>&1 &
     watch=$!
     start_pair $((18800 + r))
-    setsid "$fuzz" -d "$dev" --seed $((seed + r)) --calls 20000 > "$log/rs-fuzz.log" 2>&1 &
+    setsid "$fuzz" -d "$dev" --seed $((seed + r)) --calls 20000 > "$log/rs-fuzz-$r.log" 2>&1 &
     fz=$!
     sleep_s 4
     kill -0 "$srv" 2>/dev/null && kill -0 "$cli" 2>/dev/null && kill -0 "$fz" 2>/dev/null
@@ -122,7 +122,9 @@ for ((r = 1; r <= rounds; r++)); do
     frc=$?
     ((frc == 0))
     ok $? "round $r: verbs_fuzz runs to a normal exit on the dead device (exit $frc)"
-    diag "$(grep -E '^# (steps|children)' "$log/rs-fuzz.log")"
+    diag "$(grep -E '^# (steps|children)' "$log/rs-fuzz-$r.log")"
+    # a crash: the fuzzer's own report (signal, operation, seed, backtrace)
+    ((frc == 0)) || diag "$(grep -A 24 'fatal signal' "$log/rs-fuzz-$r.log")"
 
     if ((r == 1)); then
         # 6a: the driver re-creates the device on the new firmware

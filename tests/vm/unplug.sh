@@ -6,8 +6,10 @@
 #     a context, a PD, a CQ, an MR and an RC QP in RTS: the remove
 #     finishes (ib_core disassociates the context: orca implements
 #     disassociate_ucontext), the process gets IBV_EVENT_DEVICE_FATAL, a
-#     new PD is refused, a posted send completes with no success, and it
-#     can destroy everything and close; nothing oopses.  A PCI rescan
+#     new PD is refused, a posted send completes with no success,
+#     destroying an SRQ or its QP's CQ before the QP still says EBUSY
+#     (the provider's own count: ib_core no longer checks), and it can
+#     destroy everything and close; nothing oopses.  A PCI rescan
 #     brings orca0 back and it works.
 #  2. rmmod while in use: the same (ib_core disassociates; the module is
 #     not pinned by open contexts), and insmod brings orca0 back.
