@@ -323,6 +323,8 @@ void orca_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 int orca_check_udata_in(struct orca_dev *dev, struct ib_udata *udata,
 			size_t known);
 int orca_respond(struct ib_udata *udata, void *resp, size_t len);
+int orca_track(struct orca_dev *dev, struct xarray *xa, u32 index, void *obj,
+	       const char *what);
 void orca_forget(struct orca_dev *dev, struct xarray *xa, u32 index);
 bool orca_read_mirror(struct orca_dev *dev, u32 qpn, struct orca_qp_ctx *ctx);
 int orca_read_port_tables(struct orca_dev *dev);

@@ -82,12 +82,9 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->comp_vector = attr->comp_vector;
 	cq->log_depth = cmd.log_depth;
 
-	err = xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "device reused live CQN %u\n", cq->cqn);
-		err = -EIO;
+	err = orca_track(dev, &dev->cqs, cq->cqn, cq, "CQN");
+	if (err)
 		goto err_destroy;
-	}
 	resp.cqn = cq->cqn;
 	err = orca_respond(udata, &resp, sizeof(resp));
 	if (err)

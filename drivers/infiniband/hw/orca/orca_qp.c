@@ -98,12 +98,9 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	init_attr->cap.max_recv_sge = le32_to_cpu(ctx.max_recv_sge);
 	init_attr->cap.max_inline_data = le32_to_cpu(ctx.max_inline_data);
 
-	err = xa_insert_irq(&dev->qps, qpn, qp, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "device reused live QPN %u\n", qpn);
-		err = -EIO;
+	err = orca_track(dev, &dev->qps, qpn, qp, "QPN");
+	if (err)
 		goto err_destroy;
-	}
 
 	if (orca_udata_ece(udata)) {
 		resp.comp_mask |= ORCA_IBV_CREATE_QP_RESP_ECE_OPTIONS;

@@ -92,13 +92,9 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	init_attr->attr.max_wr = srq->max_wr;
 	init_attr->attr.max_sge = srq->max_sge;
 
-	err = xa_insert_irq(&dev->srqs, srq->srqn, srq, GFP_KERNEL);
-	if (err) {
-		ibdev_err(&dev->ibdev, "device reused live SRQN %u\n",
-			  srq->srqn);
-		err = -EIO;
+	err = orca_track(dev, &dev->srqs, srq->srqn, srq, "SRQN");
+	if (err)
 		goto err_destroy;
-	}
 	resp.srqn = srq->srqn;
 	err = orca_respond(udata, &resp, sizeof(resp));
 	if (err)

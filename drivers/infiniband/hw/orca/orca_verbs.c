@@ -314,6 +314,24 @@ int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return orca_cmd_dealloc_pd(&dev->com, to_opd(ibpd)->pdn);
 }
 
+/*
+ * A new object goes into the table of its number, where the event
+ * handlers look it up.  A number the device hands out while it is still
+ * live is the device's fault, not the caller's.
+ */
+int orca_track(struct orca_dev *dev, struct xarray *xa, u32 index, void *obj,
+	       const char *what)
+{
+	int err = xa_insert_irq(xa, index, obj, GFP_KERNEL);
+
+	if (err == -EBUSY) {
+		ibdev_err(&dev->ibdev, "device reused live %s %u\n", what,
+			  index);
+		return -EIO;
+	}
+	return err;
+}
+
 /* After this no event handler can still be looking at the object. */
 void orca_forget(struct orca_dev *dev, struct xarray *xa, u32 index)
 {
