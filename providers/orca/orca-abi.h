@@ -22,8 +22,6 @@ DECLARE_DRV_CMD(orca_create_qp_ex, IB_USER_VERBS_EX_CMD_CREATE_QP,
 		orca_ibv_create_qp, orca_ibv_create_qp_resp);
 DECLARE_DRV_CMD(orca_modify_qp_ex, IB_USER_VERBS_EX_CMD_MODIFY_QP,
 		orca_ibv_modify_qp, orca_ibv_modify_qp_resp);
-DECLARE_DRV_CMD(orca_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,
-		orca_ibv_create_srq, orca_ibv_create_srq_resp);
 DECLARE_DRV_CMD(orca_create_srq_ex, IB_USER_VERBS_CMD_CREATE_XSRQ,
 		orca_ibv_create_srq, orca_ibv_create_srq_resp);
 

@@ -74,38 +74,10 @@ static void srq_fini(struct orca_srq *srq)
 	orca_buf_free(&srq->buf);
 }
 
-struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
-				struct ibv_srq_init_attr *attr)
-{
-	struct orca_create_srq_resp resp = {};
-	struct orca_create_srq cmd = {};
-	struct orca_srq *srq;
-	int ret;
-
-	srq = calloc(1, sizeof(*srq));
-	if (!srq)
-		return NULL;
-	ret = srq_init(srq, &attr->attr, &cmd.drv_payload);
-	if (ret)
-		goto err_free;
-	ret = ibv_cmd_create_srq(pd, &srq->vsrq.srq, attr, &cmd.ibv_cmd,
-				 sizeof(cmd), &resp.ibv_resp, sizeof(resp));
-	if (ret)
-		goto err_fini;
-	srq_setup(srq, &attr->attr);
-	return &srq->vsrq.srq;
-
-err_fini:
-	srq_fini(srq);
-err_free:
-	free(srq);
-	errno = ret;
-	return NULL;
-}
-
 /*
  * ibv_create_srq_ex() calls this only for what ibv_create_srq() cannot
- * say (a CQ, a type); basic SRQs are all the device has.
+ * say (a CQ, a type), and orca_create_srq() for the rest; basic SRQs are
+ * all the device has.
  */
 struct ibv_srq *orca_create_srq_ex(struct ibv_context *context,
 				   struct ibv_srq_init_attr_ex *attr)
@@ -150,6 +122,24 @@ err_free:
 	free(srq);
 	errno = ret;
 	return NULL;
+}
+
+/* The same command: a basic SRQ on a PD (as orca_create_qp()). */
+struct ibv_srq *orca_create_srq(struct ibv_pd *pd,
+				struct ibv_srq_init_attr *attr)
+{
+	struct ibv_srq_init_attr_ex attr_ex = {
+		.srq_context = attr->srq_context,
+		.attr = attr->attr,
+		.comp_mask = IBV_SRQ_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	struct ibv_srq *srq;
+
+	srq = orca_create_srq_ex(pd->context, &attr_ex);
+	if (srq)
+		attr->attr = attr_ex.attr;	/* report the applied sizes */
+	return srq;
 }
 
 /* The limit, in the device; the kernel refuses a new size (EINVAL). */

@@ -175,10 +175,6 @@ int main(int argc, char **argv)
 	SIZE(orca_modify_qp_ex, 152);
 	OFF(orca_modify_qp_ex_resp, drv_payload, 8);
 	SIZE(orca_modify_qp_ex_resp, 24);
-	OFF(orca_create_srq, drv_payload, 40);
-	SIZE(orca_create_srq, 64);
-	OFF(orca_create_srq_resp, drv_payload, 16);
-	SIZE(orca_create_srq_resp, 24);
 	OFF(orca_create_srq_ex, drv_payload, 56);
 	SIZE(orca_create_srq_ex, 80);
 	OFF(orca_create_srq_ex_resp, drv_payload, 16);

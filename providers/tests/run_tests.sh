@@ -70,7 +70,6 @@ ibv_cmd_create_ah
 ibv_cmd_create_cq
 ibv_cmd_create_cq_ex
 ibv_cmd_create_qp_ex2
-ibv_cmd_create_srq
 ibv_cmd_create_srq_ex
 ibv_cmd_dealloc_mw
 ibv_cmd_dealloc_pd
