@@ -137,7 +137,6 @@ struct orca_qp {
 	struct orca_qp_dbrec *dbrec;
 	uint32_t max_inline;
 	bool sq_sig_all;
-	unsigned long kick_errors;	/* device woken by its own scan */
 	/* ibv_wr_* batch, under sq.lock from wr_start to wr_complete */
 	int wr_err;
 	uint32_t wr_start;

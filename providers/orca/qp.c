@@ -391,9 +391,13 @@ void orca_qp_kick(struct orca_qp *qp)
 	req.cmd.response = (uintptr_t)&resp;
 	req.cmd.qp_handle = qp->vqp.qp.handle;
 	req.cmd.wqe_size = sizeof(struct ib_uverbs_send_wr);
+	/*
+	 * Refused only once the device is gone: nothing will complete the
+	 * WQEs then, and the context has IBV_EVENT_DEVICE_FATAL.
+	 */
 	if (write(qp->vqp.qp.context->cmd_fd, &req, sizeof(req)) !=
 	    sizeof(req))
-		qp->kick_errors++;
+		return;
 }
 
 int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
