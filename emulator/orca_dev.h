@@ -410,11 +410,19 @@ void orca_dev_tick(struct orca_dev *dev);
 /*
  * The data path: while orca_dev_busy(), call orca_dev_work() again
  * without waiting; otherwise call it by orca_dev_next_deadline()
- * (CLOCK_MONOTONIC ns, 0 = no timer).
+ * (ns of the device clock, 0 = no timer).
  */
 bool orca_dev_busy(const struct orca_dev *dev);
 uint64_t orca_dev_next_deadline(const struct orca_dev *dev);
 void orca_dev_work(struct orca_dev *dev);
+
+/*
+ * The device clock, in ns, that every timer of the model runs on:
+ * CLOCK_MONOTONIC unless a unit test installs its own @now_ns (a virtual
+ * clock it moves itself); NULL restores CLOCK_MONOTONIC.  One for all
+ * devices of the process.
+ */
+void orca_dev_set_clock(uint64_t (*now_ns)(void));
 
 /*
  * Call before every wait for a doorbell: with the doorbell hint

@@ -14,12 +14,31 @@
 
 #define DP_ROUND_BUDGET	4096	/* rounds per call */
 
-uint64_t dp_now_ns(void)
+static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* One clock for every device of the process: a test's devices agree. */
+static uint64_t (*clock_ns)(void) = monotonic_ns;
+
+void orca_dev_set_clock(uint64_t (*now_ns)(void))
+{
+	clock_ns = now_ns ? now_ns : monotonic_ns;
+}
+
+/*
+ * Every timer of the model (retransmit, RNR, link delay, doorbell poll,
+ * fabric reconnect) reads the time here, so that a unit test that
+ * installed a virtual clock decides when they expire, not the host's
+ * scheduler.
+ */
+uint64_t dp_now_ns(void)
+{
+	return clock_ns();
 }
 
 static bool qp_has_queues(const struct orca_qp *qp)

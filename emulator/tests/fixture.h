@@ -54,6 +54,35 @@ struct fx {
 };
 
 /* ------------------------------------------------------------------ */
+/* Virtual clock                                                      */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The device clock of a test that called fx_clock_virtual(): it stands
+ * still until the test moves it, so every timer of the model (retransmit,
+ * RNR, link delay, doorbell poll) expires when the test says, however
+ * slowly the host runs the test.  It starts far from 0, which the model
+ * reads as "no timer".  Tests between processes (the fabric) keep the
+ * real one.
+ */
+static uint64_t fx_now_ns = 1000000000ULL;
+
+static inline uint64_t fx_clock_read(void)
+{
+	return fx_now_ns;
+}
+
+static inline void fx_clock_virtual(void)
+{
+	orca_dev_set_clock(fx_clock_read);
+}
+
+static inline void fx_clock_advance(uint64_t ns)
+{
+	fx_now_ns += ns;
+}
+
+/* ------------------------------------------------------------------ */
 /* Fixture                                                            */
 /* ------------------------------------------------------------------ */
 

@@ -5,15 +5,17 @@
  * records, before it sleeps; a post made while it said so needs no kick.
  * And the adaptive polling after a kick (orca_sched.c).  The test plays
  * the driver, the provider and the emulator's poll loop, which calls
- * orca_dev_idle() before every wait.
+ * orca_dev_idle() before every wait, on a virtual clock (fixture.h): a
+ * poll window lasts as many passes of that loop as the test says, not as
+ * long as the host happens to let it run.
  */
 #include <string.h>
-#include <time.h>
 
 #include "dp_fixture.h"
 #include "orca_log.h"
 
 #define HINT_BASE	0x2fe000ULL	/* below the heap */
+#define PASS_NS		100		/* one pass of the poll loop */
 
 struct pp {
 	struct fx *f;
@@ -47,13 +49,19 @@ static void pp_up(struct pp *p, const char *const *sets)
 	CHECK(connect_rc(p->f, &p->b, p->a.qpn, 0, 1));
 }
 
-/* The poll loop until it would wait; returns the calls that did not. */
+/*
+ * The poll loop until it would wait; returns the calls that did not.
+ * Each of those passes takes PASS_NS of the virtual clock, so a poll
+ * window of W ns that finds nothing is W / PASS_NS of them.
+ */
 static unsigned int settle(struct fx *f)
 {
 	unsigned int n = 0;
 
-	while (orca_dev_idle(&f->dev) && n < 10000000)
+	while (orca_dev_idle(&f->dev) && n < 10000000) {
 		n++;
+		fx_clock_advance(PASS_NS);
+	}
 	return n;
 }
 
@@ -169,18 +177,20 @@ static void bad_address(void)
 
 /*
  * Polling after a kick: none while one QP kicks for itself; a window once
- * two QPs take turns; a poll ends at the answer; a window that finds
- * nothing halves, down to none.
+ * two QPs take turns (within db_poll_us of the engine's stop); a poll
+ * ends at the answer; a window that finds nothing halves, down to none.
  */
 static void poll_adapts(void)
 {
 	static const char *const sets[] = { "db_poll_us=1000", NULL };
 	struct orca_dev *d;
+	uint64_t max;
 	struct pp p;
 	int i;
 
 	pp_up(&p, sets);
 	d = &p.f->dev;
+	max = d->cfg.db_poll_us * 1000ULL;
 	settle(p.f);
 	for (i = 0; i < 3; i++) {	/* a kicks for itself */
 		put_pingpong(&p, &p.a);
@@ -228,7 +238,7 @@ static void poll_adapts(void)
 	post_send(p.f, &p.a, ORCA_WR_SEND, p.buf, 8, p.lk, 0, 0);
 	CHECK(reap(&p, 2));
 	CHECK_EQ(d->db_poll_ns, 8000);
-	CHECK(settle(p.f) > 0);
+	CHECK_EQ(settle(p.f), 8000 / PASS_NS);
 	CHECK_EQ(d->stats.db_poll_misses, 1);
 	CHECK_EQ(d->db_poll_ns, 4000);
 	CHECK_EQ(awake(p.f), 0);
@@ -238,11 +248,28 @@ static void poll_adapts(void)
 		orca_dev_doorbell(d, ORCA_FW_VEC_DB);
 		CHECK(reap(&p, 2));
 		CHECK(!d->db_poll_until == (i == 3));
-		settle(p.f);
+		CHECK_EQ(settle(p.f), i < 3 ? (4000 >> i) / PASS_NS : 0);
 	}
 	CHECK_EQ(d->stats.db_poll_misses, 4);
 	CHECK_EQ(d->db_poll_ns, 0);
 	CHECK_EQ(d->stats.db_poll_catches, 3);
+
+	/* b's turn, but db_poll_us after the stop: no ping-pong, no window */
+	fx_clock_advance(max);
+	put_pingpong(&p, &p.b);
+	orca_dev_doorbell(d, ORCA_FW_VEC_DB);
+	CHECK(reap(&p, 2));
+	CHECK_EQ(d->db_poll_ns, 0);
+	CHECK_EQ(d->db_poll_until, 0);
+	CHECK_EQ(settle(p.f), 0);
+	/* a's turn 1 ns sooner than that: a ping-pong again */
+	fx_clock_advance(max - 1);
+	put_pingpong(&p, &p.a);
+	orca_dev_doorbell(d, ORCA_FW_VEC_DB);
+	CHECK(reap(&p, 2));
+	CHECK_EQ(d->db_poll_ns, 4000);
+	CHECK_EQ(settle(p.f), 4000 / PASS_NS);
+	CHECK_EQ(d->stats.db_poll_misses, 5);
 	CHECK(canaries_ok(p.f));
 	fx_free(p.f);
 }
@@ -250,6 +277,7 @@ static void poll_adapts(void)
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
+	fx_clock_virtual();
 	RUN(protocol);
 	RUN(reset_clears);
 	RUN(disabled);

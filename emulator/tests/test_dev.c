@@ -2554,6 +2554,7 @@ int main(int argc, char **argv)
 {
 	/* the device logs every rejected command: keep TAP output readable */
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
+	fx_clock_virtual();
 	(void)argv;
 
 	RUN(regs_and_bringup);

@@ -640,6 +640,7 @@ static void dio_placement(void)
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
+	fx_clock_virtual();
 	RUN(mr_checks);
 	RUN(ring_checks);
 	RUN(rc_traffic);

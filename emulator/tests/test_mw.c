@@ -654,6 +654,7 @@ static void mw_reset(void)
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
+	fx_clock_virtual();
 	RUN(mw_commands);
 	RUN(mw_type1);
 	RUN(mw_type2);

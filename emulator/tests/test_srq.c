@@ -739,6 +739,7 @@ static void srq_uc_resync(void)
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
+	fx_clock_virtual();
 	RUN(srq_commands);
 	RUN(srq_two_qps);
 	RUN(srq_limit);
