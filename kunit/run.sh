@@ -8,6 +8,10 @@
 # Makefile line; the UAPI header as a second symlink.  Nothing else in the
 # tree is edited.
 #
+# make check does not use this runner (it would build a kernel of its own
+# for it): its vm-debug boot loads a KUnit build of orca.ko on the debug
+# kernel (make driver-debug-kunit, tests/vm/kunit.sh).
+#
 # Usage: kunit/run.sh [--json FILE] [extra kunit.py run args...]
 set -euo pipefail
 

@@ -1,6 +1,8 @@
 #!/bin/bash
-# make check's KUnit stage: run kunit/run.sh (its log goes to stderr) and
-# print one TAP line per KUnit case from its JSON results.  A build error or
+# make kunit's stage: run kunit/run.sh (its log goes to stderr) and print
+# one TAP line per KUnit case from its JSON results.  (make check runs the
+# same suites in its vm-debug boot instead, tests/vm/kunit.sh, which names
+# the cases the same way: "kunit <suite>.<case>".)  A build error or
 # a crash before any result leaves no test lines and a non-zero status,
 # which the aggregator counts as a failure.
 set -uo pipefail

@@ -32,6 +32,20 @@ if ((${#files[@]} == 0)); then
     F=$((F + 1))
 fi
 ((bad)) && echo "  $bad of ${#files[@]} stages failed; logs: $dir/<stage>.log"
+# the time budget (README: make check must fit CI), longest stages first
+if ((${#files[@]})); then
+    for f in "${files[@]}"; do
+        read -r _ _ _ _ secs _ < "$f" || continue
+        name=${f##*/}
+        printf '%d %s\n' "$secs" "${name%.result}"
+    done | sort -rn -k1,1 | awk '
+        { s[NR] = $1; n[NR] = $2; t += $1 }
+        END {
+            printf "\n==> time per stage, longest first: %d s (%.1f min) in all\n", t, t / 60
+            for (i = 1; i <= NR; i++)
+                printf "  %6d s  %5.1f %%  %s\n", s[i], t ? 100 * s[i] / t : 0, n[i]
+        }'
+fi
 # CI keeps only the tail of the output: name the failed checks here, each
 # with its suite and the first diagnostic line under it
 for f in "${files[@]}"; do

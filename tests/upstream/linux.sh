@@ -63,7 +63,7 @@ maint=$(sed -n 's/^M:\t.*<\(.*\)>$/\1/p' "$repo/MAINTAINERS" | head -n 1)
 exec 9> "$cache/.upstream-linux.lock"
 flock -w 3600 9 || bail "could not lock $cache/.upstream-linux.lock"
 ts=$SECONDS
-tree=$(nice -n 10 "$scripts/upstream/linux-tree.sh" 2> "$logs/tree.log") ||
+tree=$("$scripts/upstream/linux-tree.sh" 2> "$logs/tree.log") ||
 	{ cat "$logs/tree.log"; bail "no pristine linux-source-6.1 tree (see above)"; }
 echo "# pristine tree: $tree ($((SECONDS - ts)) s)"
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
@@ -137,7 +137,7 @@ ok $? "Kconfig: CONFIG_INFINIBAND_ORCA=m, CONFIG_INFINIBAND_ORCA_KUNIT_TEST=m" "
 
 # 6. in-tree build, W=1 and sparse, KUnit tests included
 tb=$SECONDS
-nice -n 10 make -j"$j" W=1 C=2 CHECK=sparse drivers/infiniband/hw/ > "$logs/build-w1-sparse.log" 2>&1
+make -j"$j" W=1 C=2 CHECK=sparse drivers/infiniband/hw/ > "$logs/build-w1-sparse.log" 2>&1
 rc=$?
 warnings "$logs/build-w1-sparse.log" > "$logs/build-w1-sparse.warn"
 [ $rc = 0 ] && [ -f drivers/infiniband/hw/orca/orca.o ] && [ ! -s "$logs/build-w1-sparse.warn" ]
@@ -148,8 +148,8 @@ ok $? "make W=1 C=2 drivers/infiniband/hw/: orca built in-tree, 0 compiler and s
 tb=$SECONDS
 {
 	scripts/config --disable INFINIBAND_ORCA_KUNIT_TEST && make -s olddefconfig &&
-	nice -n 10 make -j"$j" W=1 drivers/infiniband/hw/ &&
-	nice -n 10 make -j"$j" W=1 M=drivers/infiniband/hw/orca modules
+	make -j"$j" W=1 drivers/infiniband/hw/ &&
+	make -j"$j" W=1 M=drivers/infiniband/hw/orca modules
 } > "$logs/modpost.log" 2>&1
 rc=$?
 warnings "$logs/modpost.log" > "$logs/modpost.warn"

@@ -151,7 +151,7 @@ else
 		{
 			cd "$T/build" &&
 			cmake -GNinja -DENABLE_WERROR=1 -DNO_PYVERBS=1 -DNO_MAN_PAGES=1 .. &&
-			nice -n 10 ninja orca-rdmav34
+			ninja orca-rdmav34
 		} > "$logs/cmake.log" 2>&1
 		rc=$?
 		{ grep -E 'warning:|error:' "$logs/cmake.log"; ((rc)) && tail -n 30 "$logs/cmake.log"; } > "$logs/cmake.warn"
