@@ -3,23 +3,17 @@
 # The caller sets dev (e.g. orca0) and, for the rdma res helpers, kinds
 # (the object kinds to watch, e.g. (pd cq qp mr ctx)).
 #   wait_dev PRESENT [SECONDS]  /sys/class/infiniband/$dev appears (1) or
-#                               goes (0) within SECONDS (20)
+#                               goes (0) within SECONDS ($ORCA_WAIT);
+#                               WAITED = the time it took
 #   res_read                    RES[kind] = count, from `rdma res show`
 #   res_mark_start              START[kind] = the counts now (-1: none)
-#   res_settle                  wait up to 10 s until every kind is back
-#                               at START (files may still be closing)
+#   res_settle                  wait up to $ORCA_WAIT s until every kind is
+#                               back at START (files may still be closing)
 # dev and kinds are the caller's:
 # shellcheck disable=SC2154
 
-wait_dev() {
-    local i
-    for ((i = 0; i < ${2:-20} * 10; i++)); do
-        if [[ -e /sys/class/infiniband/$dev ]]; then ((${1:-1})) && return 0
-        else ((${1:-1})) || return 0; fi
-        sleep_s 0.1
-    done
-    return 1
-}
+_dev_is() { if [[ -e /sys/class/infiniband/$dev ]]; then (($1)); else ((!$1)); fi; }
+wait_dev() { wait_until "${2:-$ORCA_WAIT}" _dev_is "${1:-1}"; }
 
 declare -A RES START
 res_read() {
@@ -36,14 +30,9 @@ res_mark_start() {
     for k in "${kinds[@]}"; do START[$k]=${RES[$k]:--1}; done
 }
 
-res_settle() {
-    local i k same
-    for ((i = 0; i < 100; i++)); do
-        res_read || return 1
-        same=1
-        for k in "${kinds[@]}"; do [[ ${RES[$k]:-x} == "${START[$k]}" ]] || same=0; done
-        ((same)) && return 0
-        sleep_s 0.1
-    done
-    return 1
+_res_at_start() {
+    local k
+    res_read || return 1
+    for k in "${kinds[@]}"; do [[ ${RES[$k]:-x} == "${START[$k]}" ]] || return 1; done
 }
+res_settle() { wait_until "$ORCA_WAIT" _res_at_start; }

@@ -11,26 +11,21 @@ pair_remote() { [[ -n ${ORCA_PEER:-} ]]; }
 
 # pair_server OUT PORT CMD...: start the server in the background (PID in
 # PAIR_SPID, its exit status is the server's) and wait until it listens
-# on PORT (up to 20 s)
+# on PORT (up to ORCA_WAIT s, tap.sh)
+_peer_listening() { [[ $(peer "ss -Hltn 'sport = :$1'" 2>/dev/null) ]]; }
 pair_server() {
-    local out=$1 port=$2 i
+    local out=$1 port=$2
     shift 2
     if pair_remote; then
         peer "$(printf '%q ' "$@")" > "$out" 2>&1 &
         PAIR_SPID=$!
-        for ((i = 0; i < 100; i++)); do
-            [[ $(peer "ss -Hltn 'sport = :$port'" 2>/dev/null) ]] && return 0
-            sleep_s 0.2
-        done
+        wait_until "$ORCA_WAIT" _peer_listening "$port"
     else
         "$@" > "$out" 2>&1 &
         PAIR_SPID=$!
-        for ((i = 0; i < 200; i++)); do
-            [[ $(ss -Hltn "sport = :$port") ]] && return 0
-            sleep_s 0.1
-        done
+        wait_until "$ORCA_WAIT" listening_or_ended "$port" "$PAIR_SPID"
+        listening "$port"
     fi
-    return 1
 }
 
 # hostctl_all LINE: the request to this guest's emulator, and to the

@@ -57,7 +57,7 @@ static uint8_t byte_of(unsigned int round, size_t i)
 
 static bool wait_wc(int n)
 {
-	long long end = now_ms() + 20000;
+	long long end = now_ms() + wait_ms();
 	struct ibv_wc wc;
 	bool good = true;
 
@@ -119,7 +119,7 @@ static void one_round(enum ibv_wr_opcode op, volatile uint8_t *dst,
 	}
 	if (dst[MSG - 1] != want_last)
 		r->raced++;
-	end = now_ms() + 20000;
+	end = now_ms() + wait_ms();
 	while (dst[MSG - 1] != want_last && now_ms() < end)
 		;
 	/*

@@ -7,7 +7,7 @@
  *
  * Opens the device, creates a PD, a CQ, an MR and an RC QP in RTS
  * (connected to itself) and prints "READY qpn=N".  Then waits up to
- * SECONDS (60) for an asynchronous event and prints "EVENT <name> <ms>"
+ * SECONDS (ORCA_WAIT, 120) for an asynchronous event and prints "EVENT <name> <ms>"
  * for each (and "DEVICE_FATAL" for that one).  After IBV_EVENT_DEVICE_FATAL: a new PD must be refused
  * ("CREATE_FAILS errno=E"), a posted send must not complete successfully
  * ("SEND rc=R" / "SEND_POLL n=N status=S"), and destroying everything
@@ -87,7 +87,10 @@ static int to_rts(struct ibv_qp *qp, const struct ibv_port_attr *port)
 int main(int argc, char **argv)
 {
 	const char *name = "orca0";
-	int secs = 60, opt, fatal = 0, ok = 1, n, rc;
+	/* the bound of the wait for the event: -t, else ORCA_WAIT (120) */
+	const char *wait_env = getenv("ORCA_WAIT");
+	int secs = wait_env && atoi(wait_env) > 0 ? atoi(wait_env) : 120;
+	int opt, fatal = 0, ok = 1, n, rc;
 	struct ibv_qp_init_attr init = {
 		.qp_type = IBV_QPT_RC,
 		.cap = { .max_send_wr = 4, .max_recv_wr = 4,

@@ -127,7 +127,7 @@ static int tcp_connect(const char *hostport)
 	char host[128], *colon;
 	struct addrinfo hints = { .ai_family = AF_INET,
 				  .ai_socktype = SOCK_STREAM }, *ai;
-	long long deadline = now_ms() + 60000;
+	long long deadline = now_ms() + wait_ms();
 	int fd = -1;
 
 	snprintf(host, sizeof(host), "%s", hostport);
@@ -320,13 +320,13 @@ static uint32_t sends(struct side *s, bool sender, const char *dir)
 
 			fill(s->buf + SEND_SRC + off, len[i], i + 1);
 			good = !post_send(s->rc, s, &wr, SEND_SRC + off, len[i]) &&
-			       poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS;
+			       poll_one(s, &wc, wait_ms()) && wc.status == IBV_WC_SUCCESS;
 			snprintf(what, sizeof(what), "%s: RC SEND of %u B completes",
 				 dir, len[i]);
 			check(good, what, &status, 1);
 			continue;
 		}
-		good = poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS &&
+		good = poll_one(s, &wc, wait_ms()) && wc.status == IBV_WC_SUCCESS &&
 		       wc.wr_id == 100 + i && wc.byte_len == len[i] &&
 		       same(s->buf + RECV_AREA + off, len[i], i + 1) &&
 		       (i != 3 || ((wc.wc_flags & IBV_WC_WITH_IMM) &&
@@ -398,7 +398,7 @@ static int server(struct side *s, int port)
 		return 1;
 	check(same(s->buf + WRITE_AREA, RW_LEN, 7),
 	      "RDMA WRITE of 256 KiB is in the server's memory", &status, 4);
-	check(poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS &&
+	check(poll_one(s, &wc, wait_ms()) && wc.status == IBV_WC_SUCCESS &&
 	      wc.opcode == IBV_WC_RECV_RDMA_WITH_IMM && wc.wr_id == 200 &&
 	      ntohl(wc.imm_data) == IMM,
 	      "RDMA WRITE_WITH_IMM: the server's receive completes with the immediate",
@@ -411,7 +411,7 @@ static int server(struct side *s, int port)
 		uint32_t seed;
 		bool good;
 
-		if (!poll_one(s, &wc, lossy ? 3000 : 30000)) {
+		if (!poll_one(s, &wc, lossy ? 3000 : wait_ms())) {
 			if (lossy)
 				break;
 			check(false, "UD SEND through an AH: received", &status, 16);
@@ -507,7 +507,7 @@ static int client(struct side *s, const char *hostport)
 		wr.wr.rdma.remote_addr = peer.addr + WRITE_AREA;
 		wr.wr.rdma.rkey = peer.rkey;
 		good = !post_send(s->rc, s, &wr, WRITE_AREA, RW_LEN) &&
-		       poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS &&
+		       poll_one(s, &wc, wait_ms()) && wc.status == IBV_WC_SUCCESS &&
 		       wc.opcode == IBV_WC_RDMA_WRITE;
 		ok(good, "RDMA WRITE of 256 KiB to the other host completes");
 		memset(&wr, 0, sizeof(wr));
@@ -515,7 +515,7 @@ static int client(struct side *s, const char *hostport)
 		wr.imm_data = htonl(IMM);
 		wr.wr.rdma.remote_addr = peer.addr;
 		wr.wr.rdma.rkey = peer.rkey;
-		good = !post_send(s->rc, s, &wr, 0, 0) && poll_one(s, &wc, 30000) &&
+		good = !post_send(s->rc, s, &wr, 0, 0) && poll_one(s, &wc, wait_ms()) &&
 		       wc.status == IBV_WC_SUCCESS;
 		ok(good, "RDMA WRITE_WITH_IMM completes");
 	}
@@ -526,7 +526,7 @@ static int client(struct side *s, const char *hostport)
 		wr.wr.rdma.remote_addr = peer.addr + READ_SRC;
 		wr.wr.rdma.rkey = peer.rkey;
 		good = !post_send(s->rc, s, &wr, READ_DST, RW_LEN) &&
-		       poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS &&
+		       poll_one(s, &wc, wait_ms()) && wc.status == IBV_WC_SUCCESS &&
 		       wc.opcode == IBV_WC_RDMA_READ &&
 		       same(s->buf + READ_DST, RW_LEN, 9);
 		ok(good, "RDMA READ of 256 KiB from the other host: every byte right");
@@ -544,7 +544,7 @@ static int client(struct side *s, const char *hostport)
 		wr.wr.ud.remote_qpn = peer.ud_qpn;
 		wr.wr.ud.remote_qkey = UD_QKEY;
 		good = !post_send(s->ud, s, &wr, UD_AREA + i * 1024, UD_MSG) &&
-		       poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS;
+		       poll_one(s, &wc, wait_ms()) && wc.status == IBV_WC_SUCCESS;
 		ok(good, "UD SEND %d to the other host completes", i);
 	}
 	send_u32(s->sock, 1);		/* the server checks WRITE and UD */
@@ -561,7 +561,7 @@ static int client(struct side *s, const char *hostport)
 		wr.wr.atomic.swap = 77;
 		*old = 0;
 		good = !post_send(s->rc, s, &wr, ATOMIC_RES, 8) &&
-		       poll_one(s, &wc, 30000) && wc.status == IBV_WC_SUCCESS &&
+		       poll_one(s, &wc, wait_ms()) && wc.status == IBV_WC_SUCCESS &&
 		       *old == 1000u + 5 * (i < 3 ? i : 3);
 		ok(good, "%s on the other host returns the old value %llu",
 		   i < 3 ? "FETCH_ADD 5" : "CMP_SWAP 1015 -> 77",

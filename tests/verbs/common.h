@@ -275,6 +275,23 @@ static inline long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/*
+ * The bound of every wait for something that must happen (a completion,
+ * an event, a state): ORCA_WAIT seconds, default 120.  Generous on
+ * purpose (issue 19: CI machines are shared and slow; TCG, busy loops
+ * beside the VM, the debug kernel): a wait ends as soon as its condition
+ * holds, so the bound costs time only when a test fails.  Waits that
+ * check that something does NOT happen keep their short windows: a slow
+ * machine can only make them pass, never fail.
+ */
+static inline int wait_ms(void)
+{
+	const char *s = getenv("ORCA_WAIT");
+	long v = s ? strtol(s, NULL, 10) : 0;
+
+	return (int)(v > 0 && v <= 3600 ? v : 120) * 1000;
+}
+
 static inline void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

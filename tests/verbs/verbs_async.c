@@ -59,7 +59,7 @@ static void fatal_then_modify(struct ibv_pd *pd, struct ibv_cq *cq)
 
 	if (!ok(qp != NULL, "RC QP in RTS") || !inject("qp-fatal", qp))
 		goto out;
-	ok(wait_event(ctx, IBV_EVENT_QP_FATAL, qp, 5000),
+	ok(wait_event(ctx, IBV_EVENT_QP_FATAL, qp, wait_ms()),
 	   "qp-fatal: IBV_EVENT_QP_FATAL arrives");
 
 	cmds = emu_stat("cmds");
@@ -151,7 +151,7 @@ static void flood(const char *dev, struct ibv_pd *pd, struct ibv_cq *cq)
 		goto out;
 	fcntl(ctx->async_fd, F_SETFL,
 	      fcntl(ctx->async_fd, F_GETFL) | O_NONBLOCK);
-	for (end = now_ms() + 10000; !fatal && now_ms() < end;) {
+	for (end = now_ms() + wait_ms(); !fatal && now_ms() < end;) {
 		if (poll(&pfd, 1, 100) <= 0 || ibv_get_async_event(ctx, &ev))
 			continue;
 		if (ev.event_type == IBV_EVENT_COMM_EST && ev.element.qp == qp)

@@ -174,10 +174,10 @@ static void note_wc(enum ibv_wc_status status, enum ibv_wc_opcode opcode)
 	}
 }
 
-/* Poll @n completions with ibv_poll_cq within 20 s. */
+/* Poll @n completions with ibv_poll_cq within wait_ms(). */
 static void poll_n(int n)
 {
-	long long end = now_ms() + 20000;
+	long long end = now_ms() + wait_ms();
 	struct ibv_wc wc;
 
 	while (n > 0) {
@@ -194,7 +194,7 @@ static void poll_n(int n)
 /* The same with the extended CQ API. */
 static void poll_n_ex(int n)
 {
-	long long end = now_ms() + 20000;
+	long long end = now_ms() + wait_ms();
 	struct ibv_poll_cq_attr attr = {};
 
 	while (n > 0) {
@@ -348,7 +348,8 @@ int main(int argc, char **argv)
 	pid = fork();
 	if (pid == 0)
 		return child(name);
-	end = now_ms() + 120000;
+	/* a hang guard for the whole child (each of its waits is wait_ms()) */
+	end = now_ms() + 2LL * wait_ms();
 	while (pid > 0 && (w = waitpid(pid, &status, WNOHANG)) == 0 &&
 	       now_ms() < end)
 		usleep(20000);

@@ -140,7 +140,7 @@ static int post_send1(struct side *s)
  */
 static bool wait_recv(struct side *s)
 {
-	long long end = now_ms() + 10000;
+	long long end = now_ms() + wait_ms();
 	unsigned int spins = 0;
 	struct ibv_wc wc;
 	int got;

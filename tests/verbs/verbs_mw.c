@@ -105,10 +105,10 @@ static bool new_pair(void)
 	       !connect_qp(qb, qa->qp_num);
 }
 
-/* The next completion on @cq within 5 s; status 0xff if none came. */
+/* The next completion on @cq within wait_ms(); status 0xff if none came. */
 static struct ibv_wc next_wc(struct ibv_cq *cq)
 {
-	long long end = now_ms() + 5000;
+	long long end = now_ms() + wait_ms();
 	struct ibv_wc wc;
 
 	while (now_ms() < end) {

@@ -116,7 +116,7 @@ static bool event_then_query(enum ibv_event_type type, const char *req,
 		ok(false, "hostctl %s", req);
 		return false;
 	}
-	got = wait_event(ctx, type, NULL, 10000);
+	got = wait_event(ctx, type, NULL, wait_ms());
 	if (!ok(got, "%s arrives after hostctl %s (%lld ms)", ev_str(type),
 		req, now_ms() - t0))
 		return false;
@@ -180,6 +180,7 @@ static void test_qkey_and_counters(void)
 	};
 	enum { TXP, TXB, RXP, RXB, DROP, WQES, CQES, DCMDS, FCMDS, N };
 	unsigned long long before[N], after[N];
+	bool read_ok = false;
 	struct ibv_qp_init_attr init = {
 		.qp_type = IBV_QPT_UD,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
@@ -255,7 +256,7 @@ static void test_qkey_and_counters(void)
 		if (ibv_post_send(s, &wr, &badw))
 			break;
 	}
-	for (long long end = now_ms() + 5000; done < N_BAD && now_ms() < end;) {
+	for (long long end = now_ms() + wait_ms(); done < N_BAD && now_ms() < end;) {
 		n = ibv_poll_cq(cq, 16, wc);
 		for (i = 0; i < n; i++)
 			done += wc[i].qp_num == s->qp_num &&
@@ -265,10 +266,23 @@ static void test_qkey_and_counters(void)
 	}
 	ok(done == N_BAD, "%d UD sends with a wrong Q_Key complete at the sender (%d)",
 	   N_BAD, done);
-	sleep_ms(50);	/* past the hw_counters lifespan (10 ms) */
-	if (!ok(!ibv_query_port(ctx, 1, &p1) && rdma_statistic(json_b,
-							      sizeof(json_b)),
-		"ibv_query_port and rdma -j statistic show link after"))
+	/*
+	 * The receiver's side may count after the sender's completions: read
+	 * again until the device has received and dropped all N_BAD (and,
+	 * with the counter, counted them), at most wait_ms(); then compare.
+	 */
+	for (long long end = now_ms() + wait_ms();;) {
+		sleep_ms(50);	/* past the hw_counters lifespan (10 ms) */
+		read_ok = !ibv_query_port(ctx, 1, &p1) &&
+			  rdma_statistic(json_b, sizeof(json_b));
+		if (!read_ok || now_ms() >= end ||
+		    (stat_of(json_b, names[RXP]) - before[RXP] >= N_BAD &&
+		     stat_of(json_b, names[DROP]) - before[DROP] >= N_BAD &&
+		     (!counts ||
+		      p1.qkey_viol_cntr >= p0.qkey_viol_cntr + N_BAD)))
+			break;
+	}
+	if (!ok(read_ok, "ibv_query_port and rdma -j statistic show link after"))
 		goto out;
 	ok(p1.qkey_viol_cntr == p0.qkey_viol_cntr + (counts ? N_BAD : 0),
 	   "qkey_viol_cntr %u -> %u (device %s IBV_DEVICE_BAD_QKEY_CNTR)",

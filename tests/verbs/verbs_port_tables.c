@@ -91,11 +91,20 @@ int main(int argc, char **argv)
 	if (have_hostctl()) {
 		unsigned long long before = port_cmds(), after;
 
-		/* each port event makes ib_core re-read every entry */
+		/*
+		 * Each port event makes ib_core re-read every entry; it tells
+		 * the contexts only after that (ib_cache_event_task), so the
+		 * events are the end of the re-reads, on any machine.
+		 */
+		drain_async(ctx, 0);
+		n_seen_events = 0;
 		hostctl("port-down", NULL, 0);
-		sleep_ms(500);
+		if (!wait_event(ctx, IBV_EVENT_PORT_ERR, NULL, wait_ms()))
+			diag("no IBV_EVENT_PORT_ERR within %d s", wait_ms() / 1000);
 		hostctl("port-up", NULL, 0);
-		sleep_ms(1000);
+		if (!wait_event(ctx, IBV_EVENT_PORT_ACTIVE, NULL, wait_ms()))
+			diag("no IBV_EVENT_PORT_ACTIVE within %d s",
+			     wait_ms() / 1000);
 		after = port_cmds();
 		ok(after - before <= 2,
 		   "a port down/up (ib_core re-reads %u GIDs and %u P_Keys) costs %llu port commands, not one per entry",

@@ -22,14 +22,7 @@ dbhint=$ORCA_BUILD/tests/verbs_dbhint
 dev=${ORCA_DEV:-orca0}
 plan 14
 
-wait_dev() {
-    local i
-    for ((i = 0; i < 200; i++)); do
-        [[ -e /sys/class/infiniband/$dev ]] && return 0
-        sleep_s 0.1
-    done
-    return 1
-}
+wait_dev() { wait_until "$ORCA_WAIT" test -e "/sys/class/infiniband/$dev"; }
 reserved() { grep -c 'orca doorbell page' /proc/iomem; }
 # run verbs_bypass, its TAP as comments; status = its exit status
 run_bypass() {

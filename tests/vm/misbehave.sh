@@ -11,13 +11,25 @@
 #     that command with EIO (fw_cmd_errors), nothing is copied.
 #  4. bad-eqe: an event of an unknown type is logged and skipped.
 #  5. irq-storm: 20000 interrupts with nothing new on both vectors:
-#     nothing disabled ("nobody cared"), commands still complete.
-#  6. health fatal while a command is outstanding: the command fails
-#     within 5 s, the device is declared dead, users get DEVICE_FATAL.
+#     nothing disabled ("nobody cared"), commands still complete, by
+#     their interrupts.
+#  6. health fatal while a command is outstanding (its completion held
+#     by the device): the command ends with the fatal error, not by its
+#     timeout (fw_cmd_timeouts does not move), the device is declared
+#     dead, users get DEVICE_FATAL.
 #  7. eq-jump: an event producer index past the ring: dead, logged.
 #  8. magic-change / fw-version-change: another firmware behind the
-#     function is noticed with nobody calling a verb (health poll).
+#     function is noticed with nobody calling a verb (health poll), and
+#     a context open before gets IBV_EVENT_DEVICE_FATAL: the "firmware
+#     replaced" path, which a firmware that boots again within the
+#     heartbeat's deadline takes (emu-restart.sh; issue 19 asked whether
+#     its event could be lost).
 #  After each fatal case rmmod works and a reload brings orca0 back.
+# Every wait is for a condition, bounded by ORCA_WAIT (120 s: it costs
+# time only when the test fails); times are diagnostics, never pass
+# conditions.
+# (the functions wait_until calls look unreachable to shellcheck)
+# shellcheck disable=SC2317
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
@@ -25,18 +37,28 @@ set -u
 ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 dev=${ORCA_DEV:-orca0}
 cnt=/sys/class/infiniband/$dev/ports/1/hw_counters
-plan 28
+plan 30
 
 klog_mark() { dmesg | wc -l; }
 klog_since() { dmesg | tail -n +"$(($1 + 1))"; }
-logged() {   # logged MARK PATTERN DESC: a kernel line since MARK matches
+_logged() { out=$(klog_since "$1" | grep -E -- "$2"); [[ -n $out ]]; }
+logged() {   # logged MARK PATTERN DESC: a kernel line since MARK matches (waits for it)
     local out
-    out=$(klog_since "$1" | grep -E -- "$2")
-    [[ -n $out ]]
+    wait_until "$ORCA_WAIT" _logged "$1" "$2"
     ok $? "$3"
     if [[ -n $out ]]; then diag "${out%%$'\n'*}"; else diag "$(klog_since "$1" | tail -5)"; fi
 }
+# (past the hw_counters lifespan of 10 ms: each read is a QUERY_COUNTERS)
 counter() { sleep_s 0.05; cat "$cnt/$1" 2> /dev/null || echo -1; }
+emu_stat() {   # emu_stat KEY: one counter of 'hostctl stats'
+    local s
+    s=$(hostctl stats) || return 1
+    s=" ${s#ok }"
+    s=${s##* "$1"=}
+    printf '%s' "${s%% *}"
+}
+# stale_seen: s1 = fw_stale_completions, now above s0
+stale_seen() { s1=$(counter fw_stale_completions); ((s1 > s0)); }
 alive() {   # one firmware command (QUERY_COUNTERS) goes through
     local a b
     a=$(counter dev_cmds)
@@ -44,23 +66,12 @@ alive() {   # one firmware command (QUERY_COUNTERS) goes through
     ((a >= 0 && b > a))
 }
 is_dead() { dmesg | tail -n +"$(($1 + 1))" | grep -q "device dead"; }
-wait_dead() {   # wait_dead MARK SECONDS
-    local i
-    for ((i = 0; i < $2 * 10; i++)); do
-        is_dead "$1" && return 0
-        sleep_s 0.1
-    done
-    return 1
-}
+wait_dead() { wait_until "$ORCA_WAIT" is_dead "$1"; }   # wait_dead MARK
 reload() {   # rmmod, undo the fault, insmod, orca0 back and alive
-    local i
-    timeout -k 5 60 rmmod orca || return 1
+    timeout -k 5 "$ORCA_WAIT" rmmod orca || return 1
     hostctl misbehave clear > /dev/null
     insmod "$ko" || return 1
-    for ((i = 0; i < 100; i++)); do
-        [[ -e /sys/class/infiniband/$dev ]] && break
-        sleep_s 0.1
-    done
+    wait_until "$ORCA_WAIT" test -e "/sys/class/infiniband/$dev"
     alive
 }
 
@@ -68,8 +79,7 @@ reload() {   # rmmod, undo the fault, insmod, orca0 back and alive
 m=$(klog_mark)
 s0=$(counter fw_stale_completions)
 hostctl misbehave stale-cpl > /dev/null
-sleep_s 0.2
-s1=$(counter fw_stale_completions)
+wait_until "$ORCA_WAIT" stale_seen
 ((s1 == s0 + 1))
 ok $? "stale completion counted ($s0 -> $s1)"
 logged "$m" "stale completion, token 0xbeef" "stale completion logged"
@@ -81,7 +91,7 @@ s0=$(counter fw_stale_completions)
 hostctl misbehave dup-cpl > /dev/null
 alive
 ok $? "a command completed twice still completes"
-s1=$(counter fw_stale_completions)
+wait_until "$ORCA_WAIT" stale_seen
 ((s1 >= s0 + 1))
 ok $? "the duplicate is counted as stale ($s0 -> $s1)"
 
@@ -100,7 +110,6 @@ ok $? "device works after an over-long completion"
 # ---------------------------------------------------------------- 4
 m=$(klog_mark)
 hostctl misbehave bad-eqe > /dev/null
-sleep_s 0.2
 logged "$m" "unknown event type 0x7e" "unknown event type logged"
 alive
 ok $? "device works after an unknown event"
@@ -116,27 +125,44 @@ diag "orca interrupts $i0 -> $i1"
 miss0=$(counter fw_missed_irqs)
 alive
 ok $? "commands complete after the storm"
+# A disabled or dead interrupt leaves every command to the waiter's
+# re-poll after its 250 ms slice (fw_missed_irqs +1 for each).  An
+# interrupt that is merely late on a loaded machine is counted too, so
+# the check is that the interrupts still do the work: fewer re-polled
+# completions than commands (miss0's QUERY_COUNTERS, alive's two, n more).
+n=10
+for ((k = 0; k < n; k++)); do counter dev_cmds > /dev/null; done
 miss1=$(counter fw_missed_irqs)
-((miss1 == miss0))
-ok $? "by interrupt, not by the waiter's re-poll (fw_missed_irqs $miss0 -> $miss1)"
+((miss0 >= 0 && miss1 - miss0 < n + 3))
+ok $? "by interrupt, not by the waiter's re-poll: fw_missed_irqs $miss0 -> $miss1 over $((n + 3)) commands"
 ! klog_since "$m" | grep -qE "nobody cared|Disabling IRQ"
 ok $? "no interrupt was disabled as spurious"
 
 # ---------------------------------------------------------------- 6
+# The device holds the completion (cmd-delay, 10 min: far past the
+# command's 30 s timeout), so only the fatal error can end the command
+# in time; had it waited for its timeout, fw_cmd_timeouts would move.
 m=$(klog_mark)
-hostctl cmd-delay 5000 > /dev/null
+o0=$(counter fw_cmd_timeouts)
+hostctl cmd-delay 600000 > /dev/null
 t0=$(now_us)
 ( sleep_s 0.05; cat "$cnt/dev_cmds" > /dev/null 2>&1 ) &
 bg=$!
-sleep_s 0.5
+held() { local p; p=$(emu_stat pending) && ((p >= 1)); }
+wait_until "$ORCA_WAIT" held
+held=$?
+diag "the device holds the command's completion (pending $(emu_stat pending), after $WAITED s)"
 hostctl fatal > /dev/null
-wait "$bg"
+wait_until "$ORCA_WAIT" ended "$bg"
+ended "$bg"
+bgdone=$?
 took=$(secs_since "$t0")
 hostctl cmd-delay 0 > /dev/null
-wait_dead "$m" 5
+wait_dead "$m"
 ok $? "health fatal with a command outstanding: device dead (the command returned after $took s)"
-[[ ${took%%.*} -lt 5 ]]
-ok $? "the outstanding command did not wait for its 5 s late completion ($took s)"
+o1=$(counter fw_cmd_timeouts)
+((held == 0 && bgdone == 0)) && [[ $o0 -ge 0 && $o1 == "$o0" ]]
+ok $? "the outstanding command ended with the fatal error, not by its timeout (held by the device: rc $held, returned: rc $bgdone, fw_cmd_timeouts $o0 -> $o1)"
 logged "$m" "device dead \\((firmware health is fatal|device reported a fatal error)\\)" "fatal health logged"
 reload
 ok $? "rmmod, reload: $dev works again"
@@ -145,23 +171,36 @@ ok $? "rmmod, reload: $dev works again"
 m=$(klog_mark)
 hostctl misbehave eq-jump 5 > /dev/null
 counter dev_cmds > /dev/null
-wait_dead "$m" 5
+wait_dead "$m"
 ok $? "event producer index past the ring: device dead"
 logged "$m" "event queue producer index out of range" "the bad producer index is logged"
 reload
 ok $? "rmmod, reload: $dev works again"
 
 # ---------------------------------------------------------------- 8
+# ibv_asyncwatch prints "<dev>: async event FD <n>" once its context is
+# open, then one line per event
+aw_has() { grep -qEi -- "$1" "$aw_log"; }
+aw_log=$(mktemp)
 for kind in magic-change fw-version-change; do
+    stdbuf -oL ibv_asyncwatch -d "$dev" > "$aw_log" 2>&1 &
+    aw=$!
+    wait_until "$ORCA_WAIT" aw_has 'async event FD' || diag "ibv_asyncwatch did not start: $(< "$aw_log")"
     m=$(klog_mark)
-    t0=$(now_us)
     hostctl misbehave "$kind" > /dev/null
-    wait_dead "$m" 5
-    ok $? "$kind: noticed with no verb called ($(secs_since "$t0") s)"
+    wait_dead "$m"
+    ok $? "$kind: noticed with no verb called ($WAITED s)"
     logged "$m" "firmware changed under the driver" "$kind: logged"
+    wait_until "$ORCA_WAIT" aw_has 'catastrophic|fatal'
+    ok $? "$kind: the open context gets IBV_EVENT_DEVICE_FATAL (firmware replaced; $WAITED s after the death)"
+    aw_has 'catastrophic|fatal' || diag "ibv_asyncwatch printed: $(tail -3 "$aw_log")"
+    kill "$aw" 2> /dev/null
+    wait "$aw" 2> /dev/null
     reload
     ok $? "$kind: rmmod, reload: $dev works again"
 done
+
+rm -f "$aw_log"
 
 # ---------------------------------------------------------------- the whole run
 hits=$(dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|Call Trace|nobody cared')

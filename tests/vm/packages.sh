@@ -197,12 +197,12 @@ rc=$?
 ok "$rc" "udevd started, coldplug (udevadm trigger --type=subsystems/devices --action=add; settle) ($(secs_since "$t0") s)"
 ((rc)) && diag "$out"
 
-wait_for 10 orca_loaded
+wait_for "$ORCA_WAIT" orca_loaded
 orca_loaded && [[ $(< /sys/module/orca/version) == "$ver" ]] &&
     [[ $(< /sys/module/orca/srcversion) == "$(inroot modinfo -F srcversion orca)" ]]
 ok $? "udev loaded orca: the DKMS module, version $ver (no insmod or modprobe by hand)"
 
-wait_for 10 have_ib_dev
+wait_for "$ORCA_WAIT" have_ib_dev
 is "$(driver_of "$bdf")" orca "orca function $bdf is bound to orca"
 
 if [[ -n $plain ]]; then
@@ -255,7 +255,7 @@ out=$(inroot udevadm control --reload 2>&1 && coldplug 2>&1)
 rc=$?
 ok "$rc" "NAME_KERNEL rule in /etc/udev/rules.d, udevadm control --reload, coldplug again"
 ((rc)) && diag "$out"
-wait_for 10 test -e /sys/class/infiniband/orca0
+wait_for "$ORCA_WAIT" test -e /sys/class/infiniband/orca0
 out=$(inroot ibv_devices 2>&1)
 orca_loaded && [[ $(ib_devs) == orca0 && $out =~ (^|$'\n')[[:space:]]+orca0[[:space:]]+[0-9a-f]{16} ]]
 ok $? "udev loaded orca again; ibv_devices lists orca0"

@@ -80,7 +80,7 @@ if [[ ${ORCA_SUITE_RXE:-1} == 1 ]]; then
     if modprobe -a rdma_rxe veth && ip link add v0 type veth peer name v1 &&
        ip addr add 192.168.77.1/24 dev v0 && ip link set v0 up && ip link set v1 up &&
        rdma link add rxe0 type rxe netdev v0; then
-        for _ in $(seq 50); do [[ -e /sys/class/infiniband/rxe0 ]] && break; sleep_s 0.1; done
+        wait_until "$ORCA_WAIT" test -e /sys/class/infiniband/rxe0
         run_suite rxe0 "$tmp/rxe.log" --gid 1
         to_tap "$tmp/rxe.log" > "$tmp/rxe.tap"
         rxe_pass=$(grep -c '^ok [0-9]* - [^#]*$' "$tmp/rxe.tap")

@@ -1,13 +1,13 @@
 #!/bin/bash
 # Guest test, run last: unloading orca releases everything and the kernel log
 # is clean.  Prints TAP; exit status = number of failures.
-#   ORCA_DEV (orca0), ORCA_RMMOD_TIMEOUT (60 s)
+#   ORCA_DEV (orca0), ORCA_RMMOD_TIMEOUT (ORCA_WAIT, 120 s: a hang guard)
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
 
 dev=${ORCA_DEV:-orca0}
-limit=${ORCA_RMMOD_TIMEOUT:-60}
+limit=${ORCA_RMMOD_TIMEOUT:-$ORCA_WAIT}
 plan 7
 
 if [[ -d /sys/module/orca ]]; then

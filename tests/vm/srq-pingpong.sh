@@ -20,10 +20,8 @@ ip link set lo up
 args=(-d "$dev" -g 0 -n "$iters" -p "$port" -c)
 timeout -k 5 "$limit" ibv_srq_pingpong "${args[@]}" > "$tmp/server" 2>&1 &
 spid=$!
-for _ in $(seq 200); do
-    [[ $(ss -Hltn "sport = :$port") ]] && break
-    sleep_s 0.1
-done
+wait_until "$ORCA_WAIT" listening_or_ended "$port" "$spid"
+listening "$port" || diag "the server did not listen on port $port within $ORCA_WAIT s"
 t0=$(now_us)
 timeout -k 5 "$limit" ibv_srq_pingpong "${args[@]}" 127.0.0.1 > "$tmp/client" 2>&1
 crc=$?

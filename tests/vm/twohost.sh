@@ -18,6 +18,8 @@
 #    guest, ibv_rc_pingpong -c between them.
 # Prints TAP.
 #   ORCA_DEV (orca0), ORCA_ECE_EXPECT, ORCA_TWOHOST_TIMEOUT (120 s per run)
+# (the functions wait_until calls look unreachable to shellcheck)
+# shellcheck disable=SC2317
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
@@ -38,11 +40,10 @@ ok $? "the second guest answers over the guest link ($ORCA_PEER)"
 # devinfo FIELD (here) / rdevinfo FIELD (on the peer): port 1's value
 devinfo() { ibv_devinfo -d "$dev" -i 1 | sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" | head -n 1; }
 rdevinfo() { peer "ibv_devinfo -d $dev -i 1" | sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" | head -n 1; }
-# the SM may still be assigning: wait for both ports (up to 30 s)
-for ((i = 0; i < 150; i++)); do
-    [[ $(devinfo state) == PORT_ACTIVE* && $(rdevinfo state) == PORT_ACTIVE* ]] && break
-    sleep_s 0.2
-done
+# the SM may still be assigning: wait for both ports (up to ORCA_WAIT s)
+both_active() { [[ $(devinfo state) == PORT_ACTIVE* && $(rdevinfo state) == PORT_ACTIVE* ]]; }
+wait_until "$ORCA_WAIT" both_active
+diag "both ports ACTIVE after $WAITED s"
 la=$(devinfo port_lid) lb=$(rdevinfo port_lid)
 sa=$(devinfo sm_lid) sb=$(rdevinfo sm_lid)
 [[ $(devinfo state) == PORT_ACTIVE* && $(rdevinfo state) == PORT_ACTIVE* ]]
@@ -95,27 +96,30 @@ else
 fi
 
 # the other port down: retries, then errors here; its own events there
-peer "stdbuf -oL timeout 120 ibv_asyncwatch -d $dev" > "$tmp/events" 2>&1 &
+peer "stdbuf -oL timeout $((2 * ORCA_WAIT + limit)) ibv_asyncwatch -d $dev" > "$tmp/events" 2>&1 &
 watch=$!
-sleep_s 1
+# ibv_asyncwatch prints "<dev>: async event FD <n>" once its context is open
+events_have() { grep -qi -- "$1" "$tmp/events"; }
+wait_until "$ORCA_WAIT" events_have 'async event FD' || diag "ibv_asyncwatch on the other host did not start: $(< "$tmp/events")"
+rstate_is() { [[ $(rdevinfo state) == "$1"* ]]; }
 peer hostctl port-down > /dev/null
-for ((i = 0; i < 50; i++)); do [[ $(rdevinfo state) == PORT_DOWN* ]] && break; sleep_s 0.2; done
+wait_until "$ORCA_WAIT" rstate_is PORT_DOWN
 [[ $(rdevinfo state) == PORT_DOWN* && $(devinfo state) == PORT_ACTIVE* ]]
 ok $? "port-down on the other host: its port is $(rdevinfo state), ours still $(devinfo state)"
 port=$((port + 1))
-pair_server "$tmp/server" "$port" timeout -k 5 30 ibv_rc_pingpong -d "$dev" -p "$port" -n 10 ||
+pair_server "$tmp/server" "$port" timeout -k 5 "$limit" ibv_rc_pingpong -d "$dev" -p "$port" -n 10 ||
     diag "the pingpong server did not listen"
-timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 10 "$(pair_server_addr)" > "$tmp/client" 2>&1
+timeout -k 5 "$limit" ibv_rc_pingpong -d "$dev" -p "$port" -n 10 "$(pair_server_addr)" > "$tmp/client" 2>&1
 crc=$?
 kill "$PAIR_SPID" 2>/dev/null
 wait "$PAIR_SPID" 2>/dev/null
 ((crc != 0)) && grep -q 'retry counter exceeded' "$tmp/client"
 ok $? "an RC pingpong to the downed port ends in retries, then 'transport retry counter exceeded' (rc $crc: $(grep -m1 -i 'failed' "$tmp/client"))"
 peer hostctl port-up > /dev/null
-for ((i = 0; i < 50; i++)); do [[ $(rdevinfo state) == PORT_ACTIVE* ]] && break; sleep_s 0.2; done
+wait_until "$ORCA_WAIT" rstate_is PORT_ACTIVE
 [[ $(rdevinfo state) == PORT_ACTIVE* && $(rdevinfo port_lid) == "$lb" ]]
 ok $? "port-up: ACTIVE again with the same LID ($(rdevinfo port_lid))"
-sleep_s 1
+wait_until "$ORCA_WAIT" events_have 'port active\|PORT_ACTIVE'
 kill "$watch" 2>/dev/null
 wait "$watch" 2>/dev/null
 grep -qi 'port error\|PORT_ERR' "$tmp/events" && grep -qi 'port active\|PORT_ACTIVE' "$tmp/events"

@@ -39,7 +39,7 @@ res_line() { local k s=''; for k in "${kinds[@]}"; do s+="$k ${RES[$k]:-?} "; do
 
 # one fuzzer run in its own session; sets RUN_RC, RUN_SECS, RUN_OUT
 run_fuzz() {   # run_fuzz SEED CALLS TIMEOUT
-    local t0 pg i
+    local t0 pg
     t0=$(now_us)
     RUN_OUT=$log_dir/verbs-fuzz-$1.log
     # shellcheck disable=SC2086  # ORCA_FUZZ_ARGS: words on purpose
@@ -50,10 +50,7 @@ run_fuzz() {   # run_fuzz SEED CALLS TIMEOUT
     RUN_RC=$?
     RUN_SECS=$(secs_since "$t0")
     # children the fuzzer forked run on after it: wait for the session
-    for ((i = 0; i < 300; i++)); do
-        kill -0 -- "-$pg" 2>/dev/null || return 0
-        sleep_s 0.1
-    done
+    wait_until "$ORCA_WAIT" ended "-$pg" && return 0
     LEFT=$(ps -o pid=,args= -s "$pg" 2>/dev/null)
     kill -9 -- "-$pg" 2>/dev/null
     return 1
@@ -153,10 +150,10 @@ ok $? "kernel taint unchanged ($taint0 -> $taint1)${lockdep0:+, lockdep still on
 pingpong() {   # ibv_rc_pingpong server and client over 127.0.0.1
     local port=$1 srv out rc
     ip link set lo up 2>/dev/null
-    timeout -k 2 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 200 > "$log_dir/pp-srv-$port.log" 2>&1 &
+    timeout -k 2 "$ORCA_WAIT" ibv_rc_pingpong -d "$dev" -p "$port" -n 200 > "$log_dir/pp-srv-$port.log" 2>&1 &
     srv=$!
-    sleep_s 1
-    out=$(timeout -k 2 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 200 127.0.0.1 2>&1)
+    wait_until "$ORCA_WAIT" listening_or_ended "$port" "$srv"
+    out=$(timeout -k 2 "$ORCA_WAIT" ibv_rc_pingpong -d "$dev" -p "$port" -n 200 127.0.0.1 2>&1)
     rc=$?
     wait "$srv" || rc=1
     PP=$(grep -m1 'bytes in' <<< "$out")
@@ -168,15 +165,12 @@ ok $? "ibv_rc_pingpong -d $dev over 127.0.0.1 after the fuzzer (${PP:-no result}
 
 # 6: unload and reload
 t0=$(now_us)
-out=$(timeout -k 5 60 rmmod orca 2>&1)
+out=$(timeout -k 5 "$ORCA_WAIT" rmmod orca 2>&1)
 rc=$?
 ok "$rc" "rmmod orca after the fuzzer ($(secs_since "$t0") s)"
 ((rc == 0)) || diag "$out"
 if [[ -n $ko ]] && insmod "$ko" 2>/dev/null; then
-    for ((i = 0; i < 100; i++)); do
-        [[ -e /sys/class/infiniband/$dev ]] && break
-        sleep_s 0.1
-    done
+    wait_dev 1
     [[ -e /sys/class/infiniband/$dev ]]
     ok $? "insmod orca: $dev is back"
     pingpong 18782
