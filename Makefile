@@ -70,7 +70,7 @@ help:
 	@echo "  kunit     KUnit suites in a kernel of their own (kunit/run.sh, cached build; make check runs them in vm-debug)"
 	@echo "  vmtest    three VM boots running tests/vm/*.sh and the verbs tests"
 	@echo "  run       deps, build, boot once: ibv_devinfo -v -d orca0 and the demo"
-	@echo "  check     deps, build, lint, unit, kunit, reliability, upstream-check, vmtest, then 'N passed, N failed, N skipped'"
+	@echo "  check     deps, build, lint, unit, reliability (KUnit in vm-debug), upstream-check, vmtest, then 'N passed, N failed, N skipped'"
 	@echo "  soak      the campaigns (long fuzzing, the debug kernel's full list, 20 % loss), same summary"
 	@echo "  bench     query-verb latency, fw cmds and syscalls per call: orca0 vs rxe0, one VM boot"
 	@echo "  upstream  patch series for Linux 6.1 and rdma-core v44 in $(BUILD)/upstream (RDMA_CORE_SRC=<v44 tree> for the full rdma-core one)"
