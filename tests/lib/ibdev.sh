@@ -9,6 +9,9 @@
 #   res_mark_start              START[kind] = the counts now (-1: none)
 #   res_settle                  wait up to $ORCA_WAIT s until every kind is
 #                               back at START (files may still be closing)
+#   emu_stat KEY                one counter of this guest's emulator
+#                               ('hostctl stats'); status 1 if hostctl fails
+#                               (tests/lib/pair.sh has the two-host sum)
 # dev and kinds are the caller's:
 # shellcheck disable=SC2154
 
@@ -36,3 +39,11 @@ _res_at_start() {
     for k in "${kinds[@]}"; do [[ ${RES[$k]:-x} == "${START[$k]}" ]] || return 1; done
 }
 res_settle() { wait_until "$ORCA_WAIT" _res_at_start; }
+
+emu_stat() {
+    local s
+    s=$(hostctl stats) || return 1
+    s=" ${s#ok }"
+    s=${s##* "$1"=}
+    printf '%s' "${s%% *}"
+}

@@ -25,18 +25,13 @@
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/ibdev.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/ibdev.sh"
 
 ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 dev=${ORCA_DEV:-orca0}
 plan 30
 
-emu_stat() {   # emu_stat KEY: one counter of 'hostctl stats'
-    local s
-    s=$(hostctl stats) || return 1
-    s=" ${s#ok }"
-    s=${s##* "$1"=}
-    printf '%s' "${s%% *}"
-}
 heartbeat() {   # the device's heartbeat tick count ('hostctl ping')
     local s
     s=$(hostctl ping) || return 1
@@ -61,7 +56,6 @@ reload() { rmmod orca 2>/dev/null; insmod "$ko" "$@"; }
 # then waits for a client that never comes (exit 124 = all commands went
 # through).
 fw_verb() { timeout -k 2 "${1:-$ORCA_WAIT}" ibv_rc_pingpong -d "$dev" -p 18777 > /dev/null 2>&1; }
-wait_dev() { wait_until "$ORCA_WAIT" test -e "/sys/class/infiniband/$dev"; }   # orca0 appears
 
 # ---------------------------------------------------------------- 1
 rmmod orca

@@ -33,6 +33,8 @@
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/ibdev.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/ibdev.sh"
 
 ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 dev=${ORCA_DEV:-orca0}
@@ -50,13 +52,6 @@ logged() {   # logged MARK PATTERN DESC: a kernel line since MARK matches (waits
 }
 # (past the hw_counters lifespan of 10 ms: each read is a QUERY_COUNTERS)
 counter() { sleep_s 0.05; cat "$cnt/$1" 2> /dev/null || echo -1; }
-emu_stat() {   # emu_stat KEY: one counter of 'hostctl stats'
-    local s
-    s=$(hostctl stats) || return 1
-    s=" ${s#ok }"
-    s=${s##* "$1"=}
-    printf '%s' "${s%% *}"
-}
 # stale_seen: s1 = fw_stale_completions, now above s0
 stale_seen() { s1=$(counter fw_stale_completions); ((s1 > s0)); }
 alive() {   # one firmware command (QUERY_COUNTERS) goes through
