@@ -5,6 +5,13 @@
  * (uverbs_raw.c).  Run in the test guest by tests/vm/verbs-fuzz.sh.
  *
  *   verbs_fuzz [-d orca0] [--seed N] [--calls N] [--fork-pct P] [-v]
+ *              [--after-usr1 N]
+ *
+ * --after-usr1 N: SIGUSR1 ends the run N steps later (or at --calls,
+ * whichever is first).  A test that kills the device under load runs the
+ * fuzzer with an unbounded --calls and signals it once the device is
+ * dead: the fuzzer is then certainly running when the device dies, and
+ * certainly makes N calls on the dead device, however fast the host is.
  *
  * It prints its seed first ("# seed N"); --seed N replays the same
  * sequence of calls (the kernel's answers, and so the later choices, may
@@ -45,6 +52,13 @@ static uint64_t child_calls_min = 200, child_calls_span = 1500;
 static unsigned int fork_pct = 2;	/* per mille of steps that fork */
 static int children_crashed, children_run, children_live;
 uint64_t async_events, async_unknown, cq_events, device_fatal;
+static volatile sig_atomic_t usr1_seen;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	usr1_seen = 1;
+}
 
 /* ------------------------------------------------------------ queries */
 static void op_query(void)
@@ -346,8 +360,10 @@ static void usage(const char *argv0)
 {
 	fprintf(stderr,
 		"usage: %s [-d DEV] [--seed N] [--calls N] [--fork-pct PERMILLE]\n"
-		"          [--skip OP,...] [--big] [-v]   (OP: open_device, post_send, raw_step, fork, ...)\n"
-		"  --big: QP and CQ sizes up to 2^32 (hundreds of MB of rings: memory pressure, OOM)\n",
+		"          [--skip OP,...] [--big] [--after-usr1 N] [-v]\n"
+		"          (OP: open_device, post_send, raw_step, fork, ...)\n"
+		"  --big: QP and CQ sizes up to 2^32 (hundreds of MB of rings: memory pressure, OOM)\n"
+		"  --after-usr1 N: end N steps after SIGUSR1 (or at --calls)\n",
 		argv0);
 	exit(2);
 }
@@ -362,10 +378,12 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "skip", required_argument, NULL, 'S' },
 		{ "big", no_argument, NULL, 'B' },
+		{ "after-usr1", required_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *devname = "orca0";
-	uint64_t seed, calls = 100000, i;
+	uint64_t seed, calls = 100000, i, after_usr1 = 0;
+	int stop_on_usr1 = 0;
 	struct ibv_device **list;
 	struct timespec t0, t1;
 	int opt, n, clean;
@@ -396,6 +414,10 @@ int main(int argc, char **argv)
 		case 'B':
 			big_sizes = 1;
 			break;
+		case 'U':
+			after_usr1 = strtoull(optarg, NULL, 0);
+			stop_on_usr1 = 1;
+			break;
 		default:
 			usage(argv[0]);
 		}
@@ -410,6 +432,8 @@ int main(int argc, char **argv)
 	signal(SIGBUS, crash_report);
 	signal(SIGABRT, crash_report);
 	signal(SIGFPE, crash_report);
+	if (stop_on_usr1)
+		signal(SIGUSR1, on_usr1);
 	fuzz_pid = getpid();
 	if (stats_init() || arenas_init()) {
 		perror("verbs_fuzz: setup");
@@ -428,6 +452,14 @@ int main(int argc, char **argv)
 	raw_init();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < calls; i++) {
+		if (usr1_seen == 1) {
+			usr1_seen = 2;
+			if (calls - i > after_usr1)
+				calls = i + after_usr1;
+			printf("# SIGUSR1 at step %" PRIu64 ": %" PRIu64
+			       " more steps\n", i, calls - i);
+			fflush(stdout);
+		}
 		step();
 		if ((i & 255) == 0)
 			reap(0);

@@ -61,7 +61,9 @@ cli=$!
 wait_until "$bound" _pair_rts
 prc=$?
 diag "the pingpong pair connected in $WAITED s"
-setsid "$fuzz" -d "$dev" --seed "$seed" --calls 40000 > "$log/fuzz-emu-kill.log" 2>&1 &
+# (unbounded until signalled after the kill: running when the device dies)
+setsid "$fuzz" -d "$dev" --seed "$seed" --calls 1000000000 --after-usr1 20000 \
+    > "$log/fuzz-emu-kill.log" 2>&1 &
 fz=$!
 # (the load runs a moment before the kill; no pass condition on time)
 sleep_s 5
@@ -98,13 +100,15 @@ kill -0 "$cli" 2>/dev/null && kill -0 "$srv" 2>/dev/null &&
 kill -9 "$cli" "$srv" 2>/dev/null
 wait "$cli" "$srv" 2>/dev/null
 
-# 4: the fuzzer runs its remaining calls against the dead device, to a normal exit
+# 4: the fuzzer runs its last 20000 calls against the dead device, to a normal exit
+kill -USR1 "$fz" 2>/dev/null
+wait_until "$bound" ended "$fz" || kill -9 "$fz" 2>/dev/null
 wait "$fz"
 frc=$?
 took=$(secs_since "$t0")
 ((frc == 0))
 ok $? "verbs_fuzz exits normally after the firmware died (exit $frc, $took s after the kill)"
-diag "$(grep -E '^# (steps|children|errno histogram|verbs_fuzz)' "$log/fuzz-emu-kill.log")"
+diag "$(grep -E '^# (SIGUSR1|steps|children|errno histogram|verbs_fuzz)' "$log/fuzz-emu-kill.log")"
 ((frc == 0)) || diag "$(grep -A 24 'fatal signal' "$log/fuzz-emu-kill.log")"
 wait_until "$bound" ended "-$fz"
 ok $? "no fuzzer child left ($WAITED s after the fuzzer)"
