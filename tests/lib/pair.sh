@@ -39,13 +39,22 @@ hostctl_all() {
     return "$rc"
 }
 
-# emu_stat NAME: a counter of the emulator's statistics, summed over both
-# emulators when there are two
-emu_stat() {
-    local a b=0
-    a=$(hostctl stats | tr ' ' '\n' | sed -n "s/^$1=//p")
+# emu_stats ARRAY: every counter of the emulator's statistics into the
+# associative ARRAY, summed over both emulators when there are two (one
+# request to each: a snapshot, where a request per counter would cost a
+# process on each guest per counter)
+emu_stats() {
+    local -n _st=$1
+    local line kv k
+    _st=()
+    line=$(hostctl stats) || return 1
     if pair_remote; then
-        b=$(peer hostctl stats | tr ' ' '\n' | sed -n "s/^$1=//p")
+        line+=" $(peer hostctl stats)" || return 1
     fi
-    printf '%s' $((${a:-0} + ${b:-0}))
+    for kv in $line; do
+        [[ $kv =~ ^([a-zA-Z0-9_]+)=([0-9]+)$ ]] || continue
+        k=${BASH_REMATCH[1]}
+        # shellcheck disable=SC2004  # an associative key needs its $
+        _st[$k]=$((_st[$k] + BASH_REMATCH[2]))
+    done
 }

@@ -31,7 +31,9 @@ plan $((12 + heavy))
 
 ip link set lo up
 
-stat() { emu_stat "$@"; }
+declare -A s0 s1 first
+# delta NAME: how much counter NAME grew from snapshot s0 to s1
+delta() { printf '%s' $((${s1[$1]:-0} - ${s0[$1]:-0})); }
 
 # pair PROG ARGS...: server and client on a fresh port; sets crc src secs
 pair() {
@@ -73,9 +75,7 @@ teardown_race() {   # teardown_race DONE_LOG FAILED_LOG
 }
 
 pingpong() {   # pingpong FAULTS DESC
-    local drops0 dups0 reord0 retr0
-    drops0=$(stat link_drops) dups0=$(stat link_dups)
-    reord0=$(stat link_reorders) retr0=$(stat retries)
+    emu_stats s0
     hostctl_all link-faults "$1" > /dev/null
     pair ibv_rc_pingpong -g 0 -s 16384 -n 100 -c
     hostctl_all link-faults off > /dev/null
@@ -87,10 +87,11 @@ pingpong() {   # pingpong FAULTS DESC
         crc=0
     fi
     report "ibv_rc_pingpong -s 16384 -n 100 -c, $2 (every buffer validated)"
-    diag "link: $(($(stat link_drops) - drops0)) dropped, $(($(stat link_dups) - dups0)) duplicated, $(($(stat link_reorders) - reord0)) reordered; $(($(stat retries) - retr0)) retransmissions"
+    emu_stats s1
+    diag "link: $(delta link_drops) dropped, $(delta link_dups) duplicated, $(delta link_reorders) reordered; $(delta retries) retransmissions"
 }
 
-before=$(stat retries)
+emu_stats first
 pingpong 10000,0,0,0 "1 % loss"
 pingpong 50000,0,0,0 "5 % loss"
 ((heavy)) && pingpong 200000,0,0,0 "20 % loss"
@@ -98,8 +99,7 @@ pingpong 0,50000,0,0 "5 % duplicated"
 pingpong 0,0,50000,0 "5 % reordered"
 pingpong 30000,30000,30000,100 "3 % of each, 100 us delay"
 
-drops0=$(stat link_drops)
-retr0=$(stat retries)
+emu_stats s0
 hostctl_all link-faults 50000,0,0,0 > /dev/null
 for p in ib_write_bw ib_send_bw; do
     pair "$p" -n 200 -s 65536
@@ -124,20 +124,20 @@ ok $? "tests/tools/twohost under 5 % loss: $(grep -c '^ok' "$tmp/client") checks
 diag "$(grep -h 'UD messages arrived' "$tmp/server")"
 ((crc || src)) && diag "$(grep '^not ok' "$tmp/client")" "$(tail -n 8 "$tmp/server")"
 hostctl_all link-faults off > /dev/null
-d=$(($(stat link_drops) - drops0))
-r=$(($(stat retries) - retr0))
+emu_stats s1
+d=$(delta link_drops) r=$(delta retries)
 ((d > 0 && r > 0))
 ok $? "perftest under 5 % loss: the link dropped $d packets and the device retransmitted $r times"
 
 # the link is clean again: no more faults, no more retransmissions
-drops0=$(stat link_drops)
-retr0=$(stat retries)
+emu_stats s0
 pair ibv_rc_pingpong -g 0 -s 16384 -n 50 -c
 report "ibv_rc_pingpong on the clean link again"
-(($(stat link_drops) == drops0 && $(stat retries) == retr0))
-ok $? "clean link: no drop, no retransmission ($(($(stat retries) - retr0)))"
+emu_stats s1
+[[ -n ${s0[retries]:-} && -n ${s1[retries]:-} ]] && (($(delta link_drops) == 0 && $(delta retries) == 0))
+ok $? "clean link: no drop, no retransmission ($(delta link_drops) dropped, $(delta retries) retransmissions)"
 out=$(hostctl link-faults 1000001,0,0,0 2>&1)
 [[ $out == error* ]]
 ok $? "hostctl link-faults refuses a rate above one million: $out"
-diag "retransmissions over the whole test: $(($(stat retries) - before))"
+diag "retransmissions over the whole test: $((${s1[retries]:-0} - ${first[retries]:-0}))"
 done_testing
