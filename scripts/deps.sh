@@ -17,7 +17,7 @@ PKGS=(
     qemu-system-x86 busybox-static
     libibverbs-dev ibverbs-utils ibverbs-providers rdma-core rdmacm-utils perftest python3-pyverbs
     iproute2 python3 strace pciutils python3-ply python3-git
-    debhelper dh-dkms dkms udev
+    debhelper dh-dkms dkms udev ccache
     clang libclang-rt-14-dev
 )
 

@@ -26,8 +26,14 @@
 #     coldplug gives orca0; modprobe -r orca again.
 #  5. apt-get purge: dkms remove (prerm) and dpkg leave nothing behind.
 #
+# DKMS compiles through ccache when ORCA_DKMS_CCACHE names a cache that
+# scripts/dkms-ccache.sh filled on the host with the same package's native
+# build (make vm-packages does): the guest's compiles are then answered from
+# a copy of it (in the admin's /tmp), the rest of DKMS runs as it would.
+# Without one, DKMS compiles under TCG (minutes).
+#
 # Environment: ORCA_DEB_DIR (default $ORCA_BUILD/deb), ORCA_BUILD, ORCA_JOB
-# (logs of apt and dkms land there).
+# (logs of apt and dkms land there), ORCA_DKMS_CCACHE.
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 REPO=$(cd "$HERE/../.." && pwd -P)
@@ -138,12 +144,30 @@ ok $? "before install: orca function $bdf, no orca module, provider or ib device
 [[ -z $bad ]] || diag "$bad"
 
 # ---------------------------------------------------------------- 1. install
+# the compiler cache, if any: gcc-12 (dkms' CC) is ccache for this step
+# only (apt runs dpkg with its own PATH, DPkg::Path)
+ccenv=() ccapt=()
+cc=${ORCA_DKMS_CCACHE:-}
+if [[ -n $cc && -d $cc ]] && command -v ccache > /dev/null &&
+    cp -a "$cc" "$R/tmp/dkms-ccache" && mkdir -p "$R/run/ccbin" &&
+    ln -s /usr/bin/ccache "$R/run/ccbin/gcc-12"; then
+    ccenv=(PATH=/run/ccbin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+        CCACHE_DIR=/tmp/dkms-ccache)
+    ccapt=(-o DPkg::Path=/run/ccbin:/usr/sbin:/usr/bin:/sbin:/bin)
+    inroot "${ccenv[@]}" ccache -z > /dev/null 2>&1   # count the guest's compiles only
+fi
 t0=$(now_us)
-inroot apt-get install -y -q --no-install-recommends "/tmp/${dkms_deb[0]##*/}" "/tmp/${prov_deb[0]##*/}" \
-    > "$logdir/apt-install.log" 2>&1
+inroot "${ccenv[@]}" apt-get "${ccapt[@]}" install -y -q --no-install-recommends "/tmp/${dkms_deb[0]##*/}" \
+    "/tmp/${prov_deb[0]##*/}" > "$logdir/apt-install.log" 2>&1
 rc=$?
 secs=$(secs_since "$t0")
 ok "$rc" "apt-get install ./orca-dkms ./orca-ibverbs-provider ($secs s, DKMS build included)"
+if ((${#ccenv[@]})); then
+    diag "DKMS compiled through a copy of $cc:" \
+        "$(inroot "${ccenv[@]}" ccache -s 2> /dev/null | grep -E '^ +(Hits|Misses):' | tr -s ' ')"
+else
+    diag "no compiler cache (ORCA_DKMS_CCACHE '${cc}'): DKMS compiled everything in the guest"
+fi
 if ((rc)); then
     diag "$(tail_of "$logdir/apt-install.log" 40)"
     diag "$(tail_of "$R/var/lib/dkms/orca/$ver/build/make.log" 40)"
