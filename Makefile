@@ -180,7 +180,7 @@ unit:
 # kernel's focused set (vm-debug).  Part of
 # make check; the long versions of each are make soak's.
 FUZZ_SECONDS ?= 15
-RELOAD_LOOPS ?= 10
+RELOAD_LOOPS ?= 5
 reliability:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
@@ -236,12 +236,12 @@ vmtest:
 # steps), rmmod; in a guest with RAM above 4 GiB (4.5 GiB = 3 GiB low +
 # 1.5 GiB at 4 GiB), where the emulator translates addresses through
 # QEMU's memory map and bigmem.sh checks that the device worked there
-FUZZ_CALLS ?= 20000
+FUZZ_CALLS ?= 10000
 vm-default:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --mem 4608M -- \
 	    env ORCA_FUZZ_CALLS=$(FUZZ_CALLS) \
 	    $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_* -d orca0' \
-	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/admin.sh $(T)/vm/doorbell.sh \
+	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/admin.sh $(T)/vm/doorbell.sh $(T)/vm/comp-events.sh \
 	    "$(T)/vm/dio-poll.sh --lossy" $(T)/vm/verbs-fuzz.sh $(T)/vm/bigmem.sh $(T)/vm/rmmod.sh || true
 
 # data path under real applications: perftest (server and client in the
@@ -314,7 +314,7 @@ vm-debug:
 	    "ORCA_FUZZ_ARGS=--skip ioctl_get_context" ORCA_RELOAD_LOOPS=$(RELOAD_LOOPS) \
 	    $(T)/lib/run-tests.sh "$(T)/vm/debug-report.sh --clear" $(T)/vm/kunit.sh \
 	    $(T)/vm/devinfo.sh "$(BUILD)/tests/verbs_* -d orca0" "status:$(BUILD)/tests/orca-demo -d orca0" \
-	    $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/unplug.sh $(T)/vm/rmmod.sh \
+	    $(T)/vm/comp-events.sh $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/unplug.sh $(T)/vm/rmmod.sh \
 	    $(T)/vm/debug-report.sh' || true
 
 vm-debug-full:
@@ -324,7 +324,7 @@ vm-debug-full:
 	    "ORCA_FUZZ_ARGS=--skip ioctl_get_context" \
 	    $(T)/lib/run-tests.sh "$(T)/vm/debug-report.sh --clear" $(T)/vm/kunit.sh \
 	    $(T)/vm/devinfo.sh "$(BUILD)/tests/verbs_* -d orca0" "status:$(BUILD)/tests/orca-demo -d orca0" \
-	    $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/emu-restart.sh $(T)/vm/unplug.sh \
+	    $(T)/vm/comp-events.sh $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/emu-restart.sh $(T)/vm/unplug.sh \
 	    $(T)/vm/rmmod.sh $(T)/vm/debug-report.sh' || true
 
 # (b) non-default emulator configuration (tests/vm/caps.conf changes nearly
