@@ -75,7 +75,10 @@ static void cq_overrun(struct orca_dev *dev, uint32_t cqn, struct orca_cq *cq)
 
 /*
  * Completion EQ: like EQ 0 (orca_dev.c eq_post), with the ceq registers.
- * A full completion EQ drops the event and counts it.
+ * A full completion EQ drops the event, counts it in ceq_overflows and
+ * interrupts all the same: the driver may have read ceq_overflows just
+ * before this drop, and without an interrupt it would not look again
+ * (it answers a drop with an event for every CQ).
  */
 static void ceq_post(struct orca_dev *dev, uint32_t cqn)
 {
@@ -93,6 +96,7 @@ static void ceq_post(struct orca_dev *dev, uint32_t cqn)
 		REG_WR32(dev, ceq_overflows, dev->ceq_overflows);
 		orca_log("completion EQ full or unusable: event for CQ %u dropped (ceq_overflows %u)",
 			 cqn, dev->ceq_overflows);
+		dev->comp_irq_pending |= dev->irq_enabled;
 		return;
 	}
 	memset(&eqe, 0, sizeof(eqe));

@@ -358,6 +358,23 @@ static void cq_events(void)
 	CHECK_EQ(le32toh(f->regs->ceq_pi), 2);
 	CHECK_EQ(f->dev.stats.comp_events, 2);
 	CHECK_EQ(f->comp_irqs, 2);
+
+	/*
+	 * The driver takes nothing (ceq_ci stays 0): events up to the ring's
+	 * 16 entries, then one dropped, counted, and interrupting all the
+	 * same (the driver answers a drop; it must learn of it).
+	 */
+	for (i = 2; i < 17; i++) {
+		*arm = htole32(ORCA_CQ_ARM_NEXT | i << ORCA_CQ_ARM_SN_SHIFT);
+		post_recv(f, &b, buf, 64, lk);
+		post_send(f, &a, ORCA_WR_SEND, buf + 64, 8, lk, 0, 0);
+		CHECK(poll_cqe(f, &cq, &c) && poll_cqe(f, &cq, &c));
+	}
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 16);
+	CHECK_EQ(le32toh(f->regs->ceq_overflows), 1);
+	CHECK_EQ(f->dev.stats.comp_events, 16);
+	CHECK_EQ(f->dev.stats.comp_events_lost, 1);
+	CHECK_EQ(f->comp_irqs, 17);
 	CHECK(canaries_ok(f));
 	fx_free(f);
 }

@@ -211,7 +211,10 @@ is "$(dbg eq_pi eq)" "$e1" "debugfs eq: at rest eq_pi = eq_ci"
 is "$(dbg cmdq_pi cmdq)" "$(dbg cmdq_ci cmdq)" "debugfs cmdq: at rest cmdq_ci = cmdq_pi ($(dbg cmdq_pi cmdq))"
 is "$(dbg outstanding cmdq) $(dbg contexts_in_use cmdq) $(dbg dead cmdq)" "0 0 0" \
     "debugfs cmdq: nothing outstanding, no context in use, not dead"
-is "$(dbg depth cmdq) $(dbg eq_depth eq) $(dbg ceq_depth eq)" "64 256 256" "debugfs: cmdq, eq and ceq depths"
+# the completion EQ's depth is the module parameter's (default 2^10)
+is "$(dbg depth cmdq) $(dbg eq_depth eq) $(dbg ceq_depth eq)" \
+    "64 256 $((1 << $(< /sys/module/orca/parameters/comp_eq_log_depth)))" \
+    "debugfs: cmdq, eq and ceq depths (comp_eq_log_depth $(< /sys/module/orca/parameters/comp_eq_log_depth))"
 [[ $(dbg eq_base eq) =~ ^0x[0-9a-f]+$ && $(dbg eq_base eq) != "$(dbg ceq_base eq)" &&
    $(dbg eq_base eq) =~ [1-9a-f] ]]
 ok $? "debugfs eq: the EQ and completion EQ have their own DMA base ($(dbg eq_base eq), $(dbg ceq_base eq))"

@@ -49,6 +49,7 @@ struct orca_dev {
 	/* completion events (orca_eq.c) */
 	struct orca_eqe *ceq;
 	dma_addr_t ceq_dma;
+	u32 ceq_log_depth;
 	u32 ceq_ci;
 	u32 ceq_overflows;
 	spinlock_t ceq_lock;		/* ceq_ci, completion handlers */
@@ -253,12 +254,14 @@ void orca_debugfs_add(struct orca_dev *dev);
 void orca_debugfs_remove(struct orca_dev *dev);
 
 /* orca_eq.c */
-#define ORCA_CEQ_LOG_DEPTH	8
+#define ORCA_CEQ_LOG_DEPTH_MIN	6
+#define ORCA_CEQ_LOG_DEPTH_MAX	12
 int orca_ceq_alloc(struct orca_dev *dev);
 void orca_ceq_free(struct orca_dev *dev, bool quiesced);
 void orca_ceq_program(struct orca_dev *dev);
 irqreturn_t orca_ceq_irq(int irq, void *data);
 void orca_ceq_sync(struct orca_dev *dev);
+void orca_ceq_drain(struct orca_dev *dev);
 
 /* orca_mr.c */
 int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,

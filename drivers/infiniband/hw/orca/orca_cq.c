@@ -93,8 +93,10 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 err_forget:
 	orca_forget(dev, &dev->cqs, cq->cqn);
+	orca_ceq_sync(dev);	/* no handler still running on it */
 err_destroy:
-	orca_cmd_destroy_cq(&dev->com, cq->cqn);
+	if (!orca_cmd_destroy_cq(&dev->com, cq->cqn))
+		orca_ceq_drain(dev);
 err_release:
 	ib_umem_release(cq->umem);
 	mutex_destroy(&cq->resize_lock);
@@ -118,6 +120,7 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		WARN_ON(xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL));
 		return err;
 	}
+	orca_ceq_drain(dev);
 	ib_umem_release(cq->umem);
 	mutex_destroy(&cq->resize_lock);
 	return 0;

@@ -141,7 +141,7 @@ static int orca_eq_show(struct seq_file *m, void *unused)
 	spin_unlock_irqrestore(&dev->ceq_lock, flags);
 
 	seq_printf(m, "ceq_base: %pad\n", &dev->ceq_dma);
-	seq_printf(m, "ceq_depth: %lu\n", BIT(ORCA_CEQ_LOG_DEPTH));
+	seq_printf(m, "ceq_depth: %lu\n", BIT(dev->ceq_log_depth));
 	seq_printf(m, "ceq_ci: %u\n", ci);
 	seq_printf(m, "ceq_pi: %u\n", pi);
 	seq_printf(m, "ceq_overflows: %u\n", ovf);

@@ -4,20 +4,63 @@
  * event of an armed CQ (userspace arms in the CQ's doorbell record) and
  * raises ORCA_MSIX_COMP; the handler calls the CQ's comp_handler, which
  * for a user CQ wakes its completion channel.
+ *
+ * A CQ has at most one event per arm, so a ring as deep as the CQs that
+ * wait on it never fills; the default depth is the device's default
+ * max_cq.  It can still fill (more CQs, or a CQ re-armed before its event
+ * was taken): the device then drops the entry, counts it in ceq_overflows
+ * and interrupts anyway, and the driver, which cannot tell whose event it
+ * was, gives every CQ an event.  A spurious event costs its consumer one
+ * empty poll; a lost one blocks it in ibv_get_cq_event() for good.
  */
 
 #include <linux/interrupt.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/moduleparam.h>
 
 #include "orca.h"
 #include "orca_trace.h"
 
 #define ORCA_CEQ_REG(field)	offsetof(struct orca_regs, field)
 
+static unsigned int comp_eq_log_depth = 10;
+
+static int orca_set_ceq_depth(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int err;
+
+	err = kstrtouint(val, 0, &v);
+	if (err)
+		return err;
+	if (v < ORCA_CEQ_LOG_DEPTH_MIN || v > ORCA_CEQ_LOG_DEPTH_MAX) {
+		pr_err("orca: comp_eq_log_depth=%u is outside %u..%u\n", v,
+		       ORCA_CEQ_LOG_DEPTH_MIN, ORCA_CEQ_LOG_DEPTH_MAX);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
+
+static const struct kernel_param_ops orca_ceq_depth_ops = {
+	.set = orca_set_ceq_depth,
+	.get = param_get_uint,
+};
+
+module_param_cb(comp_eq_log_depth, &orca_ceq_depth_ops, &comp_eq_log_depth,
+		0444);
+MODULE_PARM_DESC(comp_eq_log_depth,
+		 "log2 of the completion event queue's entries, 6..12 (default 10)");
+
+static size_t orca_ceq_bytes(const struct orca_dev *dev)
+{
+	return sizeof(*dev->ceq) << dev->ceq_log_depth;
+}
+
 int orca_ceq_alloc(struct orca_dev *dev)
 {
-	dev->ceq = dma_alloc_coherent(&dev->pdev->dev,
-				      sizeof(*dev->ceq) << ORCA_CEQ_LOG_DEPTH,
+	dev->ceq_log_depth = comp_eq_log_depth;
+	dev->ceq = dma_alloc_coherent(&dev->pdev->dev, orca_ceq_bytes(dev),
 				      &dev->ceq_dma, GFP_KERNEL);
 	if (!dev->ceq)
 		return -ENOMEM;
@@ -37,8 +80,8 @@ void orca_ceq_free(struct orca_dev *dev, bool quiesced)
 		dev_warn(&dev->pdev->dev, "leaking the completion event queue\n");
 		return;
 	}
-	dma_free_coherent(&dev->pdev->dev, sizeof(*dev->ceq) << ORCA_CEQ_LOG_DEPTH,
-			  dev->ceq, dev->ceq_dma);
+	dma_free_coherent(&dev->pdev->dev, orca_ceq_bytes(dev), dev->ceq,
+			  dev->ceq_dma);
 	dev->ceq = NULL;
 }
 
@@ -47,22 +90,36 @@ void orca_ceq_program(struct orca_dev *dev)
 {
 	dev->ceq_ci = readl(dev->regs + ORCA_CEQ_REG(ceq_pi));
 	lo_hi_writeq(dev->ceq_dma, dev->regs + ORCA_CEQ_REG(ceq_base));
-	writel(ORCA_CEQ_LOG_DEPTH, dev->regs + ORCA_CEQ_REG(ceq_log_depth));
+	writel(dev->ceq_log_depth, dev->regs + ORCA_CEQ_REG(ceq_log_depth));
 	writel(dev->ceq_ci, dev->regs + ORCA_CEQ_REG(ceq_ci));
 	dev->ceq_overflows = readl(dev->regs + ORCA_CEQ_REG(ceq_overflows));
 }
 
-irqreturn_t orca_ceq_irq(int irq, void *data)
+/*
+ * The device dropped events it could not post: whose, it cannot say.
+ * Under ceq_lock, so no CQ forgotten (orca_forget() + orca_ceq_sync())
+ * is called after its destroy went on.
+ */
+static void orca_ceq_fire_all(struct orca_dev *dev)
 {
-	struct orca_dev *dev = data;
-	u32 mask = BIT(ORCA_CEQ_LOG_DEPTH) - 1, pi, lost, ci;
+	struct orca_cq *cq;
+	unsigned long cqn;
+
+	xa_for_each(&dev->cqs, cqn, cq)
+		if (cq->ibcq.comp_handler)
+			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}
+
+/* Every entry the device posted so far; under ceq_lock. */
+static void orca_ceq_process(struct orca_dev *dev)
+{
+	u32 mask = BIT(dev->ceq_log_depth) - 1, pi, lost, ci;
 	const struct orca_eqe *eqe;
 	struct orca_cq *cq;
 
-	spin_lock(&dev->ceq_lock);
 	ci = dev->ceq_ci;
 	pi = readl(dev->regs + ORCA_CEQ_REG(ceq_pi));
-	if (pi - dev->ceq_ci > BIT(ORCA_CEQ_LOG_DEPTH)) {
+	if (pi - dev->ceq_ci > BIT(dev->ceq_log_depth)) {
 		dev_err_ratelimited(&dev->pdev->dev,
 				    "completion EQ: producer %u is not within a ring of consumer %u\n",
 				    pi, dev->ceq_ci);
@@ -87,12 +144,36 @@ irqreturn_t orca_ceq_irq(int irq, void *data)
 			   lost - dev->ceq_overflows);
 	if (lost != dev->ceq_overflows) {
 		dev_warn_ratelimited(&dev->pdev->dev,
-				     "%u completion events dropped: completion EQ full\n",
+				     "%u completion events dropped: completion EQ full; an event for every CQ\n",
 				     lost - dev->ceq_overflows);
 		dev->ceq_overflows = lost;
+		orca_ceq_fire_all(dev);
 	}
+}
+
+irqreturn_t orca_ceq_irq(int irq, void *data)
+{
+	struct orca_dev *dev = data;
+
+	spin_lock(&dev->ceq_lock);
+	orca_ceq_process(dev);
 	spin_unlock(&dev->ceq_lock);
 	return IRQ_HANDLED;
+}
+
+/*
+ * After DESTROY_CQ: entries the device posted for the CQ before it was
+ * destroyed are taken now, while its number is in no table, so that none
+ * is left for the next CQ the device gives that number (the completion EQ
+ * is not ordered with the command EQ that carried DESTROY_CQ's answer).
+ */
+void orca_ceq_drain(struct orca_dev *dev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->ceq_lock, flags);
+	orca_ceq_process(dev);
+	spin_unlock_irqrestore(&dev->ceq_lock, flags);
 }
 
 /* After this no completion handler can still be running for a CQ forgotten. */
