@@ -261,7 +261,8 @@ vm-data:
 # link), then perftest.sh and lossy.sh across the hosts (both emulators'
 # links lossy).  Both devices offer every ECE option here; in
 # vm-twohost-ece they offer different ones and must agree on the
-# intersection.
+# intersection (twohost.sh's ECE scope: the LIDs and tests/tools/twohost,
+# every verb between the hosts with the negotiated options).
 vm-twohost:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --timeout 2400 -- \
 	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \
@@ -271,7 +272,7 @@ vm-twohost:
 vm-twohost-ece:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --timeout 900 \
 	    --emu-set-a ece_options=0xd --emu-set-b ece_options=0x7 -- \
-	    env ORCA_ECE_EXPECT=0x5 $(T)/lib/run-tests.sh $(T)/vm/twohost.sh || true
+	    env ORCA_ECE_EXPECT=0x5 ORCA_TWOHOST_SCOPE=ece $(T)/lib/run-tests.sh $(T)/vm/twohost.sh || true
 
 # an admin's install: the Debian packages built now (make deb) go into a
 # throw-away overlay root; DKMS builds the module, udev coldplug loads it,
