@@ -179,7 +179,7 @@ unit:
 # load, and killed and booted again under load (vm-emu-*), and the debug
 # kernel's focused set (vm-debug).  Part of
 # make check; the long versions of each are make soak's.
-FUZZ_SECONDS ?= 15
+FUZZ_SECONDS ?= 10
 RELOAD_LOOPS ?= 5
 reliability:
 	$(if $(PART),,@$(MAKE) deps build)
@@ -321,7 +321,7 @@ vm-debug:
 vm-debug-full:
 	@$(STAGE) $@ -- sh -c '$(debug-driver) && \
 	    BUILD=$(BUILD) $(VM) --name $@ --kernel debug --timeout 3600 --emu-restart 3000 -- \
-	    env ORCA_TEST_TIMEOUT=1500 ORCA_FUZZ_CALLS=20000 ORCA_FUZZ_REGRESSION=0 \
+	    env ORCA_TEST_TIMEOUT=1500 ORCA_FUZZ_CALLS=20000 ORCA_FUZZ_REGRESSION=0 ORCA_UNPLUG_FUZZ_STEPS=20000 \
 	    "ORCA_FUZZ_ARGS=--skip ioctl_get_context" \
 	    $(T)/lib/run-tests.sh "$(T)/vm/debug-report.sh --clear" $(T)/vm/kunit.sh \
 	    $(T)/vm/devinfo.sh "$(BUILD)/tests/verbs_* -d orca0" "status:$(BUILD)/tests/orca-demo -d orca0" \
@@ -358,8 +358,8 @@ vm-features-off:
 # unplug, rmmod in use, RELOAD_LOOPS reloads (make soak's vm-debug-full: 100)
 vm-faults:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
-	    env ORCA_RELOAD_LOOPS=$(RELOAD_LOOPS) $(T)/lib/run-tests.sh $(T)/vm/faults.sh \
-	    $(T)/vm/misbehave.sh $(T)/vm/unplug.sh || true
+	    env ORCA_RELOAD_LOOPS=$(RELOAD_LOOPS) ORCA_UNPLUG_FUZZ_STEPS=20000 \
+	    $(T)/lib/run-tests.sh $(T)/vm/faults.sh $(T)/vm/misbehave.sh $(T)/vm/unplug.sh || true
 
 # (c) firmware death: verbs fail within a bound, rmmod still works
 vm-emu-kill:

@@ -18,7 +18,13 @@
  * differ when a forked child runs concurrently).  Kernel-side errors are
  * expected: each verb's results are counted per errno and printed at the
  * end.  The exit status is 0 when the fuzzer and every child it forked
- * ran to the end; a child killed by a signal makes it 1.
+ * ran to the end; a child killed by a signal makes it 1.  One signal is
+ * the kernel's answer, not a crash: SIGBUS on an access to the device's
+ * mapping (/dev/infiniband/uverbsN) in a child.  ib_core zaps a device
+ * mapping that fork() copies while or after the device is disassociated
+ * (rdma_umap_open), and rdma_umap_fault then raises SIGBUS; a child forked
+ * after the device died that rings an inherited doorbell gets exactly
+ * that.  It is counted and reported apart (CHILD_EXIT_ZAPPED).
  *
  * Objects live in one table; most calls use live objects, some use
  * objects of another context (foreign).  Stale handles are only ever
@@ -50,7 +56,9 @@ static int in_child;
 struct ibv_device *fuzz_dev;
 static uint64_t child_calls_min = 200, child_calls_span = 1500;
 static unsigned int fork_pct = 2;	/* per mille of steps that fork */
-static int children_crashed, children_run, children_live;
+static int children_crashed, children_run, children_live, children_zapped;
+/* a child's exit status: SIGBUS on a device mapping ib_core zapped */
+#define CHILD_EXIT_ZAPPED	86
 uint64_t async_events, async_unknown, cq_events, device_fatal;
 static volatile sig_atomic_t usr1_seen;
 
@@ -174,7 +182,12 @@ static void reap(int block)
 	while (children_live &&
 	       (p = waitpid(-1, &st, block ? 0 : WNOHANG)) > 0) {
 		children_live--;
-		if (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st))) {
+		if (WIFEXITED(st) && WEXITSTATUS(st) == CHILD_EXIT_ZAPPED) {
+			children_zapped++;
+			printf("# child %d: SIGBUS on a device mapping ib_core zapped (forked while or after the device was disassociated)\n",
+			       (int)p);
+		} else if (WIFSIGNALED(st) ||
+			   (WIFEXITED(st) && WEXITSTATUS(st))) {
 			children_crashed++;
 			printf("# child %d: %s %d\n", (int)p,
 			       WIFSIGNALED(st) ? "killed by signal" : "exit status",
@@ -190,12 +203,61 @@ static void cleanup(void);
 static const char *volatile cur_op = "start";
 static uint64_t cur_seed;
 
-static void crash_report(int sig)
+/*
+ * Is @addr in a mapping of a uverbs device file?  Reads /proc/self/maps
+ * with read(2) only: this runs in a signal handler.
+ */
+static int addr_in_uverbs_mapping(uintptr_t addr)
+{
+	static char buf[4096];
+	static char line[512];
+	size_t len = 0;
+	ssize_t got;
+	int fd, found = 0;
+
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while (!found && (got = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < got && !found; i++) {
+			unsigned long start, end;
+			char *dash;
+
+			if (buf[i] != '\n') {
+				if (len < sizeof(line) - 1)
+					line[len++] = buf[i];
+				continue;
+			}
+			line[len] = '\0';
+			len = 0;
+			start = strtoul(line, &dash, 16);
+			if (*dash != '-')
+				continue;
+			end = strtoul(dash + 1, NULL, 16);
+			found = addr >= start && addr < end &&
+				strstr(line, " /dev/infiniband/uverbs");
+		}
+	}
+	close(fd);
+	return found;
+}
+
+static void crash_report(int sig, siginfo_t *si, void *uctx)
 {
 	void *bt[32];
-	char msg[160];
+	char msg[200];
 	int n;
 
+	(void)uctx;
+	if (in_child && sig == SIGBUS &&
+	    addr_in_uverbs_mapping((uintptr_t)si->si_addr)) {
+		n = snprintf(msg, sizeof(msg),
+			     "# verbs_fuzz [%d]: SIGBUS at %p, a device mapping ib_core zapped, in %s\n",
+			     (int)getpid(), si->si_addr, cur_op);
+		if (write(2, msg, (size_t)n) < 0)
+			n = 0;	/* the exit status says it all the same */
+		_exit(CHILD_EXIT_ZAPPED);
+	}
 	n = snprintf(msg, sizeof(msg),
 		     "# verbs_fuzz [%d]: fatal signal %d in %s (seed %llu)\n",
 		     (int)getpid(), sig, cur_op, (unsigned long long)cur_seed);
@@ -428,10 +490,15 @@ int main(int argc, char **argv)
 	rnd_seed(seed);
 	cur_seed = seed;
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGSEGV, crash_report);
-	signal(SIGBUS, crash_report);
-	signal(SIGABRT, crash_report);
-	signal(SIGFPE, crash_report);
+	{
+		struct sigaction sa = { .sa_sigaction = crash_report,
+					.sa_flags = SA_SIGINFO };
+		static const int fatal[] = { SIGSEGV, SIGBUS, SIGABRT, SIGFPE };
+
+		sigemptyset(&sa.sa_mask);
+		for (k = 0; k < sizeof(fatal) / sizeof(fatal[0]); k++)
+			sigaction(fatal[k], &sa, NULL);
+	}
 	if (stop_on_usr1)
 		signal(SIGUSR1, on_usr1);
 	fuzz_pid = getpid();
@@ -483,10 +550,11 @@ int main(int argc, char **argv)
 	printf("# steps %" PRIu64 " in the parent, verb calls %" PRIu64
 	       " (children included), %.1f s, %.0f calls/s\n",
 	       calls, stats_total(), secs, stats_total() / (secs > 0 ? secs : 1));
-	printf("# children: %d run, %d crashed; async events %" PRIu64
+	printf("# children: %d run, %d crashed, %d stopped by SIGBUS on a zapped device mapping; async events %" PRIu64
 	       " (device fatal %" PRIu64 "), completion events %" PRIu64
 	       ", events for unknown objects %" PRIu64 "\n",
-	       children_run, children_crashed, async_events, device_fatal,
+	       children_run, children_crashed, children_zapped, async_events,
+	       device_fatal,
 	       cq_events, async_unknown);
 	{
 		struct rusage me, kids;

@@ -11,15 +11,35 @@ pair_remote() { [[ -n ${ORCA_PEER:-} ]]; }
 
 # pair_server OUT PORT CMD...: start the server in the background (PID in
 # PAIR_SPID, its exit status is the server's) and wait until it listens
-# on PORT (up to ORCA_WAIT s, tap.sh)
-_peer_listening() { [[ $(peer "ss -Hltn 'sport = :$1'" 2>/dev/null) ]]; }
+# on PORT (up to ORCA_WAIT s, tap.sh).  On the other guest the wait runs
+# there: the command line started through tests/lib/peer polls ss itself
+# and prints one "# pair: ..." line into OUT once the server listens (or
+# ended first), which this guest reads without another peer call (each
+# costs a process on both guests).
+_out_has() {   # _out_has FILE PREFIX: a line of FILE starts with PREFIX
+    local l
+    [[ -r $1 ]] || return 1
+    while IFS= read -r l; do
+        [[ $l == "$2"* ]] && return 0
+    done < "$1"
+    return 1
+}
+_peer_said() { _out_has "$1" '# pair: ' || ended "$2"; }
 pair_server() {
     local out=$1 port=$2
     shift 2
     if pair_remote; then
-        peer "$(printf '%q ' "$@")" > "$out" 2>&1 &
+        # one line (peer sends one): start, wait for the listener, say so
+        local line
+        line="$(printf '%q ' "$@") & s=\$!;"
+        line+=" until [[ \$(ss -Hltn 'sport = :$port') ]]; do kill -0 \$s 2> /dev/null || break; sleep 0.1; done;"
+        line+=" if kill -0 \$s 2> /dev/null; then echo '# pair: listening on $port';"
+        line+=" else echo '# pair: ended before listening'; fi; wait \$s"
+        : > "$out"   # now: OUT may hold the last pair's line
+        peer "$line" > "$out" 2>&1 &
         PAIR_SPID=$!
-        wait_until "$ORCA_WAIT" _peer_listening "$port"
+        wait_until "$ORCA_WAIT" _peer_said "$out" "$PAIR_SPID"
+        _out_has "$out" "# pair: listening on $port"
     else
         "$@" > "$out" 2>&1 &
         PAIR_SPID=$!

@@ -10,7 +10,12 @@
 #     destroying an SRQ or its QP's CQ before the QP still says EBUSY
 #     (the provider's own count: ib_core no longer checks), and it can
 #     destroy everything and close; nothing oopses.  A PCI rescan
-#     brings orca0 back and it works.
+#     brings orca0 back and it works.  With ORCA_UNPLUG_FUZZ_STEPS=N the
+#     verbs fuzzer runs through the remove too, forking often (30 % of
+#     steps), and makes N more steps after it: it must end normally, no
+#     child crashed.  A child forked after the disassociation that rings
+#     an inherited doorbell gets SIGBUS from ib_core (rdma_umap_open zaps
+#     the copy); the fuzzer counts that apart, and this test reports it.
 #  2. rmmod while in use: the same (ib_core disassociates; the module is
 #     not pinned by open contexts), and insmod brings orca0 back.
 #  3. Load/unload x ORCA_RELOAD_LOOPS (100) with a context opened and a
@@ -30,7 +35,10 @@ dev=${ORCA_DEV:-orca0}
 hold=${ORCA_BUILD:?}/tests/hold_fatal
 loops=${ORCA_RELOAD_LOOPS:-100}
 out=${ORCA_JOB:-/tmp}/hold.out
-plan 16
+fuzz_steps=${ORCA_UNPLUG_FUZZ_STEPS:-0}
+[[ $fuzz_steps =~ ^[0-9]+$ ]] || fuzz_steps=0
+fout=${ORCA_JOB:-/tmp}/unplug-fuzz.out
+plan $((16 + (fuzz_steps > 0)))
 
 klog_mark() { dmesg | wc -l; }
 no_oops() {   # no_oops MARK DESC
@@ -78,11 +86,26 @@ bdf=$(basename "$(readlink -f "/sys/class/infiniband/$dev/device")")
 m=$(klog_mark)
 start_hold
 ok $? "hold_fatal holds a context and objects on $dev ($bdf)"
+if ((fuzz_steps)); then
+    # shellcheck disable=SC2086  # ORCA_FUZZ_ARGS: words
+    "$ORCA_BUILD/tests/fuzz/verbs_fuzz" -d "$dev" --calls 1000000000 --fork-pct 300 \
+        --after-usr1 "$fuzz_steps" ${ORCA_FUZZ_ARGS:-} > "$fout" 2>&1 &
+    fuzzer=$!
+    sleep_s 3   # a pace, not a bound: the remove meets a fuzzer at work
+fi
 timeout -k 5 "$ORCA_WAIT" sh -c "echo 1 > /sys/bus/pci/devices/$bdf/remove"
 ok $? "PCI remove of $bdf with the context open finishes"
 wait_dev 0
 ok $? "$dev is gone"
 check_hold "hot unplug"
+if ((fuzz_steps)); then
+    kill -USR1 "$fuzzer" 2> /dev/null
+    wait "$fuzzer"
+    rc=$?
+    ((rc == 0)) && grep -q '^# children: .* 0 crashed' "$fout"
+    ok $? "verbs_fuzz, forking, through the PCI remove and $fuzz_steps steps after: exit $rc, $(grep -o 'children: [^;]*' "$fout")"
+    grep -E 'fatal signal|^# child [0-9]+:|SIGBUS' "$fout" | head -n 20 | while IFS= read -r l; do diag "$l"; done
+fi
 echo 1 > /sys/bus/pci/rescan
 server_up
 ok $? "PCI rescan: $dev is back and its verbs work (an ibv_rc_pingpong server set up and listening)"
