@@ -369,22 +369,17 @@ err_free:
 }
 
 /*
- * A QP went to RESET or away: drop its completions that nobody polled yet
- * (mlx5 does the same), or the QP's next life would see its flushed WQEs;
- * the SRQ WQEs they name become free.
- * Entries of other QPs move up over the dropped ones, keeping order; the
- * device only appends after the last valid entry, which is not touched.
+ * Drop @qpn's completions that nobody polled yet from @cq (the caller
+ * holds its lock); the SRQ WQEs they name become free.  Entries of other
+ * QPs move up over the dropped ones, keeping order; the device only
+ * appends after the last valid entry, which is not touched.
  */
-void orca_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
+static void cq_clean_locked(struct orca_cq *cq, uint32_t qpn,
+			    struct orca_srq *srq)
 {
-	struct orca_cq *cq = to_ocq(ibcq);
 	uint32_t depth = 1U << cq->log_depth, pi, i, nfreed = 0;
-	struct orca_qp *qp = orca_qp_lookup(to_octx(ibcq->context), qpn);
-	struct orca_srq *srq = qp && qp->vqp.qp.srq ?
-			       to_osrq(qp->vqp.qp.srq) : NULL;
 	struct orca_cqe *src, *dst;
 
-	pthread_spin_lock(&cq->lock);
 	for (pi = cq->ci; pi - cq->ci < depth; pi++) {
 		struct orca_cqe *c = (struct orca_cqe *)cq->buf.va +
 				     (pi & (depth - 1));
@@ -412,7 +407,47 @@ void orca_cq_clean(struct ibv_cq *ibcq, uint32_t qpn)
 		__atomic_store_n(&cq->dbrec->ci, htole32(cq->ci),
 				 __ATOMIC_RELEASE);
 	}
-	pthread_spin_unlock(&cq->lock);
+}
+
+/*
+ * A QP went to RESET (@forget false) or is destroyed (@forget true):
+ * drop its completions from both its CQs, or its next life, or the next
+ * QP with its number, would retire their WQEs (mlx5 does the same).  Both
+ * CQ locks are held, the lower CQN first, so that no poller is between
+ * its QPN lookup and its use of the QP; a destroyed QP leaves the QPN
+ * table under them, and can then be freed.
+ */
+void orca_qp_clean_cqs(struct orca_qp *qp, bool forget)
+{
+	struct ibv_qp *ibqp = &qp->vqp.qp;
+	struct orca_cq *rcq = ibqp->recv_cq ? to_ocq(ibqp->recv_cq) : NULL;
+	struct orca_cq *scq = ibqp->send_cq ? to_ocq(ibqp->send_cq) : NULL;
+	struct orca_srq *srq = ibqp->srq ? to_osrq(ibqp->srq) : NULL;
+	struct orca_cq *first = rcq, *second = scq;
+
+	if (first == second)
+		second = NULL;
+	if (!first) {
+		first = second;
+		second = NULL;
+	} else if (second && second->cqn < first->cqn) {
+		first = scq;
+		second = rcq;
+	}
+	if (first)
+		pthread_spin_lock(&first->lock);
+	if (second)
+		pthread_spin_lock(&second->lock);
+	if (first)
+		cq_clean_locked(first, ibqp->qp_num, srq);
+	if (second)
+		cq_clean_locked(second, ibqp->qp_num, srq);
+	if (forget)
+		orca_qp_table_remove(to_octx(ibqp->context), qp);
+	if (second)
+		pthread_spin_unlock(&second->lock);
+	if (first)
+		pthread_spin_unlock(&first->lock);
 }
 
 /*

@@ -245,7 +245,7 @@ void orca_buf_free(struct orca_buf *buf);
 int orca_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int orca_arm_cq(struct ibv_cq *cq, int solicited_only);
 void orca_cq_event(struct ibv_cq *cq);
-void orca_cq_clean(struct ibv_cq *cq, uint32_t qpn);
+void orca_qp_clean_cqs(struct orca_qp *qp, bool forget);
 int orca_resize_cq(struct ibv_cq *cq, int cqe);
 
 /* qp.c */

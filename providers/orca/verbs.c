@@ -287,9 +287,7 @@ int orca_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	if (attr_mask & IBV_QP_STATE) {
 		ibqp->state = attr->qp_state;
 		if (attr->qp_state == IBV_QPS_RESET) {
-			orca_cq_clean(ibqp->recv_cq, ibqp->qp_num);
-			if (ibqp->send_cq != ibqp->recv_cq)
-				orca_cq_clean(ibqp->send_cq, ibqp->qp_num);
+			orca_qp_clean_cqs(qp, false);
 			orca_qp_reset_rings(qp);
 		}
 	}
@@ -313,10 +311,11 @@ int orca_destroy_qp(struct ibv_qp *ibqp)
 	ret = ibv_cmd_destroy_qp(ibqp);
 	if (ret)
 		return ret;
-	/* its SRQ completions nobody will poll: their WQEs come back */
-	if (ibqp->srq)
-		orca_cq_clean(ibqp->recv_cq, ibqp->qp_num);
-	orca_qp_table_remove(to_octx(ibqp->context), qp);
+	/*
+	 * its completions nobody will poll go (an SRQ's WQEs come back), and
+	 * no poller holds it once it has left the QPN table
+	 */
+	orca_qp_clean_cqs(qp, true);
 	orca_qp_refs_put(ibqp);
 	orca_qp_rings_free(qp);
 	free(qp);

@@ -11,8 +11,14 @@
  * driver must serialize them; each resize used to release the same old
  * ring, unpinning its pages twice (the verbs fuzzer's "Bad page state").
  * Every resize succeeds and the kernel logs no memory error.
+ *
+ * A QP destroyed with a completion of its own still in its CQ, and a new
+ * QP that gets the same QPN at once: the new QP must never see the old
+ * one's completion (a wrong wr_id, and its receive queue counted as full
+ * for ever after).
  */
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sys/wait.h>
 
@@ -127,6 +133,78 @@ out:
 		close(kmsg);
 }
 
+/*
+ * A's receive is flushed into CQ c (A moved to ERR); the completion
+ * event says the CQE is in the ring, and nobody polls it.  A is
+ * destroyed, B gets A's QPN: c must be empty for B, and B's receive queue
+ * must take max_recv_wr receives.
+ */
+static void stale_cqe_after_destroy(void)
+{
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
+	struct ibv_cq *cq = ch ? ibv_create_cq(ctx, 16, NULL, ch, 0) : NULL;
+	static uint8_t buf[4096];
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf),
+				       IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_sge sge = { .addr = (uintptr_t)buf, .length = 64 };
+	struct ibv_recv_wr wr = { .wr_id = 0xa, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	struct ibv_qp *a = NULL, *b = NULL;
+	struct ibv_port_attr port;
+	struct ibv_wc wc;
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	struct pollfd pfd;
+	uint32_t qpn;
+	int i, n, posted = 0, err = 0;
+
+	if (!ok(ch && cq && mr && !ibv_query_port(ctx, 1, &port),
+		"a CQ on a completion channel and an MR"))
+		goto out;
+	sge.lkey = mr->lkey;
+	a = create_qp(pd, cq, IBV_QPT_RC);
+	if (!ok(a && !walk_to(a, &port, IBV_QPS_RESET, IBV_QPS_INIT) &&
+		!ibv_post_recv(a, &wr, &bad) && !ibv_req_notify_cq(cq, 0) &&
+		!walk_to(a, &port, IBV_QPS_INIT, IBV_QPS_ERR),
+		"QP A: INIT, one receive posted, then ERR"))
+		goto out;
+	pfd = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
+	if (!ok(poll(&pfd, 1, wait_ms()) == 1 &&
+		!ibv_get_cq_event(ch, &ev_cq, &ev_ctx),
+		"the flushed receive's completion is in the CQ (its event came)"))
+		goto out;
+	ibv_ack_cq_events(cq, 1);
+	qpn = a->qp_num;
+	ok(!ibv_destroy_qp(a), "destroy QP A (0x%x) without polling its completion",
+	   qpn);
+	a = NULL;
+	b = create_qp(pd, cq, IBV_QPT_RC);
+	if (!ok(b && b->qp_num == qpn, "QP B gets A's QPN 0x%x (0x%x)", qpn,
+		b ? b->qp_num : 0))
+		goto out;
+	n = ibv_poll_cq(cq, 1, &wc);
+	ok(n == 0, "B's CQ holds nothing of A's (%d completions%s)", n,
+	   n > 0 && wc.qp_num == qpn ? ", one of A's reported as B's" : "");
+	if (!walk_to(b, &port, IBV_QPS_RESET, IBV_QPS_INIT))
+		for (i = 0; i < 4 && !err; i++) {
+			err = ibv_post_recv(b, &wr, &bad);
+			posted += !err;
+		}
+	ok(posted == 4, "B's receive queue takes its 4 receives (%d; %s)",
+	   posted, err ? err_str(err) : "ok");
+out:
+	if (a)
+		ibv_destroy_qp(a);
+	if (b)
+		ibv_destroy_qp(b);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (ch)
+		ibv_destroy_comp_channel(ch);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = parse_dev_arg(&argc, &argv);
@@ -154,6 +232,7 @@ int main(int argc, char **argv)
 		qp_fail += w[i].qp_fail;
 		destroy_fail += w[i].destroy_fail;
 	}
+	stale_cqe_after_destroy();
 	hostctl("reuse-handles 0", NULL, 0);
 	ok(!cq_fail, "3 threads x %d: every create_cq succeeds (%d failed)",
 	   ROUNDS, cq_fail);

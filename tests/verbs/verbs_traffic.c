@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -436,6 +438,53 @@ out:
  * the provider kept the pointer and cleaned the other context's freed CQ
  * at RESET).
  */
+/*
+ * REREG_MR through the write() interface with 8 bytes of driver data:
+ * orca defines no rereg input, and like every other verb it must refuse
+ * input it does not understand unless it is zero (EOPNOTSUPP), so that a
+ * later provider's payload is never silently ignored.
+ */
+static int raw_rereg_access(struct ibv_mr *mr, int access, uint64_t drv)
+{
+	struct {
+		struct ib_uverbs_cmd_hdr hdr;
+		struct ib_uverbs_rereg_mr cmd;
+		__u64 drv;
+	} req = {};
+	struct ib_uverbs_rereg_mr_resp resp = {};
+
+	req.hdr.command = IB_USER_VERBS_CMD_REREG_MR;
+	req.hdr.in_words = sizeof(req) / 4;
+	req.hdr.out_words = sizeof(resp) / 4;
+	req.cmd.response = (uintptr_t)&resp;
+	req.cmd.mr_handle = mr->handle;
+	req.cmd.flags = IBV_REREG_MR_CHANGE_ACCESS;
+	req.cmd.access_flags = access;
+	req.drv = drv;
+	if (write(mr->context->cmd_fd, &req, sizeof(req)) != (ssize_t)sizeof(req))
+		return errno;
+	return resp.lkey == mr->lkey ? 0 : EPROTO;
+}
+
+static void test_rereg_udata(void)
+{
+	static uint8_t buf[4096];
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf),
+				       IBV_ACCESS_LOCAL_WRITE);
+	int err;
+
+	if (!ok(mr != NULL, "an MR for rereg with driver data"))
+		return;
+	err = raw_rereg_access(mr, IBV_ACCESS_LOCAL_WRITE, 0x5a);
+	ok(err == EOPNOTSUPP,
+	   "rereg_mr with non-zero driver data the driver does not define: EOPNOTSUPP (%s)",
+	   err ? err_str(err) : "accepted");
+	err = raw_rereg_access(mr, IBV_ACCESS_LOCAL_WRITE, 0);
+	ok(!err, "rereg_mr with zero driver data: accepted, the same keys (%s)",
+	   err ? err_str(err) : "ok");
+	ok(!ibv_dereg_mr(mr), "dereg_mr after the rereg");
+}
+
 static void test_foreign_cq(void)
 {
 	struct ibv_context *other = ibv_open_device(ctx->device);
@@ -855,6 +904,7 @@ int main(int argc, char **argv)
 	test_inline();
 	test_foreign_cq();
 	test_foreign_pd_rereg();
+	test_rereg_udata();
 	test_post_state();
 	test_cq_events();
 	test_ud();

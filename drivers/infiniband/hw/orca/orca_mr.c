@@ -267,6 +267,9 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 	if (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS))
 		return ERR_PTR(-EOPNOTSUPP);
+	err = orca_check_udata_in(dev, udata, 0);
+	if (err)
+		return ERR_PTR(err);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->start;
 		length = ibmr->length;
