@@ -12,7 +12,12 @@
 #   emu_stat KEY                one counter of this guest's emulator
 #                               ('hostctl stats'); status 1 if hostctl fails
 #                               (tests/lib/pair.sh has the two-host sum)
-# dev and kinds are the caller's:
+#   debugfs_dir                 $dev's debugfs directory,
+#                               /sys/kernel/debug/orca/<pci>
+#   debugfs_value KEY FILE      the value of "KEY: value" in $dbgdir/FILE
+#                               (the caller sets dbgdir=$(debugfs_dir) once);
+#                               status 1 if there is none
+# dev, kinds and dbgdir are the caller's:
 # shellcheck disable=SC2154
 
 _dev_is() { if [[ -e /sys/class/infiniband/$dev ]]; then (($1)); else ((!$1)); fi; }
@@ -46,4 +51,16 @@ emu_stat() {
     s=" ${s#ok }"
     s=${s##* "$1"=}
     printf '%s' "${s%% *}"
+}
+
+debugfs_dir() {
+    printf '/sys/kernel/debug/orca/%s' "$(basename "$(readlink -f "/sys/class/infiniband/$dev/device")")"
+}
+debugfs_value() {
+    local line
+    [[ -r $dbgdir/$2 ]] || return 1
+    while IFS= read -r line; do
+        [[ ${line%%: *} == "$1" ]] && { printf '%s' "${line#*: }"; return 0; }
+    done < "$dbgdir/$2"
+    return 1
 }

@@ -31,6 +31,8 @@
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/ibdev.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/ibdev.sh"
 
 dev=${ORCA_DEV:-orca0}
 ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
@@ -41,15 +43,6 @@ plan 82
 [[ -d $tr/events ]] || mount -t tracefs tracefs "$tr" 2> /dev/null
 
 pci_of() { local p; p=$(readlink "/sys/class/infiniband/$dev/device") && printf '%s' "${p##*/}"; }
-wait_dev() { wait_until "$ORCA_WAIT" test -e "/sys/class/infiniband/$dev"; }   # orca0 appears
-dbg() {   # dbg FILE KEY: the value of "KEY: value" in the debugfs file
-    local k v
-    while IFS= read -r line; do
-        k=${line%%: *} v=${line#*: }
-        [[ $k == "$1" ]] && { printf '%s' "$v"; return 0; }
-    done < "$dbgdir/$2"
-    return 1
-}
 stat_of() {   # stat_of NAME: port 1's hw counter, as rdma statistic shows it
     local w=($(rdma statistic show link "$dev/1")) i
     for ((i = 0; i < ${#w[@]} - 1; i++)); do
@@ -193,34 +186,34 @@ need=$((off + h[mr_len]))
 ok $? "MR: first_off $off and $pages pages of 2^$shift bytes cover the region exactly"
 
 # ---------------------------------------------------------------- 2, 3: one command pair
-c0=$(dbg fw_cmds cmdq) s0=$(stat_of fw_cmds) e0=$(dbg eq_ci eq)
+c0=$(debugfs_value fw_cmds cmdq) s0=$(stat_of fw_cmds) e0=$(debugfs_value eq_ci eq)
 is "$c0" "$s0" "debugfs cmdq fw_cmds = rdma statistic fw_cmds ($s0)"
 trace_clear
 t_req=$(now_us)
 r=$(hold_cmd cq)
 win=$(($(now_us) - t_req))
 is "$r" "cq 0" "orca_hold creates and destroys a CQ"
-c1=$(dbg fw_cmds cmdq) s1=$(stat_of fw_cmds) e1=$(dbg eq_ci eq)
+c1=$(debugfs_value fw_cmds cmdq) s1=$(stat_of fw_cmds) e1=$(debugfs_value eq_ci eq)
 # Reading rdma statistic issues one QUERY_COUNTERS (the device's dev_*
 # counters) after it has taken the driver's counters: s0's is in c1 and
 # s1, s1's in e1.
 is "$((c1 - c0)) $((s1 - s0))" "3 3" \
     "CREATE_CQ + DESTROY_CQ + the QUERY_COUNTERS of a statistic read: fw_cmds +3 in debugfs and in rdma statistic"
 is "$((e1 - e0))" 3 "debugfs eq: eq_ci moved by one per completion (+3)"
-is "$(dbg eq_pi eq)" "$e1" "debugfs eq: at rest eq_pi = eq_ci"
-is "$(dbg cmdq_pi cmdq)" "$(dbg cmdq_ci cmdq)" "debugfs cmdq: at rest cmdq_ci = cmdq_pi ($(dbg cmdq_pi cmdq))"
-is "$(dbg outstanding cmdq) $(dbg contexts_in_use cmdq) $(dbg dead cmdq)" "0 0 0" \
+is "$(debugfs_value eq_pi eq)" "$e1" "debugfs eq: at rest eq_pi = eq_ci"
+is "$(debugfs_value cmdq_pi cmdq)" "$(debugfs_value cmdq_ci cmdq)" "debugfs cmdq: at rest cmdq_ci = cmdq_pi ($(debugfs_value cmdq_pi cmdq))"
+is "$(debugfs_value outstanding cmdq) $(debugfs_value contexts_in_use cmdq) $(debugfs_value dead cmdq)" "0 0 0" \
     "debugfs cmdq: nothing outstanding, no context in use, not dead"
 # the completion EQ's depth is the module parameter's (default 2^10)
-is "$(dbg depth cmdq) $(dbg eq_depth eq) $(dbg ceq_depth eq)" \
-    "64 256 $((1 << $(< /sys/module/orca/parameters/comp_eq_log_depth)))" \
-    "debugfs: cmdq, eq and ceq depths (comp_eq_log_depth $(< /sys/module/orca/parameters/comp_eq_log_depth))"
-[[ $(dbg eq_base eq) =~ ^0x[0-9a-f]+$ && $(dbg eq_base eq) != "$(dbg ceq_base eq)" &&
-   $(dbg eq_base eq) =~ [1-9a-f] ]]
-ok $? "debugfs eq: the EQ and completion EQ have their own DMA base ($(dbg eq_base eq), $(dbg ceq_base eq))"
+ceq_log=$(< /sys/module/orca/parameters/comp_eq_log_depth)
+is "$(debugfs_value depth cmdq) $(debugfs_value eq_depth eq) $(debugfs_value ceq_depth eq)" \
+    "64 256 $((1 << ceq_log))" "debugfs: cmdq, eq and ceq depths (comp_eq_log_depth $ceq_log)"
+[[ $(debugfs_value eq_base eq) =~ ^0x[0-9a-f]+$ && $(debugfs_value eq_base eq) != "$(debugfs_value ceq_base eq)" &&
+   $(debugfs_value eq_base eq) =~ [1-9a-f] ]]
+ok $? "debugfs eq: the EQ and completion EQ have their own DMA base ($(debugfs_value eq_base eq), $(debugfs_value ceq_base eq))"
 # (earlier tests may have flooded the EQ: the device's counters need not be 0)
-is "$(dbg ceq_pi eq) $(dbg eq_overflows eq) $(dbg ceq_overflows eq)" \
-    "$(dbg ceq_ci eq) $(dbg eq_overflows_seen eq) $(dbg ceq_overflows_seen eq)" \
+is "$(debugfs_value ceq_pi eq) $(debugfs_value eq_overflows eq) $(debugfs_value ceq_overflows eq)" \
+    "$(debugfs_value ceq_ci eq) $(debugfs_value eq_overflows_seen eq) $(debugfs_value ceq_overflows_seen eq)" \
     "debugfs eq: ceq_pi = ceq_ci, every overflow the device counted is accounted for"
 
 mapfile -t t < <(trace_lines orca_cmd | grep -v ' QUERY_COUNTERS ')
@@ -241,7 +234,7 @@ done
 ok $? "trace: the two commands have different tokens"
 
 # ---------------------------------------------------------------- 2: a refused command
-f0=$(dbg fw_cmd_errors cmdq) fs0=$(stat_of fw_cmd_errors)
+f0=$(debugfs_value fw_cmd_errors cmdq) fs0=$(stat_of fw_cmd_errors)
 trace_clear
 r=$(hold_cmd badmodify)
 is "$r" "badmodify 22" "modify RTS -> RTS claiming cur_state RTS of an INIT QP fails with EINVAL"
@@ -249,12 +242,12 @@ l=$(trace_lines orca_cmd)
 [[ $l == "$pci MODIFY_QP opcode=0x31 "*"status=BAD_QP_STATE (0x5) syndrome=0xa err=-22 "* ]]
 ok $? "trace: MODIFY_QP with status BAD_QP_STATE, syndrome TRANSITION, err -22"
 [[ $l == *MODIFY_QP* ]] || diag "$l"
-is "$(($(dbg fw_cmd_errors cmdq) - f0)) $(($(stat_of fw_cmd_errors) - fs0))" "1 1" \
+is "$(($(debugfs_value fw_cmd_errors cmdq) - f0)) $(($(stat_of fw_cmd_errors) - fs0))" "1 1" \
     "fw_cmd_errors +1 in debugfs and in rdma statistic"
 is "$(hold_cmd state)" "state INIT" "the QP is still in INIT"
 
 # ---------------------------------------------------------------- 2: asynchronous events
-a0=$(dbg async_events cmdq)
+a0=$(debugfs_value async_events cmdq)
 trace_clear
 hostctl port-down > /dev/null
 trace_wait orca_async_event "^$pci PORT_EVENT num=1 event=DOWN state=- "
@@ -266,7 +259,7 @@ hostctl qp-fatal "${h[qpn]}" > /dev/null
 trace_wait orca_async_event "^$pci QP_EVENT num=${h[qpn]} event=FATAL state=ERR "
 ok $? "trace: the device moving QP ${h[qpn]} to ERR is QP_EVENT num=${h[qpn]} event=FATAL state=ERR"
 trace_lines orca_async_event | grep -q QP_EVENT || diag "$(trace_lines orca_async_event)"
-is "$(($(dbg async_events cmdq) - a0))" 3 "debugfs cmdq: async_events +3"
+is "$(($(debugfs_value async_events cmdq) - a0))" 3 "debugfs cmdq: async_events +3"
 is "$(hold_cmd state)" "state ERR" "ibv_query_qp shows ERR"
 j=$(rdma -j -dd res show qp link "$dev" | jq -c --argjson q "${h[qpn]}" '[.[] | select(.lqpn == $q)][0]')
 is "$(get state) $(get drv_mirror_state)" "ERR ERR" "rdma res: state and mirror_state ERR"
@@ -329,7 +322,7 @@ is "$(jq --argjson p "$pid" '[.[] | select(.pid == $p)] | length' <<< "$pds")" 0
     "rdma res show pd no longer lists its PD"
 
 # ---------------------------------------------------------------- 4: timeout, dead device
-rmmod orca && insmod "$ko" cmd_timeout_ms=1000 && wait_dev
+rmmod orca && insmod "$ko" cmd_timeout_ms=1000 && wait_dev 1
 ok $? "orca reloaded with cmd_timeout_ms=1000"
 enable_events
 trace_clear
@@ -359,9 +352,9 @@ l=$(trace_lines orca_cmd)
 [[ $l == "$pci ALLOC_PD opcode=0x10 token=0x0000 status=DEAD (0x101) "*"err=-5 "* ]]
 ok $? "trace: ALLOC_PD never posted, status DEAD, token 0"
 [[ $l == *DEAD* ]] || diag "$l"
-is "$(dbg dead cmdq) $(dbg fw_cmd_timeouts cmdq) $(dbg outstanding cmdq)" "1 1 0" \
+is "$(debugfs_value dead cmdq) $(debugfs_value fw_cmd_timeouts cmdq) $(debugfs_value outstanding cmdq)" "1 1 0" \
     "debugfs cmdq on the dead device: dead 1, fw_cmd_timeouts 1, nothing outstanding"
-dbg eq_ci eq > /dev/null && dbg ceq_ci eq > /dev/null
+debugfs_value eq_ci eq > /dev/null && debugfs_value ceq_ci eq > /dev/null
 ok $? "debugfs eq is readable on the dead device"
 trace_clear
 r=$(hold_cmd quit)
@@ -372,6 +365,6 @@ is "$n" 5 "trace: the 5 destroys succeed without the device (status DEAD, err 0)
 rmmod orca
 ok $? "rmmod of the dead device"
 hostctl cmd-delay 0 > /dev/null
-insmod "$ko" && wait_dev
+insmod "$ko" && wait_dev 1
 ok $? "orca loads again with the defaults"
 done_testing

@@ -22,17 +22,9 @@ dev=${ORCA_DEV:-orca0}
 ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 build=${ORCA_BUILD:-$here/../../build}
 plan 8
+dbgdir=$(debugfs_dir)   # the same PCI function after each reload
 
-dbg() {   # dbg KEY: "KEY: value" of the device's debugfs eq file
-    local line pci
-    pci=$(basename "$(readlink -f "/sys/class/infiniband/$dev/device")")
-    while IFS= read -r line; do
-        [[ ${line%%: *} == "$1" ]] && { printf '%s' "${line#*: }"; return 0; }
-    done < "/sys/kernel/debug/orca/$pci/eq"
-    return 1
-}
-
-is "$(dbg ceq_depth)" 1024 "the default completion EQ has 1024 entries (debugfs)"
+is "$(debugfs_value ceq_depth eq)" 1024 "the default completion EQ has 1024 entries (debugfs)"
 out=$("$build/tests/verbs_cq_events" -d "$dev" --cqs 400 2>&1)
 rc=$?
 ok "$rc" "verbs_cq_events --cqs 400 on the default completion EQ: every CQ gets its event (exit $rc)"
@@ -40,18 +32,18 @@ diag "$(grep -E '^(not ok|# )' <<< "$out" | head -n 12)"
 
 rmmod orca && insmod "$ko" comp_eq_log_depth=6 && wait_dev 1
 ok $? "orca reloaded with comp_eq_log_depth=6 ($WAITED s)"
-is "$(dbg ceq_depth)" 64 "the completion EQ has 64 entries (debugfs)"
+is "$(debugfs_value ceq_depth eq)" 64 "the completion EQ has 64 entries (debugfs)"
 
 mark="comp-events: $(now_us)"
 echo "$mark" > /dev/kmsg
-seen0=$(dbg ceq_overflows_seen)
+seen0=$(debugfs_value ceq_overflows_seen eq)
 out=$("$build/tests/verbs_cq_events" -d "$dev" --cqs 400 2>&1)
 rc=$?
 ok "$rc" "verbs_cq_events --cqs 400 on a 64-entry completion EQ: every CQ gets its event (exit $rc)"
 diag "$(grep -E '^(not ok|# )' <<< "$out" | head -n 12)"
 # how often the ring was full depends on how fast the guest takes its
 # interrupts: a diagnostic (the emulator's unit test proves the drop)
-diag "completion EQ overflows seen by the driver: ${seen0:-?} -> $(dbg ceq_overflows_seen)"
+diag "completion EQ overflows seen by the driver: ${seen0:-?} -> $(debugfs_value ceq_overflows_seen eq)"
 diag "$(klog_since "$mark" | grep -m 2 'completion events dropped')"
 
 rmmod orca
@@ -64,5 +56,5 @@ rc=$?
 ((rc != 0)) && [[ ! -e /sys/module/orca ]]
 ok $? "insmod comp_eq_log_depth=5 is refused"
 insmod "$ko" && wait_dev 1
-ok $? "orca back with the default completion EQ ($(dbg ceq_depth) entries)"
+ok $? "orca back with the default completion EQ ($(debugfs_value ceq_depth eq) entries)"
 done_testing

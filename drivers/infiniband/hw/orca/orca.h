@@ -3,6 +3,7 @@
 #define _ORCA_H_
 
 #include <linux/interrupt.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
 #include <linux/workqueue.h>
@@ -177,6 +178,37 @@ struct orca_qp {
 	u8 rq_log_depth;
 	u8 rq_log_stride;
 };
+
+/**
+ * orca_param_set_uint_range - set an unsigned int module parameter
+ * @val: the value as given at load time
+ * @kp: the parameter; kp->arg is its unsigned int
+ * @min: smallest value accepted
+ * @max: largest value accepted
+ *
+ * A value outside @min..@max is refused with a log line that names the
+ * parameter and its range (load fails with -EINVAL).
+ *
+ * Return: 0, or a negative errno.
+ */
+static inline int orca_param_set_uint_range(const char *val,
+					    const struct kernel_param *kp,
+					    unsigned int min, unsigned int max)
+{
+	unsigned int v;
+	int err;
+
+	err = kstrtouint(val, 0, &v);
+	if (err)
+		return err;
+	if (v < min || v > max) {
+		pr_err("orca: %s=%u is outside %u..%u\n", kp->name, v, min,
+		       max);
+		return -EINVAL;
+	}
+	*(unsigned int *)kp->arg = v;
+	return 0;
+}
 
 static inline struct orca_dev *to_odev(struct ib_device *ibdev)
 {

@@ -16,7 +16,6 @@
 
 #include <linux/interrupt.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
-#include <linux/moduleparam.h>
 
 #include "orca.h"
 #include "orca_trace.h"
@@ -27,19 +26,8 @@ static unsigned int comp_eq_log_depth = 10;
 
 static int orca_set_ceq_depth(const char *val, const struct kernel_param *kp)
 {
-	unsigned int v;
-	int err;
-
-	err = kstrtouint(val, 0, &v);
-	if (err)
-		return err;
-	if (v < ORCA_CEQ_LOG_DEPTH_MIN || v > ORCA_CEQ_LOG_DEPTH_MAX) {
-		pr_err("orca: comp_eq_log_depth=%u is outside %u..%u\n", v,
-		       ORCA_CEQ_LOG_DEPTH_MIN, ORCA_CEQ_LOG_DEPTH_MAX);
-		return -EINVAL;
-	}
-	*(unsigned int *)kp->arg = v;
-	return 0;
+	return orca_param_set_uint_range(val, kp, ORCA_CEQ_LOG_DEPTH_MIN,
+					 ORCA_CEQ_LOG_DEPTH_MAX);
 }
 
 static const struct kernel_param_ops orca_ceq_depth_ops = {

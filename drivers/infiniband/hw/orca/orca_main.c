@@ -28,19 +28,8 @@ static unsigned int cmd_timeout_ms = 30000;
 /* 0 would declare the device dead before it could answer anything. */
 static int orca_set_cmd_timeout(const char *val, const struct kernel_param *kp)
 {
-	unsigned int ms;
-	int err;
-
-	err = kstrtouint(val, 0, &ms);
-	if (err)
-		return err;
-	if (ms < ORCA_CMD_TIMEOUT_MIN_MS || ms > ORCA_CMD_TIMEOUT_MAX_MS) {
-		pr_err("orca: cmd_timeout_ms=%u is outside %u..%u\n", ms,
-		       ORCA_CMD_TIMEOUT_MIN_MS, ORCA_CMD_TIMEOUT_MAX_MS);
-		return -EINVAL;
-	}
-	*(unsigned int *)kp->arg = ms;
-	return 0;
+	return orca_param_set_uint_range(val, kp, ORCA_CMD_TIMEOUT_MIN_MS,
+					 ORCA_CMD_TIMEOUT_MAX_MS);
 }
 
 static const struct kernel_param_ops orca_cmd_timeout_ops = {
