@@ -35,7 +35,7 @@ pair_server() {
         line+=" until [[ \$(ss -Hltn 'sport = :$port') ]]; do kill -0 \$s 2> /dev/null || break; sleep 0.1; done;"
         line+=" if kill -0 \$s 2> /dev/null; then echo '# pair: listening on $port';"
         line+=" else echo '# pair: ended before listening'; fi; wait \$s"
-        : > "$out"   # now: OUT may hold the last pair's line
+        : > "$out"   # now, or _peer_said may read the last pair's line
         peer "$line" > "$out" 2>&1 &
         PAIR_SPID=$!
         wait_until "$ORCA_WAIT" _peer_said "$out" "$PAIR_SPID"
