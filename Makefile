@@ -325,7 +325,7 @@ vm-debug-full:
 	    "ORCA_FUZZ_ARGS=--skip ioctl_get_context" \
 	    $(T)/lib/run-tests.sh "$(T)/vm/debug-report.sh --clear" $(T)/vm/kunit.sh \
 	    $(T)/vm/devinfo.sh "$(BUILD)/tests/verbs_* -d orca0" "status:$(BUILD)/tests/orca-demo -d orca0" \
-	    $(T)/vm/comp-events.sh $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/emu-restart.sh $(T)/vm/unplug.sh \
+	    $(T)/vm/comp-events.sh $(T)/vm/dead-dma.sh $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/emu-restart.sh $(T)/vm/unplug.sh \
 	    $(T)/vm/rmmod.sh $(T)/vm/debug-report.sh' || true
 
 # (b) non-default emulator configuration (tests/vm/caps.conf changes nearly
@@ -359,7 +359,7 @@ vm-features-off:
 vm-faults:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ -- \
 	    env ORCA_RELOAD_LOOPS=$(RELOAD_LOOPS) ORCA_UNPLUG_FUZZ_STEPS=20000 \
-	    $(T)/lib/run-tests.sh $(T)/vm/faults.sh $(T)/vm/misbehave.sh $(T)/vm/unplug.sh || true
+	    $(T)/lib/run-tests.sh $(T)/vm/faults.sh $(T)/vm/dead-dma.sh $(T)/vm/misbehave.sh $(T)/vm/unplug.sh || true
 
 # (c) firmware death: verbs fail within a bound, rmmod still works
 vm-emu-kill:

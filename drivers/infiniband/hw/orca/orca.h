@@ -62,9 +62,12 @@ struct orca_dev {
 	struct work_struct resync_work;	/* after the device dropped events */
 	struct delayed_work health_work; /* an idle device's health */
 	bool fw_back_noted;		/* said once: firmware back, no recovery */
-	/* page lists of commands the device died in (orca_pbl_free) */
-	struct list_head held_pbls;
-	spinlock_t held_lock;		/* held_pbls */
+	/* a dead device, stopped before its memory goes back (orca_dead.c) */
+	struct work_struct quiesce_work;
+	bool reset_requested;		/* by quiesce_work, since it died */
+	bool quiesced;			/* under held_lock: reset acknowledged */
+	struct list_head held;		/* user buffers, page lists it may reach */
+	spinlock_t held_lock;		/* held, quiesced */
 
 	/* the user doorbell page (orca_udb.c) */
 	bool udb_ok;			/* contexts may map it */
@@ -151,12 +154,6 @@ struct orca_pbl_buf {
 	__le64 *va;
 	dma_addr_t dma;
 	size_t size;
-};
-
-/* A page list a dead device may still read: freed after a reset ack. */
-struct orca_held_pbl {
-	struct list_head list;
-	struct orca_pbl_buf buf;
 };
 
 struct orca_qp {
@@ -279,6 +276,12 @@ int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
 
+/* orca_dead.c */
+void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf);
+void orca_umem_release(struct orca_dev *dev, struct ib_umem *umem);
+void orca_dead_quiesce_work(struct work_struct *work);
+void orca_dead_stop(struct orca_dev *dev, bool quiesced);
+
 /* orca_debugfs.c */
 void orca_debugfs_init(void);
 void orca_debugfs_cleanup(void);
@@ -299,8 +302,6 @@ void orca_ceq_drain(struct orca_dev *dev);
 int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 		   unsigned long pgsz_bitmap, u64 iova, struct orca_pbl *pbl,
 		   struct orca_pbl_buf *buf, u32 *first_off);
-void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf);
-void orca_pbl_release_held(struct orca_dev *dev, bool quiesced);
 struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 			       int access, struct orca_pbl *pbl,
 			       struct orca_pbl_buf *buf);

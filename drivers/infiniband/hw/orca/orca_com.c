@@ -565,10 +565,7 @@ int orca_com_dev_reset(struct orca_com *com)
 
 	ops->write32(com, ORCA_REG(dev_ctl), ORCA_DEV_CTL_RESET);
 	ops->ring(com, ORCA_FW_VEC_CMDQ);
-	for (;;) {
-		if (ops->read32(com, ORCA_REG(dev_sts)) &
-		    ORCA_DEV_STS_RESET_DONE)
-			break;
+	while (!orca_com_reset_acked(com)) {
 		if (time_after(jiffies, deadline)) {
 			dev_err(com->dmadev,
 				"device did not acknowledge the reset within %u ms\n",
@@ -577,8 +574,27 @@ int orca_com_dev_reset(struct orca_com *com)
 		}
 		usleep_range(1000, 2000);
 	}
-	ops->write32(com, ORCA_REG(dev_ctl), 0);
 	return 0;
+}
+
+/**
+ * orca_com_reset_acked - has the device performed the reset asked of it?
+ * @com: transport
+ *
+ * A device that did not acknowledge orca_com_dev_reset() in time performs
+ * the reset when it wakes, before anything else.  Once acknowledged, the
+ * request is withdrawn.
+ *
+ * Return: true if the device acknowledged (no DMA until enabled again).
+ */
+bool orca_com_reset_acked(struct orca_com *com)
+{
+	const struct orca_com_ops *ops = com->ops;
+
+	if (!(ops->read32(com, ORCA_REG(dev_sts)) & ORCA_DEV_STS_RESET_DONE))
+		return false;
+	ops->write32(com, ORCA_REG(dev_ctl), 0);
+	return true;
 }
 
 /*

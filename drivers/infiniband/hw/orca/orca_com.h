@@ -144,6 +144,7 @@ int orca_com_init(struct orca_com *com, struct device *dmadev,
 void orca_com_destroy(struct orca_com *com);
 void orca_com_leak_dma(struct orca_com *com);
 int orca_com_dev_reset(struct orca_com *com);
+bool orca_com_reset_acked(struct orca_com *com);
 void orca_com_program_queues(struct orca_com *com);
 void orca_com_set_event_mode(struct orca_com *com, bool on);
 void orca_com_process_eq(struct orca_com *com);

@@ -98,7 +98,7 @@ err_destroy:
 	if (!orca_cmd_destroy_cq(&dev->com, cq->cqn))
 		orca_ceq_drain(dev);
 err_release:
-	ib_umem_release(cq->umem);
+	orca_umem_release(dev, cq->umem);
 	mutex_destroy(&cq->resize_lock);
 	return err;
 }
@@ -121,7 +121,7 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		return err;
 	}
 	orca_ceq_drain(dev);
-	ib_umem_release(cq->umem);
+	orca_umem_release(dev, cq->umem);
 	mutex_destroy(&cq->resize_lock);
 	return 0;
 }
@@ -157,7 +157,7 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	orca_pbl_free(dev, &buf);
 	if (err) {
 		mutex_unlock(&cq->resize_lock);
-		ib_umem_release(umem);
+		orca_umem_release(dev, umem);
 		return err;
 	}
 	/* the device writes only to the new ring now */
@@ -167,6 +167,6 @@ int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	WRITE_ONCE(cq->dbrec_off, cmd.dbrec_off);
 	WRITE_ONCE(cq->log_depth, cmd.log_depth);
 	mutex_unlock(&cq->resize_lock);
-	ib_umem_release(umem);
+	orca_umem_release(dev, umem);
 	return 0;
 }

@@ -172,6 +172,8 @@ void orca_async_event(struct orca_com *com, const struct orca_eqe *eqe)
 		break;
 	case ORCA_EQE_DEVICE_FATAL:
 		orca_device_event(dev, IB_EVENT_DEVICE_FATAL, 0);
+		/* stop it before anything it could write goes back */
+		queue_work(system_long_wq, &dev->quiesce_work);
 		break;
 	default:
 		dev_warn_ratelimited(&dev->pdev->dev,

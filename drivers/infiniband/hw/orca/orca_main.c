@@ -243,6 +243,9 @@ static void orca_health_work(struct work_struct *work)
 					    struct orca_dev, health_work);
 
 	orca_com_check_health(&dev->com);
+	/* a stalled device performs the reset it was asked for when it wakes */
+	if (orca_com_is_dead(&dev->com) && !READ_ONCE(dev->quiesced))
+		queue_work(system_long_wq, &dev->quiesce_work);
 	/* a dead device keeps watching for its firmware to come back */
 	if (orca_com_is_dead(&dev->com) && orca_fw_rebooted(dev)) {
 		if (READ_ONCE(fw_recovery)) {
@@ -348,11 +351,12 @@ static void orca_stop(struct orca_dev *dev)
 	orca_com_set_event_mode(&dev->com, false);
 	/* only the EQ (IRQ, or a waiter, and there is none) schedules it */
 	cancel_work_sync(&dev->resync_work);
+	cancel_work_sync(&dev->quiesce_work);
 	quiesced = !orca_com_dev_reset(&dev->com);
 	pci_free_irq_vectors(pdev);
 	pci_clear_master(pdev);
 	orca_free_port_tables(dev);
-	orca_pbl_release_held(dev, quiesced);
+	orca_dead_stop(dev, quiesced);
 	orca_ceq_free(dev, quiesced);
 	if (!quiesced) {
 		if (dev->mirror)
@@ -435,7 +439,8 @@ static int orca_dev_create(struct orca_pci *opci)
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
 	INIT_WORK(&dev->resync_work, orca_resync_work);
 	INIT_DELAYED_WORK(&dev->health_work, orca_health_work);
-	INIT_LIST_HEAD(&dev->held_pbls);
+	INIT_WORK(&dev->quiesce_work, orca_dead_quiesce_work);
+	INIT_LIST_HEAD(&dev->held);
 	spin_lock_init(&dev->held_lock);
 
 	err = orca_map_bars(dev);
@@ -518,6 +523,11 @@ err_dealloc:
 /* Unregister (disassociating every user), stop, free one incarnation. */
 static void orca_dev_destroy(struct orca_dev *dev)
 {
+	/* a dead device is stopped before its users' memory goes back */
+	if (orca_com_is_dead(&dev->com)) {
+		queue_work(system_long_wq, &dev->quiesce_work);
+		flush_work(&dev->quiesce_work);
+	}
 	orca_set_registered(dev, false);
 	ib_unregister_device(&dev->ibdev);
 	orca_udb_remove(dev);

@@ -61,60 +61,6 @@ int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 	return 0;
 }
 
-/*
- * The device reads the list only while it executes the command.  A command
- * that did not complete because the device died may still be read by it
- * until a function reset: such a list is held (or, if even that cannot be
- * allocated, leaked) until orca_stop() knows whether the reset was
- * acknowledged.
- */
-void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf)
-{
-	struct orca_held_pbl *held;
-
-	if (!buf->va)
-		return;
-	if (!orca_com_is_dead(&dev->com)) {
-		dma_free_coherent(&dev->pdev->dev, buf->size, buf->va,
-				  buf->dma);
-	} else {
-		held = kmalloc(sizeof(*held), GFP_KERNEL);
-		if (held) {
-			held->buf = *buf;
-			spin_lock(&dev->held_lock);
-			list_add_tail(&held->list, &dev->held_pbls);
-			spin_unlock(&dev->held_lock);
-		} else {
-			dev_warn(&dev->pdev->dev,
-				 "device dead during a command with a page list: leaking the list\n");
-		}
-	}
-	buf->va = NULL;
-}
-
-/**
- * orca_pbl_release_held - free or give up the page lists a dead device kept
- * @dev: device being stopped
- * @quiesced: the device acknowledged a function reset, so it reads none
- */
-void orca_pbl_release_held(struct orca_dev *dev, bool quiesced)
-{
-	struct orca_held_pbl *held, *tmp;
-	unsigned int n = 0;
-
-	list_for_each_entry_safe(held, tmp, &dev->held_pbls, list) {
-		list_del(&held->list);
-		if (quiesced)
-			dma_free_coherent(&dev->pdev->dev, held->buf.size,
-					  held->buf.va, held->buf.dma);
-		kfree(held);
-		n++;
-	}
-	if (n && !quiesced)
-		dev_warn(&dev->pdev->dev,
-			 "leaking %u page lists the device may still read\n", n);
-}
-
 /**
  * orca_umem_ring - pin a queue buffer and build its page list
  * @dev: device
@@ -154,7 +100,7 @@ struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 		err = -EINVAL;
 	}
 	if (err) {
-		ib_umem_release(umem);
+		orca_umem_release(dev, umem);
 		return ERR_PTR(err);
 	}
 	return umem;
@@ -240,7 +186,7 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	return &mr->ibmr;
 
 err_release:
-	ib_umem_release(mr->umem);
+	orca_umem_release(dev, mr->umem);
 err_free:
 	kfree(mr);
 	return ERR_PTR(err);
@@ -305,11 +251,11 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	}
 	if (err) {
 		if (umem != mr->umem)
-			ib_umem_release(umem);
+			orca_umem_release(dev, umem);
 		return ERR_PTR(err);
 	}
 	if (umem != mr->umem) {
-		ib_umem_release(mr->umem);
+		orca_umem_release(dev, mr->umem);
 		mr->umem = umem;
 	}
 	mr->start = start;
@@ -335,7 +281,7 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	err = orca_cmd_dereg_mr(&dev->com, ibmr->lkey);
 	if (err)
 		return err;
-	ib_umem_release(mr->umem);
+	orca_umem_release(dev, mr->umem);
 	kfree(mr);
 	return 0;
 }

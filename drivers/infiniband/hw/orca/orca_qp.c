@@ -117,7 +117,7 @@ err_destroy:
 	orca_cmd_destroy_qp(&dev->com, qpn);
 	mutex_destroy(&qp->lock);
 err_release:
-	ib_umem_release(qp->umem);
+	orca_umem_release(dev, qp->umem);
 	return err;
 }
 
@@ -300,7 +300,7 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		WARN_ON(xa_insert_irq(&dev->qps, ibqp->qp_num, qp, GFP_KERNEL));
 		return err;
 	}
-	ib_umem_release(qp->umem);
+	orca_umem_release(dev, qp->umem);
 	mutex_destroy(&qp->lock);
 	return 0;
 }

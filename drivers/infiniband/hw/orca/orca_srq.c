@@ -106,7 +106,7 @@ err_forget:
 err_destroy:
 	orca_cmd_destroy_srq(&dev->com, srq->srqn);
 err_release:
-	ib_umem_release(srq->umem);
+	orca_umem_release(dev, srq->umem);
 	return err;
 }
 
@@ -167,6 +167,6 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		WARN_ON(xa_insert_irq(&dev->srqs, srq->srqn, srq, GFP_KERNEL));
 		return err;
 	}
-	ib_umem_release(srq->umem);
+	orca_umem_release(dev, srq->umem);
 	return 0;
 }
