@@ -93,11 +93,15 @@ static void check_orig(const struct ibv_device_attr *a, const struct expect *c)
 	EQ(a->max_mw, c->max_mw, "max_mw");
 	EQ(a->max_raw_ipv6_qp, 0, "max_raw_ipv6_qp");
 	EQ(a->max_raw_ethy_qp, 0, "max_raw_ethy_qp");
-	EQ(a->max_mcast_grp, c->max_mcast_grp, "max_mcast_grp");
-	EQ(a->max_mcast_qp_attach, c->max_mcast_qp_attach,
-	   "max_mcast_qp_attach");
-	EQ(a->max_total_mcast_qp_attach, c->max_total_mcast_qp_attach,
-	   "max_total_mcast_qp_attach");
+	/*
+	 * A cap is a verb that works: whatever the device's configuration
+	 * offers (vm-config's caps.conf offers all of these), orca has no
+	 * multicast attach, device memory or CQE timestamps, so it says 0
+	 * (issue 20, review-driver finding 8).
+	 */
+	EQ(a->max_mcast_grp, 0, "max_mcast_grp (no multicast attach)");
+	EQ(a->max_mcast_qp_attach, 0, "max_mcast_qp_attach");
+	EQ(a->max_total_mcast_qp_attach, 0, "max_total_mcast_qp_attach");
 	EQ(a->max_ah, c->max_ah, "max_ah");
 	EQ(a->max_fmr, 0, "max_fmr");
 	EQ(a->max_map_per_fmr, 0, "max_map_per_fmr");
@@ -120,9 +124,9 @@ static void check_ex(const struct ibv_device_attr_ex *a, const struct expect *c)
 	   "odp_caps.per_transport_caps.uc_odp_caps");
 	EQ(a->odp_caps.per_transport_caps.ud_odp_caps, 0,
 	   "odp_caps.per_transport_caps.ud_odp_caps");
-	EQ(a->completion_timestamp_mask, c->completion_timestamp_mask,
-	   "completion_timestamp_mask");
-	EQ(a->hca_core_clock, c->hca_core_clock, "hca_core_clock (kHz)");
+	EQ(a->completion_timestamp_mask, 0,
+	   "completion_timestamp_mask (no CQE timestamps)");
+	EQ(a->hca_core_clock, 0, "hca_core_clock (no clock to read)");
 	EQ(a->device_cap_flags_ex, expected_cap_flags(c),
 	   "device_cap_flags_ex");
 	EQ(a->tso_caps.max_tso, 0, "tso_caps.max_tso (no TSO)");
@@ -151,7 +155,7 @@ static void check_ex(const struct ibv_device_attr_ex *a, const struct expect *c)
 	EQ(a->cq_mod_caps.max_cq_count, 0,
 	   "cq_mod_caps.max_cq_count (no CQ moderation)");
 	EQ(a->cq_mod_caps.max_cq_period, 0, "cq_mod_caps.max_cq_period");
-	EQ(a->max_dm_size, c->max_dm_size, "max_dm_size");
+	EQ(a->max_dm_size, 0, "max_dm_size (no device memory)");
 	EQ(a->pci_atomic_caps.fetch_add, 0, "pci_atomic_caps.fetch_add");
 	EQ(a->pci_atomic_caps.swap, 0, "pci_atomic_caps.swap");
 	EQ(a->pci_atomic_caps.compare_swap, 0, "pci_atomic_caps.compare_swap");

@@ -68,10 +68,6 @@ void orca_caps_to_ib_attr(const struct orca_caps *caps,
 	attr->atomic_cap = orca_atomic_cap_to_ib(caps->atomic_cap);
 	attr->masked_atomic_cap = IB_ATOMIC_NONE;
 	attr->max_mw = le32_to_cpu(caps->max_mw);
-	attr->max_mcast_grp = le32_to_cpu(caps->max_mcast_grp);
-	attr->max_mcast_qp_attach = le32_to_cpu(caps->max_mcast_qp_attach);
-	attr->max_total_mcast_qp_attach =
-		le32_to_cpu(caps->max_total_mcast_qp_attach);
 	attr->max_ah = le32_to_cpu(caps->max_ah);
 	attr->max_srq = le32_to_cpu(caps->max_srq);
 	attr->max_srq_wr = le32_to_cpu(caps->max_srq_wr);
@@ -79,35 +75,13 @@ void orca_caps_to_ib_attr(const struct orca_caps *caps,
 	attr->max_pkeys = le16_to_cpu(caps->max_pkeys);
 	attr->local_ca_ack_delay = caps->local_ca_ack_delay;
 
-	attr->odp_caps.general_caps = le32_to_cpu(caps->odp_general_caps);
-	attr->odp_caps.per_transport_caps.rc_odp_caps =
-		le32_to_cpu(caps->odp_rc_caps);
-	attr->odp_caps.per_transport_caps.uc_odp_caps =
-		le32_to_cpu(caps->odp_uc_caps);
-	attr->odp_caps.per_transport_caps.ud_odp_caps =
-		le32_to_cpu(caps->odp_ud_caps);
-	attr->odp_caps.per_transport_caps.xrc_odp_caps =
-		le32_to_cpu(caps->odp_xrc_caps);
-	attr->timestamp_mask = le64_to_cpu(caps->completion_timestamp_mask);
-	attr->hca_core_clock = le64_to_cpu(caps->hca_core_clock);
-	attr->rss_caps.supported_qpts = le32_to_cpu(caps->rss_qpts);
-	attr->rss_caps.max_rwq_indirection_tables =
-		le32_to_cpu(caps->max_rwq_indirection_tables);
-	attr->rss_caps.max_rwq_indirection_table_size =
-		le32_to_cpu(caps->max_rwq_indirection_table_size);
-	attr->max_wq_type_rq = le32_to_cpu(caps->max_wq_type_rq);
-	attr->raw_packet_caps = le32_to_cpu(caps->raw_packet_caps);
-	attr->tm_caps.max_rndv_hdr_size =
-		le32_to_cpu(caps->tm_max_rndv_hdr_size);
-	attr->tm_caps.max_num_tags = le32_to_cpu(caps->tm_max_num_tags);
-	attr->tm_caps.flags = le32_to_cpu(caps->tm_flags);
-	attr->tm_caps.max_ops = le32_to_cpu(caps->tm_max_ops);
-	attr->tm_caps.max_sge = le32_to_cpu(caps->tm_max_sge);
-	attr->cq_caps.max_cq_moderation_count =
-		le16_to_cpu(caps->max_cq_moderation_count);
-	attr->cq_caps.max_cq_moderation_period =
-		le16_to_cpu(caps->max_cq_moderation_period);
-	attr->max_dm_size = le64_to_cpu(caps->max_dm_size);
+	/*
+	 * What the device may offer but this driver has no verb for stays 0
+	 * (memset above), whatever QUERY_CAPS says: multicast attach, device
+	 * memory, CQE timestamps (and so the core clock), ODP, WQs, RSS and
+	 * raw packet QPs, tag matching, CQ moderation.  A cap advertised is a
+	 * verb that works.
+	 */
 }
 
 /*

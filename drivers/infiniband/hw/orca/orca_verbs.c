@@ -53,14 +53,8 @@ void orca_cache_device_attr(struct orca_dev *dev)
 	uc->max_inline_data = le32_to_cpu(caps->max_inline_data);
 
 	memset(resp, 0, sizeof(*resp));
-	resp->comp_mask = ORCA_IBV_QUERY_DEVICE_RESP_TSO_CAPS |
-			  ORCA_IBV_QUERY_DEVICE_RESP_PACKET_PACING_CAPS |
-			  ORCA_IBV_QUERY_DEVICE_RESP_PCI_ATOMIC_CAPS;
-	resp->max_tso = le32_to_cpu(caps->max_tso);
-	resp->tso_supported_qpts = le32_to_cpu(caps->tso_qpts);
-	resp->qp_rate_limit_min = le32_to_cpu(caps->qp_rate_limit_min);
-	resp->qp_rate_limit_max = le32_to_cpu(caps->qp_rate_limit_max);
-	resp->packet_pacing_supported_qpts = le32_to_cpu(caps->pacing_qpts);
+	/* no raw packet QPs, no rate limits: no TSO or pacing caps either */
+	resp->comp_mask = ORCA_IBV_QUERY_DEVICE_RESP_PCI_ATOMIC_CAPS;
 	resp->pci_atomic_fetch_add = le16_to_cpu(caps->pci_atomic_fetch_add);
 	resp->pci_atomic_swap = le16_to_cpu(caps->pci_atomic_swap);
 	resp->pci_atomic_compare_swap =
