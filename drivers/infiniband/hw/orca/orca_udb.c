@@ -7,8 +7,15 @@
  * ivshmem doorbell register in BAR0, so a context that maps BAR0's page
  * posts with no system call.  The store carries no queue and no index:
  * the device re-reads the doorbell records it owns on every kick and
- * treats the kick as a hint, so a user who rings it at will (or rings
- * another vector) costs the device time and nothing else.
+ * treats the kick as a hint, so a user who rings it at will costs the
+ * device time and nothing else.
+ *
+ * But the register is ivshmem's, and takes any peer and vector: a user
+ * with the page can fire this guest's own MSI-X vectors (its peer ID is
+ * at IVPosition, in the same page) as often as it likes, a storm of
+ * orca interrupts.  Only a context opened with CAP_SYS_RAWIO, which may
+ * reach raw device registers anyway, gets the page (or every context,
+ * with user_doorbell_any=1, where the administrator accepts that).
  *
  * The page is shared by all contexts and must hold nothing but BAR0: the
  * probe maps it only if BAR0 starts a page and the rest of that page can
@@ -22,6 +29,7 @@
  * skip its kick.  Each kick is a trapped MMIO write (or a system call),
  * and a kick that lands while the device works only costs it time.
  */
+#include <linux/capability.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -33,6 +41,11 @@ static bool user_doorbell = true;
 module_param(user_doorbell, bool, 0444);
 MODULE_PARM_DESC(user_doorbell,
 		 "Map the doorbell page into user contexts when BAR0 has a page to itself (default: true)");
+
+static bool user_doorbell_any;
+module_param(user_doorbell_any, bool, 0444);
+MODULE_PARM_DESC(user_doorbell_any,
+		 "Map the doorbell page into every context, not only those of CAP_SYS_RAWIO processes: any local user can then raise this guest's orca interrupts at will (default: false)");
 
 static bool db_hint = true;
 module_param(db_hint, bool, 0444);
@@ -166,12 +179,17 @@ orca_mmap_insert(struct orca_ucontext *uctx, phys_addr_t address,
 	return &entry->rdma_entry;
 }
 
-/* A context gets the doorbell page: an mmap entry and its key in @resp. */
+/*
+ * A context gets the doorbell page, if the device has one for users and
+ * the caller may ring any vector: an mmap entry and its key in @resp.
+ */
 int orca_udb_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,
 		   struct orca_ibv_alloc_ucontext_resp *resp)
 {
 	struct rdma_user_mmap_entry *entry;
 
+	if (!dev->udb_ok || (!user_doorbell_any && !capable(CAP_SYS_RAWIO)))
+		return 0;
 	entry = orca_mmap_insert(uctx, pci_resource_start(dev->pdev,
 							  ORCA_BAR_DOORBELL),
 				 NULL);
@@ -244,6 +262,7 @@ int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 				     to_oentry(rdma_entry)->page);
 		goto out;
 	}
+	vma->vm_flags &= ~VM_MAYEXEC;
 	/* ib_core zaps the mapping when the device goes away */
 	err = rdma_user_mmap_io(ibucontext, vma,
 				PHYS_PFN(to_oentry(rdma_entry)->address),

@@ -250,8 +250,7 @@ int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 		resp.ece_options = 0;
 	}
 	/* only for a provider that asked and has room for the answer */
-	if (dev->udb_ok &&
-	    (cmd.comp_mask & ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB) &&
+	if ((cmd.comp_mask & ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB) &&
 	    udata->outlen >= offsetofend(typeof(resp), db_value)) {
 		err = orca_udb_alloc(dev, uctx, &resp);
 		if (err)
