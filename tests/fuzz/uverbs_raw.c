@@ -290,8 +290,11 @@ size_t gen_udata(enum drv d, uint8_t *p, size_t max, uint32_t cqe,
 			c.dbrec_off = rnd_u32();
 		if (chance(15))
 			c.buf_len = rnd_u32();
-		if (chance(5))
-			c.reserved = rnd_u32();
+		if (chance(5)) {
+			uint32_t r = rnd_u32();
+
+			memcpy(c.reserved_a0, &r, sizeof(c.reserved_a0));
+		}
 		memcpy(p, &c, sizeof(c));
 		len = sizeof(c);
 		break;

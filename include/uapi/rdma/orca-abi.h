@@ -18,10 +18,14 @@
  * Keep structs aligned to 8 bytes; every 64-bit field is __aligned_u64.
  * Keep reserved fields as arrays of __u8 named reserved_XXX where XXX is
  * the hex bit offset of the field.
- * Every struct starts with comp_mask, whose bits are named for the fields
- * they validate; new fields are appended with a new bit, so old providers
- * and old kernels keep working.  Nothing the core uverbs structs already
- * carry (fw_ver, qp_num, ...) is repeated here.
+ * A struct with optional parts starts with comp_mask, whose bits are
+ * named for the fields they validate; new fields are appended with a new
+ * bit, so old providers and old kernels keep working.  The create
+ * commands carry only what every create needs and no comp_mask: they grow
+ * by appending, and a kernel refuses (EOPNOTSUPP) bytes past what it
+ * knows unless they are zero, so a provider can fall back.  Nothing the
+ * core uverbs structs already carry (fw_ver, qp_num, ...) is repeated
+ * here.
  */
 
 enum orca_ibv_device_caps {
@@ -147,7 +151,7 @@ struct orca_ibv_ex_query_device_resp {
 	__u16 pci_atomic_fetch_add;
 	__u16 pci_atomic_swap;
 	__u16 pci_atomic_compare_swap;
-	__u8 reserved_d0[2];
+	__u8 reserved_f0[2];
 };
 
 /*
@@ -161,12 +165,12 @@ struct orca_ibv_create_cq {
 	__u32 buf_len;
 	__u32 dbrec_off;		/* struct orca_cq_dbrec */
 	__u32 log_depth;		/* ring of 2^log_depth CQEs */
-	__u32 reserved;
+	__u8 reserved_a0[4];
 };
 
 struct orca_ibv_create_cq_resp {
 	__u32 cqn;
-	__u32 reserved;
+	__u8 reserved_20[4];
 };
 
 struct orca_ibv_create_qp {
@@ -191,18 +195,18 @@ struct orca_ibv_create_srq {
 	__u32 dbrec_off;		/* struct orca_srq_dbrec */
 	__u8 log_depth;
 	__u8 log_stride;
-	__u8 reserved_b0[6];
+	__u8 reserved_90[6];
 };
 
 struct orca_ibv_create_srq_resp {
 	__u32 srqn;
-	__u32 reserved;
+	__u8 reserved_20[4];
 };
 
 /* The device's handle of an address handle, for UD send WQEs. */
 struct orca_ibv_create_ah_resp {
 	__u32 ahn;
-	__u32 reserved;
+	__u8 reserved_20[4];
 };
 
 enum orca_ibv_create_qp_resp_mask {

@@ -29,7 +29,7 @@ static int orca_cq_udata(struct orca_dev *dev, struct ib_udata *udata,
 	err = orca_check_udata_in(dev, udata, sizeof(*cmd));
 	if (err)
 		return err;
-	if (cmd->reserved)
+	if (memchr_inv(cmd->reserved_a0, 0, sizeof(cmd->reserved_a0)))
 		return -EOPNOTSUPP;
 	if (cqe < 1 || cqe > dev->attr.max_cqe)
 		return -EINVAL;

@@ -31,7 +31,7 @@ static int orca_srq_udata(struct orca_dev *dev, struct ib_udata *udata,
 	err = orca_check_udata_in(dev, udata, sizeof(*cmd));
 	if (err)
 		return err;
-	if (memchr_inv(cmd->reserved_b0, 0, sizeof(cmd->reserved_b0)))
+	if (memchr_inv(cmd->reserved_90, 0, sizeof(cmd->reserved_90)))
 		return -EOPNOTSUPP;
 	if (!attr->max_wr || attr->max_wr > dev->attr.max_srq_wr ||
 	    attr->max_sge > dev->attr.max_srq_sge)
