@@ -20,7 +20,10 @@ static size_t align_up(size_t v, size_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-/* The device rounds the caps like this (and checks that we did). */
+/*
+ * The device rounds the caps like this (and checks that we did); @v is
+ * at most 2^24, the deepest queue it takes.
+ */
 static uint32_t pow2_up(uint32_t v)
 {
 	return v ? 1U << orca_ilog2_up(v) : 0;
@@ -31,11 +34,17 @@ int orca_qp_rings_init(struct orca_context *ctx, struct orca_qp *qp,
 		       struct orca_ibv_create_qp *cmd)
 {
 	struct ibv_qp_cap *cap = &attr->cap;
-	uint32_t swr = pow2_up(cap->max_send_wr);
-	uint32_t rwr = pow2_up(cap->max_recv_wr);
-	uint32_t inl = align_up(cap->max_inline_data, 16);
+	uint32_t swr, rwr, inl;
 	size_t sq_bytes = 0, rq_bytes = 0, rq_off, db_off;
 	int ret;
+
+	/* before any arithmetic: 2^31 + 1 WRs would round to 2^32 */
+	if (cap->max_send_wr > 1U << 24 || cap->max_recv_wr > 1U << 24 ||
+	    cap->max_inline_data > UINT32_MAX - 15)
+		return EINVAL;
+	swr = pow2_up(cap->max_send_wr);
+	rwr = pow2_up(cap->max_recv_wr);
+	inl = align_up(cap->max_inline_data, 16);
 
 	if (inl > ctx->max_inline_data)
 		inl = ctx->max_inline_data;

@@ -40,6 +40,7 @@ struct orca_dev {
 	dma_addr_t port_mirror_dma;
 	/* QUERY_COUNTERS' last answer, kept when the device cannot answer */
 	struct orca_query_counters_out counters;
+	struct mutex counters_lock;	/* counters */
 
 	/* port 1's GID and P_Key tables, read once at probe */
 	union ib_gid *gids;

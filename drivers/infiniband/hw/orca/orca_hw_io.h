@@ -250,7 +250,7 @@ struct orca_cqe {
 };
 
 /* Smallest power-of-two exponent with 2^n >= v (v >= 1). */
-static inline unsigned int orca_ilog2_up(__u32 v)
+static inline unsigned int orca_ilog2_up(__u64 v)
 {
 	unsigned int n = 0;
 
@@ -262,8 +262,9 @@ static inline unsigned int orca_ilog2_up(__u32 v)
 /* Stride of a send queue whose WQEs carry max_sge SGEs or max_inline bytes. */
 static inline unsigned int orca_sq_log_stride(__u32 max_sge, __u32 max_inline)
 {
-	__u32 sge_bytes = max_sge * sizeof(struct orca_sge);
-	__u32 body = sge_bytes > max_inline ? sge_bytes : max_inline;
+	/* in 64 bits: a caller's max_sge is not range-checked yet */
+	__u64 sge_bytes = (__u64)max_sge * sizeof(struct orca_sge);
+	__u64 body = sge_bytes > max_inline ? sge_bytes : max_inline;
 	unsigned int n = orca_ilog2_up(sizeof(struct orca_send_wqe) + body);
 
 	return n < ORCA_SQ_MIN_LOG_STRIDE ? ORCA_SQ_MIN_LOG_STRIDE : n;
@@ -272,7 +273,7 @@ static inline unsigned int orca_sq_log_stride(__u32 max_sge, __u32 max_inline)
 static inline unsigned int orca_rq_log_stride(__u32 max_sge)
 {
 	unsigned int n = orca_ilog2_up(sizeof(struct orca_recv_wqe) +
-				       max_sge * sizeof(struct orca_sge));
+				       (__u64)max_sge * sizeof(struct orca_sge));
 
 	return n < ORCA_RQ_MIN_LOG_STRIDE ? ORCA_RQ_MIN_LOG_STRIDE : n;
 }

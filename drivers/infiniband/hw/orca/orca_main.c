@@ -440,6 +440,7 @@ static int orca_dev_create(struct orca_pci *opci)
 	INIT_WORK(&dev->resync_work, orca_resync_work);
 	INIT_DELAYED_WORK(&dev->health_work, orca_health_work);
 	INIT_WORK(&dev->quiesce_work, orca_dead_quiesce_work);
+	mutex_init(&dev->counters_lock);
 	INIT_LIST_HEAD(&dev->held);
 	spin_lock_init(&dev->held_lock);
 
@@ -516,6 +517,7 @@ err_clear_master:
 err_unmap:
 	orca_unmap_bars(dev);
 err_dealloc:
+	mutex_destroy(&dev->counters_lock);
 	ib_dealloc_device(&dev->ibdev);
 	return err;
 }
@@ -536,6 +538,7 @@ static void orca_dev_destroy(struct orca_dev *dev)
 	orca_unmap_bars(dev);
 	WARN_ON(!xa_empty(&dev->qps) || !xa_empty(&dev->cqs) ||
 		!xa_empty(&dev->srqs));
+	mutex_destroy(&dev->counters_lock);
 	ib_dealloc_device(&dev->ibdev);
 }
 

@@ -399,11 +399,17 @@ int orca_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	for (i = 0; i < ORCA_STAT_NUM; i++)
 		stats->value[i] = orca_com_stat(&dev->com, i);
 
-	/* a device that cannot answer shows what it said last */
+	/*
+	 * A device that cannot answer shows what it said last.  sysfs and
+	 * rdma statistic read through different rdma_hw_stats, each with its
+	 * own lock: the last answer has one of its own.
+	 */
+	mutex_lock(&dev->counters_lock);
 	if (!orca_cmd_query_counters(&dev->com, &out))
 		dev->counters = out;
 	dev_stat = (const __le64 *)&dev->counters;
 	for (i = 0; i < ORCA_DEV_STAT_NUM; i++)
 		stats->value[ORCA_STAT_NUM + i] = le64_to_cpu(dev_stat[i]);
+	mutex_unlock(&dev->counters_lock);
 	return ORCA_STAT_NUM + ORCA_DEV_STAT_NUM;
 }
