@@ -263,8 +263,12 @@ static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
 			  "RDMA WRITE payload does not match its length");
 		return;
 	}
-	/* the receive WQE first: an RNR NAK must leave nothing half done */
-	if (imm && last && !take_rwqe(dev, qp, p))
+	/*
+	 * The receive WQE first: an RNR NAK must leave nothing half done.
+	 * UC: one an abandoned SEND still holds is the next in order; an SRQ
+	 * must not give out another (the held one would be lost).
+	 */
+	if (imm && last && !s->have_rwqe && !take_rwqe(dev, qp, p))
 		return;
 	if (p->paylen) {
 		mr = rkey_check(dev, qp, s->wrkey, MR_REMOTE_WRITE, s->wva,

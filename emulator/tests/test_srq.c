@@ -662,6 +662,8 @@ static void srq_ud(void)
 }
 
 /* A UC QP straight to RTR (it only receives here). */
+static uint32_t uc_access;	/* the access flags uc_rtr() gives */
+
 static bool uc_rtr(struct fx *f, struct ring_qp *qp)
 {
 	static const uint32_t masks[] = {
@@ -684,6 +686,7 @@ static bool uc_rtr(struct fx *f, struct ring_qp *qp)
 		in.ctx.path_mtu = 1;
 		in.ctx.dest_qpn = htole32(qp->qpn);
 		in.ctx.rq_psn = htole32(10);
+		in.ctx.access_flags = htole32(uc_access);
 		if (fx_cmd(f, ORCA_CMD_MODIFY_QP, &in, sizeof(in), &out,
 			   sizeof(out)))
 			return false;
@@ -736,6 +739,55 @@ static void srq_uc_resync(void)
 	fx_free(f);
 }
 
+/*
+ * UC: a SEND abandoned after its first packet holds an SRQ WQE; a
+ * WRITE_WITH_IMM that follows consumes a receive WQE (IBTA 9.4.3,
+ * RDMA WRITE with immediate) and that must be the held one: the SRQ
+ * gives out no second WQE while the QP still holds the first.
+ */
+static void srq_uc_write_imm_resync(void)
+{
+	struct fx *f = dp_up();
+	uint64_t buf = heap_alloc(PAGE);
+	struct orca_pkt *p = calloc(1, sizeof(*p));
+	struct ring_srq srq;
+	struct ring_qp u;
+	struct ring_cq cq;
+	struct orca_cqe c;
+	uint32_t lk;
+
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, &lk), 0);
+	CHECK(make_cq(f, &cq, 4));
+	CHECK(make_srq(f, &srq, 2));
+	CHECK(make_qp_srq(f, &u, cq.cqn, ORCA_QPT_UC, srq.srqn));
+	uc_access = ORCA_ACCESS_REMOTE_WRITE;	/* for the WRITE */
+	CHECK(uc_rtr(f, &u));
+	uc_access = 0;
+	post_srq(f, &srq, buf, PAGE, lk, 9);
+	post_srq(f, &srq, buf, PAGE, lk, 10);
+	p->opcode = IB_UC | IB_SEND_FIRST;
+	p->psn = 10;
+	p->paylen = 256;
+	resp_rx(&f->dev, f->dev.qps[u.qpn], p);
+	/* PSN 11 is lost: a zero-length WRITE_WITH_IMM starts at 12 */
+	memset(p, 0, sizeof(*p));
+	p->opcode = IB_UC | IB_WRITE_ONLY_IMM;
+	p->hdrs = PKT_RETH | PKT_IMM;
+	p->psn = 12;
+	p->imm = htobe32(0x1234);
+	resp_rx(&f->dev, f->dev.qps[u.qpn], p);
+	CHECK(poll_cqe(f, &cq, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK_EQ(c.opcode, ORCA_CQE_OP_RECV_RDMA_WITH_IMM);
+	CHECK_EQ(le32toh(c.wqe_idx), 9);
+	CHECK(!poll_cqe(f, &cq, &c));
+	/* WQE 10 is still in the SRQ for the next message */
+	CHECK_EQ(f->dev.srqs[srq.srqn].ci, 1);
+	free(p);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -747,5 +799,6 @@ int main(int argc, char **argv)
 	RUN(srq_last_wqe);
 	RUN(srq_ud);
 	RUN(srq_uc_resync);
+	RUN(srq_uc_write_imm_resync);
 	return tap_done();
 }
