@@ -277,7 +277,8 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 {
 	struct orca_req *r = &qp->req;
-	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu), npkts;
+	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu);
+	uint64_t npkts;
 	uint8_t op = r->wqe.opcode;
 	struct orca_pkt *p = pkt_alloc(dev);
 	bool first = !r->off, last;
@@ -296,7 +297,8 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 		p->va = le64toh(r->wqe.remote_addr) + r->rd_off;
 		p->rkey = le32toh(r->wqe.rkey);
 		p->dmalen = r->len - r->rd_off;
-		npkts = p->dmalen ? (p->dmalen + mtu - 1) / mtu : 1;
+		/* 64-bit: dmalen + mtu - 1 must not wrap */
+		npkts = p->dmalen ? ((uint64_t)p->dmalen + mtu - 1) / mtu : 1;
 		r->last_psn = (r->psn + npkts - 1) & PSN_MASK;
 		r->psn = (r->last_psn + 1) & PSN_MASK;
 		r->sent_all = true;
