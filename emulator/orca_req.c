@@ -128,6 +128,8 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 		memcpy(r->inl, w + sizeof(r->wqe), len);
 	} else {
 		if (r->wqe.num_sge > le32toh(x->max_send_sge) ||
+		    (r->wqe.opcode == ORCA_WR_RDMA_READ &&
+		     r->wqe.num_sge > dev->cfg.max_sge_rd) ||
 		    r->wqe.num_sge * sizeof(struct orca_sge) > body) {
 			status = ORCA_CQE_LOC_QP_OP_ERR;
 			goto bad;
