@@ -177,7 +177,7 @@ void qp_error(struct orca_dev *dev, struct orca_qp *qp, const char *why)
 		dev->n_draining--;
 	}
 	qp->ctx.state = ORCA_QPS_ERR;
-	qp->resp.reading = false;
+	rd_res_stop(qp);
 	mirror_write(dev, le32toh(qp->ctx.qpn), &qp->ctx);
 	qp_err_entered(dev, qp);
 }

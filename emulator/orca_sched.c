@@ -142,6 +142,7 @@ void dp_qp_reset(struct orca_qp *qp)
 	qp->sq_una = 0;
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	rd_res_clear(qp);
 }
 
 /* After a MODIFY_QP moved the QP from @old to its current state. */
@@ -155,7 +156,7 @@ void dp_qp_state(struct orca_dev *dev, struct orca_qp *qp, unsigned int old)
 		return;
 	}
 	if (st == ORCA_QPS_ERR) {
-		qp->resp.reading = false;
+		rd_res_stop(qp);
 		if (old != ORCA_QPS_ERR)
 			qp_err_entered(dev, qp);
 		else

@@ -173,6 +173,8 @@ static inline bool make_qp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
 static uint16_t connect_pkey_index;	/* P_Key index connect_rc() sets */
 static uint8_t connect_retry_cnt = 1;	/* retry_cnt connect_rc() sets */
 static uint8_t connect_timeout = 10;	/* and timeout (4.096 us << it) */
+/* max_dest_rd_atomic and max_rd_atomic connect_rc() sets */
+static uint8_t connect_rd_atomic = 1;
 /* the DLID connect_qp() sets; 0: the port's own (a loopback) */
 static uint16_t connect_dlid;
 
@@ -222,8 +224,8 @@ static inline bool connect_qp(struct fx *f, struct ring_qp *qp, uint32_t dest,
 		in.ctx.dest_qpn = htole32(dest);
 		in.ctx.rq_psn = htole32(0xfffffe);	/* wraps */
 		in.ctx.sq_psn = htole32(0xfffffe);
-		in.ctx.max_dest_rd_atomic = 1;
-		in.ctx.max_rd_atomic = 1;
+		in.ctx.max_dest_rd_atomic = connect_rd_atomic;
+		in.ctx.max_rd_atomic = connect_rd_atomic;
 		in.ctx.min_rnr_timer = 1;
 		in.ctx.timeout = connect_timeout;
 		in.ctx.retry_cnt = connect_retry_cnt;
