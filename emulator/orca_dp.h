@@ -173,7 +173,10 @@ void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p);
 void comp_send_done(struct orca_dev *dev, struct orca_qp *qp, uint8_t status,
 		    uint32_t vendor_err);
 void qp_error(struct orca_dev *dev, struct orca_qp *qp, const char *why);
+void qp_sq_error(struct orca_dev *dev, struct orca_qp *qp, const char *why);
 bool qp_flush(struct orca_dev *dev, struct orca_qp *qp);
+/* The WQE in flight and every queued send WQE: WR_FLUSH_ERR. */
+bool sq_flush(struct orca_dev *dev, struct orca_qp *qp);
 bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
 	      uint8_t status, uint8_t opcode, uint32_t byte_len,
 	      const struct orca_pkt *p);

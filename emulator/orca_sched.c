@@ -66,6 +66,9 @@ bool dp_run(struct orca_dev *dev)
 				progress |= qp_flush(dev, qp);
 				continue;
 			}
+			/* SQE: sends are flushed, receives go on */
+			if (qp->ctx.state == ORCA_QPS_SQE)
+				progress |= sq_flush(dev, qp);
 			progress |= resp_step(dev, qp);
 			progress |= req_step(dev, qp);
 		}

@@ -2,7 +2,7 @@
 /*
  * Unit tests of the device model's transport rules (IBA Vol 1 ch. 9):
  * how the RC responder answers RDMA READs and atomics, new and
- * duplicate.  Request packets are handed to the responder directly and
+ * duplicate; what a UC or UD send error does to the QP.  Request packets are handed to the responder directly and
  * its responses taken off the port's link before anyone receives them,
  * so that the test sees exactly what goes on the wire.
  */
@@ -314,6 +314,175 @@ static void dup_atomic_replay(void)
 	pair_down(&t);
 }
 
+static uint8_t mirror_state(struct fx *f, uint32_t qpn)
+{
+	const struct orca_qp_mirror *m = gpa(f, MIRROR_BASE +
+					     qpn * sizeof(*m));
+
+	return m->state;
+}
+
+/* MODIFY_QP @qpn to @state, no other attribute. */
+static int modify_state(struct fx *f, uint32_t qpn, uint8_t state)
+{
+	struct orca_modify_qp_in in = {};
+	struct orca_qp_ctx out;
+
+	in.qpn = htole32(qpn);
+	in.attr_mask = htole32(ORCA_QP_STATE);
+	in.ctx.state = state;
+	return fx_cmd(f, ORCA_CMD_MODIFY_QP, &in, sizeof(in), &out,
+		      sizeof(out));
+}
+
+/* Poll one CQE: of @qpn, send (@sq) or receive, with @status. */
+static void expect_cqe(struct fx *f, struct ring_cq *cq, uint32_t qpn,
+		       bool sq, uint32_t idx, uint8_t status)
+{
+	struct orca_cqe c = {};
+
+	CHECK(poll_cqe(f, cq, &c));
+	CHECK_EQ(le32toh(c.qpn), qpn);
+	CHECK_EQ(!!(c.flags & ORCA_CQE_F_SQ), sq);
+	CHECK_EQ(le32toh(c.wqe_idx), idx);
+	CHECK_EQ(c.status, status);
+}
+
+/*
+ * IBA ch. 10 (QP states): a UC or UD QP whose send WR completes in error
+ * enters SQE, Send Queue Error.  That WR's CQE carries the error, the
+ * send WRs queued behind it are flushed, the receive queue is left alone
+ * and keeps working, and SQE -> RTS lets the QP send again.  The QP
+ * mirror, which the driver reads, says SQE.
+ */
+static void uc_send_error_sqe(void)
+{
+	struct fx *f = dp_up();
+	uint64_t buf = heap_alloc(PAGE);
+	struct ring_qp a, b;
+	struct ring_cq cq;
+	struct orca_cqe c;
+	uint32_t lk;
+
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, &lk), 0);
+	CHECK(make_cq(f, &cq, 5));
+	make_qp_type = ORCA_QPT_UC;
+	CHECK(make_qp(f, &a, cq.cqn) && make_qp(f, &b, cq.cqn));
+	make_qp_type = ORCA_QPT_RC;
+	CHECK(connect_uc(f, &a, b.qpn) && connect_uc(f, &b, a.qpn));
+	post_recv(f, &a, buf + 1024, 64, lk);
+	post_recv(f, &b, buf + 2048, 64, lk);
+
+	/* a stale lkey, and a good SEND behind it */
+	put_send(f, &a, ORCA_WR_SEND, buf, 16, lk ^ 0xff, 0, 0);
+	post_send(f, &a, ORCA_WR_SEND, buf, 16, lk, 0, 0);
+	expect_cqe(f, &cq, a.qpn, true, 0, ORCA_CQE_LOC_PROT_ERR);
+	expect_cqe(f, &cq, a.qpn, true, 1, ORCA_CQE_WR_FLUSH_ERR);
+	CHECK(!poll_cqe(f, &cq, &c));		/* a's receive is still posted */
+	CHECK_EQ(qp_state_of(f, a.qpn), ORCA_QPS_SQE);
+	CHECK_EQ(mirror_state(f, a.qpn), ORCA_QPS_SQE);
+	CHECK_EQ(qp_state_of(f, b.qpn), ORCA_QPS_RTS);
+
+	/* a still receives */
+	post_send(f, &b, ORCA_WR_SEND, buf, 16, lk, 0, 0);
+	expect_cqe(f, &cq, b.qpn, true, 0, ORCA_CQE_SUCCESS);
+	expect_cqe(f, &cq, a.qpn, false, 0, ORCA_CQE_SUCCESS);
+
+	/* SQE -> RTS: a sends again */
+	CHECK_EQ(modify_state(f, a.qpn, ORCA_QPS_RTS), 0);
+	CHECK_EQ(mirror_state(f, a.qpn), ORCA_QPS_RTS);
+	post_send(f, &a, ORCA_WR_SEND, buf, 16, lk, 0, 0);
+	expect_cqe(f, &cq, a.qpn, true, 2, ORCA_CQE_SUCCESS);
+	expect_cqe(f, &cq, b.qpn, false, 0, ORCA_CQE_SUCCESS);
+	CHECK(!poll_cqe(f, &cq, &c));
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
+/* UD: INIT (Q_Key 0x1234), RTR, RTS. */
+static void ud_rts(struct fx *f, struct ring_qp *q)
+{
+	static const uint8_t st[] = { ORCA_QPS_INIT, ORCA_QPS_RTR,
+				      ORCA_QPS_RTS };
+	struct orca_modify_qp_in mi;
+	struct orca_qp_ctx ctx;
+	unsigned int k;
+
+	for (k = 0; k < 3; k++) {
+		memset(&mi, 0, sizeof(mi));
+		mi.qpn = htole32(q->qpn);
+		mi.attr_mask = htole32(ORCA_QP_STATE |
+			(k == 0 ? ORCA_QP_PKEY_INDEX | ORCA_QP_PORT |
+				  ORCA_QP_QKEY : 0) |
+			(k == 2 ? ORCA_QP_SQ_PSN : 0));
+		mi.ctx.state = st[k];
+		mi.ctx.port = 1;
+		mi.ctx.qkey = htole32(0x1234);
+		CHECK_EQ(fx_cmd(f, ORCA_CMD_MODIFY_QP, &mi, sizeof(mi), &ctx,
+				sizeof(ctx)), 0);
+	}
+}
+
+/* A UD SEND of 16 bytes to @dqpn through address handle @ahn. */
+static void ud_post(struct fx *f, struct ring_qp *q, uint64_t buf,
+		    uint32_t lk, uint32_t ahn, uint32_t dqpn)
+{
+	struct orca_send_wqe *w = gpa(f, q->base + ((uint64_t)(q->sq_pi & 7)
+						   << SQ_LOG_STRIDE));
+
+	put_send(f, q, ORCA_WR_SEND, buf, 16, lk, 0, 0);
+	w->ud_ah = htole32(ahn);
+	w->ud_remote_qpn = htole32(dqpn);
+	w->ud_remote_qkey = htole32(0x1234);
+	orca_dev_doorbell(&f->dev, ORCA_FW_VEC_DB);
+}
+
+/* The same for UD: an address handle that does not exist. */
+static void ud_send_error_sqe(void)
+{
+	struct fx *f = dp_up();
+	uint64_t buf = heap_alloc(PAGE);
+	struct orca_create_ah_in ai = {};
+	struct orca_ah_handle ah = {};
+	struct ring_qp u, v;
+	struct ring_cq cq;
+	struct orca_cqe c;
+	uint32_t lk;
+
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, &lk), 0);
+	CHECK(make_cq(f, &cq, 5));
+	make_qp_type = ORCA_QPT_UD;
+	CHECK(make_qp(f, &u, cq.cqn) && make_qp(f, &v, cq.cqn));
+	make_qp_type = ORCA_QPT_RC;
+	ud_rts(f, &u);
+	ud_rts(f, &v);
+	ai.pdn = htole32(f->pdn);
+	ai.av.port = 1;
+	ai.av.dlid = htole16(f->cfg.lid);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_CREATE_AH, &ai, sizeof(ai), &ah,
+			sizeof(ah)), 0);
+	post_recv(f, &u, buf + 1024, 256, lk);
+
+	ud_post(f, &u, buf, lk, le32toh(ah.ahn) + 1, v.qpn);
+	expect_cqe(f, &cq, u.qpn, true, 0, ORCA_CQE_LOC_QP_OP_ERR);
+	CHECK(!poll_cqe(f, &cq, &c));
+	CHECK_EQ(qp_state_of(f, u.qpn), ORCA_QPS_SQE);
+	CHECK_EQ(mirror_state(f, u.qpn), ORCA_QPS_SQE);
+
+	/* its receive queue works: v sends to it */
+	ud_post(f, &v, buf, lk, le32toh(ah.ahn), u.qpn);
+	expect_cqe(f, &cq, v.qpn, true, 0, ORCA_CQE_SUCCESS);
+	expect_cqe(f, &cq, u.qpn, false, 0, ORCA_CQE_SUCCESS);
+
+	CHECK_EQ(modify_state(f, u.qpn, ORCA_QPS_RTS), 0);
+	post_recv(f, &v, buf + 2048, 256, lk);
+	ud_post(f, &u, buf, lk, le32toh(ah.ahn), v.qpn);
+	expect_cqe(f, &cq, u.qpn, true, 1, ORCA_CQE_SUCCESS);
+	expect_cqe(f, &cq, v.qpn, false, 0, ORCA_CQE_SUCCESS);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -322,5 +491,7 @@ int main(int argc, char **argv)
 	RUN(dup_read_replay);
 	RUN(read_queue);
 	RUN(dup_atomic_replay);
+	RUN(uc_send_error_sqe);
+	RUN(ud_send_error_sqe);
 	return tap_done();
 }
