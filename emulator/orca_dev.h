@@ -238,6 +238,7 @@ struct orca_stats {
 	uint64_t pkts;			/* packets sent by the port */
 	uint64_t pkt_bytes;		/* payload bytes in them */
 	uint64_t pkts_dropped;		/* no route, QP, state or key */
+	uint64_t peer_drops;		/* RC/UC: not from the QP's peer */
 	uint64_t cqes;
 	uint64_t cqe_errors;		/* CQEs with an error status */
 	uint64_t naks;

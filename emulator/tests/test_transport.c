@@ -2,7 +2,8 @@
 /*
  * Unit tests of the device model's transport rules (IBA Vol 1 ch. 9):
  * how the RC responder answers RDMA READs and atomics, new and
- * duplicate; what a UC or UD send error does to the QP.  Request packets are handed to the responder directly and
+ * duplicate; what a UC or UD send error does to the QP; whose packets a
+ * connected QP takes.  Request packets are handed to the responder directly and
  * its responses taken off the port's link before anyone receives them,
  * so that the test sees exactly what goes on the wire.
  */
@@ -483,6 +484,93 @@ static void ud_send_error_sqe(void)
 	fx_free(f);
 }
 
+/* A SEND_ONLY from @slid (and @sgid, if not NULL) off the fabric. */
+static void send_from(struct fx *f, uint32_t qpn, uint32_t psn,
+		      uint16_t slid, const uint8_t *sgid)
+{
+	struct orca_pkt *p = pkt_alloc(&f->dev);
+
+	CHECK(p);
+	if (!p)
+		return;
+	p->opcode = IB_RC | IB_SEND_ONLY;
+	p->psn = psn & PSN_MASK;
+	p->paylen = 8;
+	p->dqpn = qpn;
+	p->pkey = 0xffff;
+	p->slid = slid;
+	p->dlid = f->cfg.lid;
+	if (sgid) {
+		p->hdrs |= PKT_GRH;
+		memcpy(p->sgid, sgid, 16);
+		orca_gid_entry(&f->cfg, 0, p->dgid);
+	}
+	wire_rx(&f->dev, p);
+}
+
+/* The device's statistics say @kv (as "key=value"). */
+static bool stats_say(struct fx *f, const char *kv)
+{
+	static char buf[8192];
+	size_t n = strlen(kv);
+	const char *at;
+
+	orca_dev_format_stats(&f->dev, buf, sizeof(buf));
+	for (at = strstr(buf, kv); at; at = strstr(at + 1, kv))
+		if ((at == buf || at[-1] == ' ') &&
+		    (at[n] == ' ' || at[n] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * A connected QP takes packets from its peer only (IBA: from the port at
+ * the other end of its path): a SEND with another SLID, or with a GRH
+ * whose SGID is not the path's DGID, is dropped and counted; the same
+ * SEND from the peer arrives.
+ */
+static void peer_check(void)
+{
+	static const uint8_t stranger[16] = { 0xfe, 0x80, [15] = 0x99 };
+	struct orca_cqe c = {};
+	struct orca_cfg cfg;
+	uint64_t dropped;
+	char err[128];
+	uint8_t gid[16];
+	struct pair t;
+	uint16_t lid;
+
+	pair_up(&t, 0, 1);
+	lid = t.f->cfg.lid;
+	post_recv(t.f, &t.b, t.buf, 64, t.lk);
+	dropped = t.f->dev.stats.pkts_dropped;
+	send_from(t.f, t.b.qpn, PSN0, lid + 1, NULL);
+	CHECK(!poll_cqe(t.f, &t.cq, &c));
+	CHECK_EQ(t.f->dev.stats.pkts_dropped, dropped + 1);
+	CHECK(stats_say(t.f, "peer_drops=1"));
+	send_from(t.f, t.b.qpn, PSN0, lid, NULL);
+	CHECK(poll_cqe(t.f, &t.cq, &c));
+	CHECK_EQ(le32toh(c.qpn), t.b.qpn);
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	pair_down(&t);
+
+	/* a path with a GRH (to the port's own GID): the SGID counts too */
+	orca_cfg_defaults(&cfg);
+	CHECK_EQ(orca_cfg_finalize(&cfg, err, sizeof(err)), 0);
+	orca_gid_entry(&cfg, 0, gid);
+	connect_dgid = gid;
+	pair_up(&t, 0, 1);
+	connect_dgid = NULL;
+	post_recv(t.f, &t.b, t.buf, 64, t.lk);
+	send_from(t.f, t.b.qpn, PSN0, lid, stranger);
+	CHECK(!poll_cqe(t.f, &t.cq, &c));
+	CHECK(stats_say(t.f, "peer_drops=1"));
+	send_from(t.f, t.b.qpn, PSN0, lid, gid);
+	CHECK(poll_cqe(t.f, &t.cq, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	pair_down(&t);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -493,5 +581,6 @@ int main(int argc, char **argv)
 	RUN(dup_atomic_replay);
 	RUN(uc_send_error_sqe);
 	RUN(ud_send_error_sqe);
+	RUN(peer_check);
 	return tap_done();
 }
