@@ -1313,9 +1313,7 @@ static void fabric_hostile_peer(void)
 
 /*
  * LMC: a port with LMC 2 gets a base LID that is a multiple of 4 and
- * every LID of its range reaches it.  The path is the same both ways:
- * b sends from the LID a sends to (source path bits 3), as a connected
- * QP takes packets from its peer's path only.
+ * every LID of its range reaches it (b sends from the one a sends to).
  */
 static void fabric_lmc(void)
 {
