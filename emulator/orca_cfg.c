@@ -95,7 +95,7 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(completion_timestamp_mask, 0, U64),
 	NUM(max_dm_size, 0, U64),
 	NUM(port_cap_flags, 0, U32),
-	NUM(max_msg_sz, 1, U32),
+	NUM(max_msg_sz, 1, 1ULL << 31),	/* IBA: a message is at most 2^31 bytes */
 	NUM(lid, 0, U16),
 	NUM(sm_lid, 0, U16),
 	NUM(lmc, 0, 7),

@@ -428,6 +428,12 @@ int cmd_modify_qp(struct orca_dev *dev, struct cmd *c)
 		next.ece_options = htole32(le32toh(in->ece_options) &
 					   dev->cfg.ece_options);
 
+	/* RC: the responder keeps max_dest_rd_atomic READs and atomics */
+	if (qp->ctx.qp_type == ORCA_QPT_RC &&
+	    rd_res_resize(qp, next.max_dest_rd_atomic))
+		return fail(c, ORCA_STATUS_NO_RESOURCES, ORCA_SYND_NONE,
+			    "QP %u: no memory for %u READ/atomic resources",
+			    qpn, next.max_dest_rd_atomic);
 	if (next.sq_draining && !qp->ctx.sq_draining)
 		dev->n_draining++;
 	else if (!next.sq_draining && qp->ctx.sq_draining)

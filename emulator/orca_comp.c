@@ -6,8 +6,9 @@
  * last PSN completes a SEND or WRITE, READ responses are scattered into
  * its SGEs, an atomic ACK returns the original value.  An RNR NAK arms the
  * RNR timer, a sequence NAK rewinds at once, the other NAKs complete the
- * WQE with the remote error the IBTA maps them to.  Any error completion
- * moves the QP to ERR, which flushes every WQE still queued.
+ * WQE with the remote error the IBTA maps them to.  An error completion
+ * moves an RC QP to ERR, which flushes every WQE still queued, and a UC
+ * or UD QP to SQE, which flushes its send queue only.
  */
 #include "orca_dp.h"
 
@@ -88,12 +89,16 @@ void comp_send_done(struct orca_dev *dev, struct orca_qp *qp, uint8_t status,
 			cqe.byte_len = htole32(r->len);
 		post_or_fail(dev, qp, le32toh(qp->ctx.send_cqn), &cqe, false);
 	}
-	if (status) {
+	if (status && status != ORCA_CQE_WR_FLUSH_ERR) {
 		char why[64];
 
 		snprintf(why, sizeof(why), "send WQE %u completed with status %u",
 			 r->idx, status);
-		qp_error(dev, qp, why);
+		/* IBA: a UC or UD send error stops the send queue only */
+		if (qp->ctx.qp_type == ORCA_QPT_RC)
+			qp_error(dev, qp, why);
+		else
+			qp_sq_error(dev, qp, why);
 	}
 }
 
@@ -121,7 +126,7 @@ void rwqe_flush(struct orca_dev *dev, struct orca_qp *qp)
  * signaled or not.  Called again for WQEs posted while in ERR.  The WQEs
  * still in a QP's SRQ belong to the SRQ: only the one it took is flushed.
  */
-bool qp_flush(struct orca_dev *dev, struct orca_qp *qp)
+bool sq_flush(struct orca_dev *dev, struct orca_qp *qp)
 {
 	struct orca_cqe cqe;
 	bool did = false, ok;
@@ -131,24 +136,34 @@ bool qp_flush(struct orca_dev *dev, struct orca_qp *qp)
 		comp_send_done(dev, qp, ORCA_CQE_WR_FLUSH_ERR, 0);
 		did = true;
 	}
+	if (!qp->sq.present)
+		return did;
+	pi = qp_sq_pi(dev, qp, &ok);
+	if (pi - qp->sq.ci > (1U << qp->sq.log_depth))
+		pi = qp->sq.ci;		/* garbage: nothing to flush */
+	for (; ok && qp->sq.ci != pi; qp->sq.ci++) {
+		const struct orca_send_wqe *w = sq_wqe(dev, qp, qp->sq.ci);
+
+		cqe_common(&cqe, qp, qp->sq.ci, ORCA_CQE_WR_FLUSH_ERR,
+			   wr_to_cqe_opcode(w ? w->opcode : 0));
+		cqe.flags = ORCA_CQE_F_SQ;
+		cq_post(dev, le32toh(qp->ctx.send_cqn), &cqe, false);
+		qp->sq_una = qp->sq.ci + 1;
+		did = true;
+	}
+	return did;
+}
+
+bool qp_flush(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_cqe cqe;
+	bool did, ok;
+	uint32_t pi;
+
+	did = sq_flush(dev, qp);
 	if (qp->resp.have_rwqe && qp->resp.rwqe_srq) {
 		rwqe_flush(dev, qp);
 		did = true;
-	}
-	if (qp->sq.present) {
-		pi = qp_sq_pi(dev, qp, &ok);
-		if (pi - qp->sq.ci > (1U << qp->sq.log_depth))
-			pi = qp->sq.ci;		/* garbage: nothing to flush */
-		for (; ok && qp->sq.ci != pi; qp->sq.ci++) {
-			const struct orca_send_wqe *w = sq_wqe(dev, qp, qp->sq.ci);
-
-			cqe_common(&cqe, qp, qp->sq.ci, ORCA_CQE_WR_FLUSH_ERR,
-				   wr_to_cqe_opcode(w ? w->opcode : 0));
-			cqe.flags = ORCA_CQE_F_SQ;
-			cq_post(dev, le32toh(qp->ctx.send_cqn), &cqe, false);
-			qp->sq_una = qp->sq.ci + 1;
-			did = true;
-		}
 	}
 	if (qp->rq.present) {
 		pi = qp_rq_pi(dev, qp, &ok);
@@ -177,9 +192,35 @@ void qp_error(struct orca_dev *dev, struct orca_qp *qp, const char *why)
 		dev->n_draining--;
 	}
 	qp->ctx.state = ORCA_QPS_ERR;
-	qp->resp.reading = false;
+	rd_res_stop(qp);
 	mirror_write(dev, le32toh(qp->ctx.qpn), &qp->ctx);
 	qp_err_entered(dev, qp);
+}
+
+/*
+ * A UC or UD send WQE completed in error (IBA ch. 10, Send Queue Error):
+ * the QP goes to SQE, mirror first, and its send queue is flushed, now
+ * and for what is posted until SQE -> RTS.  The receive side (RQ, SRQ)
+ * goes on as before.  Only from RTS and SQD: a QP the CQE's own overrun
+ * moved to ERR stays there.
+ */
+void qp_sq_error(struct orca_dev *dev, struct orca_qp *qp, const char *why)
+{
+	uint32_t qpn = le32toh(qp->ctx.qpn);
+
+	if (qp->ctx.state != ORCA_QPS_RTS && qp->ctx.state != ORCA_QPS_SQD)
+		return;
+	orca_log("QP %u: %s -> SQE: %s", qpn, orca_qps_name(qp->ctx.state),
+		 why);
+	if (qp->ctx.sq_draining) {
+		qp->ctx.sq_draining = 0;
+		dev->n_draining--;
+	}
+	qp->ctx.state = ORCA_QPS_SQE;
+	/* the event, as the sq-error hook's, carries the state to the driver */
+	post_qp_event(dev, qpn, ORCA_QP_EV_SQ_ERROR, ORCA_QPS_SQE,
+		      mirror_write(dev, qpn, &qp->ctx));
+	sq_flush(dev, qp);
 }
 
 /*

@@ -173,14 +173,31 @@ struct orca_resp {
 	uint64_t wva;
 	uint32_t wrkey;
 	uint64_t wleft;
-	/* READ responses still to send */
-	bool reading;
-	uint64_t rd_va, rd_len, rd_off;
-	uint32_t rd_rkey, rd_psn;
-	/* last atomic, replayed for a duplicate */
-	bool atomic_valid;
-	uint32_t atomic_psn;
-	uint64_t atomic_orig;
+	/* READs and atomics: the ring qp->rd_res (orca_rdatom.c) */
+	uint32_t rd_head;		/* entry the next request takes */
+	uint32_t rd_due;		/* entries with responses to send */
+	uint64_t rd_seq;		/* order in which they became due */
+};
+
+enum { RD_RES_NONE, RD_RES_READ, RD_RES_ATOMIC };
+
+/*
+ * A READ or atomic the responder executed, kept until the ring comes
+ * round again so that a duplicate of it can be answered (rxe's
+ * resp.resources[]).
+ */
+struct orca_rd_res {
+	uint8_t type;			/* RD_RES_* */
+	bool due;			/* responses to send (again) */
+	uint32_t first_psn, last_psn;
+	uint32_t rkey;
+	uint64_t va, len;		/* what the request asked for */
+	uint64_t orig;			/* atomic: the value it found */
+	uint32_t msn;			/* the MSN once it was executed */
+	uint64_t seq;			/* when it became due */
+	/* READ: the part being answered, from PSN cur_psn; cur_off is out */
+	uint64_t cur_va, cur_len, cur_off;
+	uint32_t cur_psn;
 };
 
 struct orca_qp {
@@ -193,6 +210,9 @@ struct orca_qp {
 	uint32_t sq_una;		/* oldest SQ WQE without a completion */
 	struct orca_req req;
 	struct orca_resp resp;
+	/* max_dest_rd_atomic entries; they outlive a RESET's memset of resp */
+	struct orca_rd_res *rd_res;
+	uint32_t rd_res_n;
 	uint32_t mw_refs;		/* type 2 windows bound to it */
 	/* the device's QPs in QPN order: the engine walks only these */
 	struct orca_qp *live_prev, *live_next;
@@ -218,6 +238,7 @@ struct orca_stats {
 	uint64_t pkts;			/* packets sent by the port */
 	uint64_t pkt_bytes;		/* payload bytes in them */
 	uint64_t pkts_dropped;		/* no route, QP, state or key */
+	uint64_t peer_drops;		/* RC/UC: not from the QP's peer */
 	uint64_t cqes;
 	uint64_t cqe_errors;		/* CQEs with an error status */
 	uint64_t naks;

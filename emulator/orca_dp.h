@@ -13,6 +13,8 @@
  *                 remote keys that name a window
  *   orca_req.c    requester: send WQEs -> request packets
  *   orca_resp.c   responder: request packets -> memory, RQ, ACK/NAK
+ *   orca_rdatom.c responder: READs and atomics, answered in order from a
+ *                 ring that also answers their duplicates
  *   orca_comp.c   completer: responses -> CQEs; errors, flush, retries
  *   orca_sched.c  the engine loop that interleaves them, and timers
  *
@@ -147,6 +149,22 @@ uint8_t wr_to_cqe_opcode(uint8_t wr_opcode);
 
 /* orca_resp.c */
 void resp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p);
+/* A violation: RC NAKs @code and the QP ends; UC drops the message. */
+void resp_fail(struct orca_dev *dev, struct orca_qp *qp,
+	       const struct orca_pkt *p, uint8_t code, const char *why);
+
+/* orca_rdatom.c: READs and atomics, their ring of max_dest_rd_atomic */
+int rd_res_resize(struct orca_qp *qp, uint32_t n);
+void rd_res_clear(struct orca_qp *qp);
+void rd_res_stop(struct orca_qp *qp);
+void rd_res_free(struct orca_qp *qp);
+void resp_read(struct orca_dev *dev, struct orca_qp *qp,
+	       const struct orca_pkt *p);
+void resp_atomic(struct orca_dev *dev, struct orca_qp *qp,
+		 const struct orca_pkt *p, uint8_t op);
+void resp_rd_duplicate(struct orca_dev *dev, struct orca_qp *qp,
+		       const struct orca_pkt *p);
+/* One READ response or atomic ACK; false if none was due. */
 bool resp_step(struct orca_dev *dev, struct orca_qp *qp);
 
 /* orca_comp.c */
@@ -155,7 +173,10 @@ void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p);
 void comp_send_done(struct orca_dev *dev, struct orca_qp *qp, uint8_t status,
 		    uint32_t vendor_err);
 void qp_error(struct orca_dev *dev, struct orca_qp *qp, const char *why);
+void qp_sq_error(struct orca_dev *dev, struct orca_qp *qp, const char *why);
 bool qp_flush(struct orca_dev *dev, struct orca_qp *qp);
+/* The WQE in flight and every queued send WQE: WR_FLUSH_ERR. */
+bool sq_flush(struct orca_dev *dev, struct orca_qp *qp);
 bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
 	      uint8_t status, uint8_t opcode, uint32_t byte_len,
 	      const struct orca_pkt *p);
@@ -173,6 +194,11 @@ void dp_qp_state(struct orca_dev *dev, struct orca_qp *qp,
 int qp_queues_create(struct orca_dev *dev, struct cmd *c, struct orca_qp *qp,
 		     const struct orca_create_qp_in *in);
 void qp_queues_destroy(struct orca_qp *qp);
+
+static inline bool qp_allows(const struct orca_qp *qp, uint32_t access)
+{
+	return le32toh(qp->ctx.access_flags) & access;
+}
 
 static inline bool psn_before(uint32_t a, uint32_t b)
 {

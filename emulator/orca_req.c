@@ -128,6 +128,8 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 		memcpy(r->inl, w + sizeof(r->wqe), len);
 	} else {
 		if (r->wqe.num_sge > le32toh(x->max_send_sge) ||
+		    (r->wqe.opcode == ORCA_WR_RDMA_READ &&
+		     r->wqe.num_sge > dev->cfg.max_sge_rd) ||
 		    r->wqe.num_sge * sizeof(struct orca_sge) > body) {
 			status = ORCA_CQE_LOC_QP_OP_ERR;
 			goto bad;
@@ -277,7 +279,8 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 {
 	struct orca_req *r = &qp->req;
-	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu), npkts;
+	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu);
+	uint64_t npkts;
 	uint8_t op = r->wqe.opcode;
 	struct orca_pkt *p = pkt_alloc(dev);
 	bool first = !r->off, last;
@@ -296,7 +299,8 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 		p->va = le64toh(r->wqe.remote_addr) + r->rd_off;
 		p->rkey = le32toh(r->wqe.rkey);
 		p->dmalen = r->len - r->rd_off;
-		npkts = p->dmalen ? (p->dmalen + mtu - 1) / mtu : 1;
+		/* 64-bit: dmalen + mtu - 1 must not wrap */
+		npkts = p->dmalen ? ((uint64_t)p->dmalen + mtu - 1) / mtu : 1;
 		r->last_psn = (r->psn + npkts - 1) & PSN_MASK;
 		r->psn = (r->last_psn + 1) & PSN_MASK;
 		r->sent_all = true;

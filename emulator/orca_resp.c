@@ -71,8 +71,8 @@ static void send_aeth(struct orca_dev *dev, struct orca_qp *qp, uint8_t op,
  * A violation the requester must hear about (RC: NAK @code) that also
  * ends this QP, as IBTA class A/C errors do.  UC just drops.
  */
-static void resp_fail(struct orca_dev *dev, struct orca_qp *qp,
-		      const struct orca_pkt *p, uint8_t code, const char *why)
+void resp_fail(struct orca_dev *dev, struct orca_qp *qp,
+	       const struct orca_pkt *p, uint8_t code, const char *why)
 {
 	orca_log("QP %u responder: %s (PSN %u, opcode 0x%02x)",
 		 le32toh(qp->ctx.qpn), why, p->psn, p->opcode);
@@ -229,11 +229,6 @@ static void rx_send(struct orca_dev *dev, struct orca_qp *qp,
 	msg_done(dev, qp, p, last);
 }
 
-static bool qp_allows(const struct orca_qp *qp, uint32_t access)
-{
-	return le32toh(qp->ctx.access_flags) & access;
-}
-
 static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
 		     const struct orca_pkt *p, uint8_t op)
 {
@@ -263,8 +258,12 @@ static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
 			  "RDMA WRITE payload does not match its length");
 		return;
 	}
-	/* the receive WQE first: an RNR NAK must leave nothing half done */
-	if (imm && last && !take_rwqe(dev, qp, p))
+	/*
+	 * The receive WQE first: an RNR NAK must leave nothing half done.
+	 * UC: one an abandoned SEND still holds is the next in order; an SRQ
+	 * must not give out another (the held one would be lost).
+	 */
+	if (imm && last && !s->have_rwqe && !take_rwqe(dev, qp, p))
 		return;
 	if (p->paylen) {
 		mr = rkey_check(dev, qp, s->wrkey, MR_REMOTE_WRITE, s->wva,
@@ -289,75 +288,6 @@ static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
 	msg_done(dev, qp, p, last);
 }
 
-static uint32_t read_pkts(const struct orca_qp *qp, uint64_t len)
-{
-	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu);
-
-	return len ? (len + mtu - 1) / mtu : 1;
-}
-
-static void rx_read(struct orca_dev *dev, struct orca_qp *qp,
-		    const struct orca_pkt *p)
-{
-	struct orca_resp *s = &qp->resp;
-
-	if (!qp_allows(qp, ORCA_ACCESS_REMOTE_READ) ||
-	    !qp->ctx.max_dest_rd_atomic) {
-		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
-			  "RDMA READ not enabled on the QP");
-		return;
-	}
-	if (p->dmalen && !rkey_check(dev, qp, p->rkey, MR_REMOTE_READ, p->va,
-				     p->dmalen)) {
-		resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS,
-			  "RDMA READ rkey refused");
-		return;
-	}
-	s->reading = true;
-	s->rd_va = p->va;
-	s->rd_len = p->dmalen;
-	s->rd_off = 0;
-	s->rd_rkey = p->rkey;
-	s->rd_psn = p->psn;
-	s->epsn = (p->psn + read_pkts(qp, p->dmalen)) & PSN_MASK;
-}
-
-static void rx_atomic(struct orca_dev *dev, struct orca_qp *qp,
-		      const struct orca_pkt *p, uint8_t op)
-{
-	struct orca_resp *s = &qp->resp;
-	struct orca_mr *mr;
-	uint64_t *ptr, orig;
-
-	if (!qp_allows(qp, ORCA_ACCESS_REMOTE_ATOMIC) ||
-	    !qp->ctx.max_dest_rd_atomic || (p->va & 7)) {
-		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
-			  "atomic not enabled on the QP, or misaligned");
-		return;
-	}
-	mr = rkey_check(dev, qp, p->rkey, MR_REMOTE_ATOMIC, p->va, 8);
-	ptr = mr ? mr_ptr(dev, mr, p->va, 8) : NULL;
-	if (!ptr) {
-		resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS, "atomic rkey refused");
-		return;
-	}
-	/* host atomics on the guest page: atomic against the guest's CPUs */
-	if (op == IB_CMP_SWAP) {
-		orig = p->compare;
-		__atomic_compare_exchange_n(ptr, &orig, p->swap_add, false,
-					    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-	} else {
-		orig = __atomic_fetch_add(ptr, p->swap_add, __ATOMIC_SEQ_CST);
-	}
-	dev->stats.dma_writes++;
-	s->atomic_valid = true;
-	s->atomic_psn = p->psn;
-	s->atomic_orig = orig;
-	s->epsn = (s->epsn + 1) & PSN_MASK;
-	s->msn++;
-	send_aeth(dev, qp, IB_ATOMIC_ACK, AETH_ACK, p->psn, orig);
-}
-
 /* RC: a request the responder has seen before. */
 static void rx_duplicate(struct orca_dev *dev, struct orca_qp *qp,
 			 const struct orca_pkt *p)
@@ -365,22 +295,8 @@ static void rx_duplicate(struct orca_dev *dev, struct orca_qp *qp,
 	struct orca_resp *s = &qp->resp;
 	uint8_t op = p->opcode & 0x1f;
 
-	if (op == IB_READ_REQ) {
-		/* the responses were lost: send them again */
-		if (!s->reading || s->rd_psn != p->psn) {
-			s->reading = true;
-			s->rd_va = p->va;
-			s->rd_len = p->dmalen;
-			s->rd_rkey = p->rkey;
-			s->rd_psn = p->psn;
-		}
-		s->rd_off = 0;
-		return;
-	}
-	if (op == IB_CMP_SWAP || op == IB_FETCH_ADD) {
-		if (s->atomic_valid && s->atomic_psn == p->psn)
-			send_aeth(dev, qp, IB_ATOMIC_ACK, AETH_ACK, p->psn,
-				  s->atomic_orig);
+	if (op == IB_READ_REQ || op == IB_CMP_SWAP || op == IB_FETCH_ADD) {
+		resp_rd_duplicate(dev, qp, p);
 		return;
 	}
 	if (p->ackreq)
@@ -524,65 +440,9 @@ void resp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 		return;
 	}
 	if (op == IB_READ_REQ)
-		rx_read(dev, qp, p);
+		resp_read(dev, qp, p);
 	else if (op == IB_CMP_SWAP || op == IB_FETCH_ADD)
-		rx_atomic(dev, qp, p, op);
+		resp_atomic(dev, qp, p, op);
 	else
 		resp_fail(dev, qp, p, AETH_NAK_INV_REQ, "unknown opcode");
-}
-
-/* One READ response packet, if a READ is being answered. */
-bool resp_step(struct orca_dev *dev, struct orca_qp *qp)
-{
-	struct orca_resp *s = &qp->resp;
-	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu), chunk;
-	bool first, last;
-	struct orca_mr *mr = NULL;
-	struct orca_pkt *p;
-
-	if (!s->reading)
-		return false;
-	if (qp->ctx.state == ORCA_QPS_ERR || qp->ctx.state == ORCA_QPS_RESET) {
-		s->reading = false;
-		return false;
-	}
-	chunk = s->rd_len - s->rd_off < mtu ? s->rd_len - s->rd_off : mtu;
-	first = !s->rd_off;
-	last = s->rd_off + chunk == s->rd_len;
-	if (chunk) {
-		mr = rkey_check(dev, qp, s->rd_rkey, MR_REMOTE_READ,
-				s->rd_va + s->rd_off, chunk);
-		if (!mr) {
-			struct orca_pkt q = { .psn = s->rd_psn,
-					      .opcode = IB_READ_REQ };
-
-			s->reading = false;
-			resp_fail(dev, qp, &q, AETH_NAK_REM_ACCESS,
-				  "RDMA READ region gone");
-			return true;
-		}
-	}
-	p = pkt_alloc(dev);
-	if (!p)
-		return false;
-	qp_address(dev, qp, p);
-	p->opcode = IB_RC | (first && last ? IB_READ_RESP_ONLY :
-			     first ? IB_READ_RESP_FIRST :
-			     last ? IB_READ_RESP_LAST : IB_READ_RESP_MIDDLE);
-	p->psn = (s->rd_psn + s->rd_off / mtu) & PSN_MASK;
-	if (first || last) {
-		p->hdrs |= PKT_AETH;
-		p->syndrome = AETH_ACK;
-		p->msn = (s->msn + last) & PSN_MASK;
-	}
-	if (chunk)
-		mr_read(dev, mr, s->rd_va + s->rd_off, p->payload, chunk);
-	p->paylen = chunk;
-	s->rd_off += chunk;
-	if (last) {
-		s->reading = false;
-		s->msn++;
-	}
-	wire_xmit(dev, p);
-	return true;
 }

@@ -66,6 +66,9 @@ bool dp_run(struct orca_dev *dev)
 				progress |= qp_flush(dev, qp);
 				continue;
 			}
+			/* SQE: sends are flushed, receives go on */
+			if (qp->ctx.state == ORCA_QPS_SQE)
+				progress |= sq_flush(dev, qp);
 			progress |= resp_step(dev, qp);
 			progress |= req_step(dev, qp);
 		}
@@ -142,6 +145,7 @@ void dp_qp_reset(struct orca_qp *qp)
 	qp->sq_una = 0;
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->resp, 0, sizeof(qp->resp));
+	rd_res_clear(qp);
 }
 
 /* After a MODIFY_QP moved the QP from @old to its current state. */
@@ -155,7 +159,7 @@ void dp_qp_state(struct orca_dev *dev, struct orca_qp *qp, unsigned int old)
 		return;
 	}
 	if (st == ORCA_QPS_ERR) {
-		qp->resp.reading = false;
+		rd_res_stop(qp);
 		if (old != ORCA_QPS_ERR)
 			qp_err_entered(dev, qp);
 		else

@@ -202,6 +202,28 @@ static bool is_response(uint8_t opcode)
 	       op >= IB_READ_RESP_FIRST && op <= IB_ATOMIC_ACK;
 }
 
+/* From the port @av names: its LID, and its GID when both carry one. */
+static bool from_av(const struct orca_av *av, const struct orca_pkt *p)
+{
+	if (p->slid != le16toh(av->dlid))
+		return false;
+	return !(p->hdrs & PKT_GRH) || !(av->flags & ORCA_AV_F_GRH) ||
+	       !memcmp(p->sgid, av->dgid, sizeof(p->sgid));
+}
+
+/*
+ * RC and UC take packets from their peer only, on the primary or the
+ * alternate path (rxe's check_addr()): anyone else on the fabric who
+ * guessed the QPN and a PSN must not write, read or complete anything.
+ */
+static bool from_peer(const struct orca_qp *qp, const struct orca_pkt *p)
+{
+	if (qp->ctx.qp_type == ORCA_QPT_UD)
+		return true;
+	return from_av(&qp->ctx.av, p) ||
+	       (qp->ctx.alt_av.dlid && from_av(&qp->ctx.alt_av, p));
+}
+
 /* Receive side of the port: BTH destination, P_Key, then the QP. */
 static void port_rx(struct orca_dev *dev, struct orca_pkt *p)
 {
@@ -216,6 +238,11 @@ static void port_rx(struct orca_dev *dev, struct orca_pkt *p)
 	if (!pkey_match(p->pkey, qp_pkey(dev, qp))) {
 		dev->stats.pkts_dropped++;
 		port_count_violation(dev, true);
+		return;
+	}
+	if (!from_peer(qp, p)) {
+		dev->stats.pkts_dropped++;
+		dev->stats.peer_drops++;
 		return;
 	}
 	if (is_response(p->opcode))

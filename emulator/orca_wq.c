@@ -101,6 +101,7 @@ int qp_queues_create(struct orca_dev *dev, struct cmd *c, struct orca_qp *qp,
 void qp_queues_destroy(struct orca_qp *qp)
 {
 	pages_free(&qp->ring);
+	rd_res_free(qp);
 }
 
 static uint32_t dbrec_read(struct orca_dev *dev, struct orca_qp *qp,

@@ -173,8 +173,14 @@ static inline bool make_qp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
 static uint16_t connect_pkey_index;	/* P_Key index connect_rc() sets */
 static uint8_t connect_retry_cnt = 1;	/* retry_cnt connect_rc() sets */
 static uint8_t connect_timeout = 10;	/* and timeout (4.096 us << it) */
+/* max_dest_rd_atomic and max_rd_atomic connect_rc() sets */
+static uint8_t connect_rd_atomic = 1;
 /* the DLID connect_qp() sets; 0: the port's own (a loopback) */
 static uint16_t connect_dlid;
+/* and the source path bits (the SLID's low bits under an LMC) */
+static uint8_t connect_path_bits;
+/* a GRH to this DGID on the path connect_qp() sets; NULL: none */
+static const uint8_t *connect_dgid;
 
 /* The attributes only RC has (IBTA 11.2.4.2's transition tables). */
 #define CONNECT_RC_ONLY	(ORCA_QP_MAX_DEST_RD_ATOMIC | ORCA_QP_MIN_RNR_TIMER | \
@@ -218,12 +224,18 @@ static inline bool connect_qp(struct fx *f, struct ring_qp *qp, uint32_t dest,
 		in.ctx.av.port = 1;
 		in.ctx.av.dlid = htole16(connect_dlid ? connect_dlid :
 					 f->cfg.lid);
+		in.ctx.av.src_path_bits = connect_path_bits;
+		if (connect_dgid) {
+			in.ctx.av.flags = ORCA_AV_F_GRH;
+			in.ctx.av.hop_limit = 64;
+			memcpy(in.ctx.av.dgid, connect_dgid, 16);
+		}
 		in.ctx.path_mtu = mtu;
 		in.ctx.dest_qpn = htole32(dest);
 		in.ctx.rq_psn = htole32(0xfffffe);	/* wraps */
 		in.ctx.sq_psn = htole32(0xfffffe);
-		in.ctx.max_dest_rd_atomic = 1;
-		in.ctx.max_rd_atomic = 1;
+		in.ctx.max_dest_rd_atomic = connect_rd_atomic;
+		in.ctx.max_rd_atomic = connect_rd_atomic;
 		in.ctx.min_rnr_timer = 1;
 		in.ctx.timeout = connect_timeout;
 		in.ctx.retry_cnt = connect_retry_cnt;

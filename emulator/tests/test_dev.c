@@ -2456,6 +2456,7 @@ static void config_good(void)
 	CHECK_EQ(try_set(&c, "lid=0x22"), 0);
 	CHECK_EQ(try_set(&c, "dio_rdma_read=0"), 0);
 	CHECK_EQ(try_set(&c, "vendor_id=0x123456"), 0);
+	CHECK_EQ(try_set(&c, "max_msg_sz=0x80000000"), 0);
 	CHECK_EQ(orca_cfg_finalize(&c, err, sizeof(err)), 0);
 	CHECK_EQ(c.sys_image_guid, 0x1122334455667799ULL);
 	CHECK_EQ(c.port_guid, 0x112233445566779aULL);
@@ -2512,6 +2513,8 @@ static void config_bad(void)
 		"node_guid=xyz", "node_guid=0x11223344556677889",
 		"fw_name=0123456789012345678901234567890123",
 		"max_inline_data=4097",
+		/* IBA: a message is at most 2^31 bytes */
+		"max_msg_sz=0x80000001", "max_msg_sz=0xffffffff",
 	};
 	struct orca_cfg c;
 	char err[256], path[] = "/tmp/orca-emu-test-XXXXXX";

@@ -654,6 +654,46 @@ static void dio_placement(void)
 	dio_run(aligned, 0, ORCA_WR_RDMA_READ, 3);
 }
 
+/*
+ * IBA: max_sge_rd is the most SGEs an RDMA READ WQE may have, which may
+ * be fewer than a send WQE's.  A READ with more is a malformed WQE
+ * (LOC_QP_OP_ERR) and no request is sent.
+ */
+static void read_sge_limit(void)
+{
+	static const char *const sets[] = { "max_sge_rd=1", NULL };
+	struct fx *f = dp_up_cfg(sets);
+	uint64_t buf = heap_alloc(PAGE);
+	struct orca_send_wqe *h;
+	struct orca_sge *sg;
+	struct ring_qp a, b;
+	struct ring_cq cq;
+	struct orca_cqe c;
+	uint32_t lk;
+
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE |
+			ORCA_ACCESS_REMOTE_READ, &lk), 0);
+	CHECK(make_cq(f, &cq, 4));
+	CHECK(make_qp(f, &a, cq.cqn));
+	CHECK(make_qp(f, &b, cq.cqn));
+	CHECK(connect_rc(f, &a, b.qpn, 0, 1));
+	CHECK(connect_rc(f, &b, a.qpn, ORCA_ACCESS_REMOTE_READ, 1));
+	/* two SGEs: within max_send_sge (4), past max_sge_rd (1) */
+	h = gpa(f, a.base);
+	put_send(f, &a, ORCA_WR_RDMA_READ, buf, 16, lk, iova(buf) + 512, lk);
+	sg = (void *)(h + 1);
+	h->num_sge = 2;
+	sg[1] = sg[0];
+	sg[1].addr = htole64(iova(buf) + 64);
+	orca_dev_doorbell(&f->dev, ORCA_FW_VEC_DB);
+	CHECK(poll_cqe(f, &cq, &c));
+	CHECK_EQ(c.status, ORCA_CQE_LOC_QP_OP_ERR);
+	CHECK_EQ(c.opcode, ORCA_CQE_OP_RDMA_READ);
+	CHECK_EQ(f->dev.stats.pkts, 0);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -669,5 +709,6 @@ int main(int argc, char **argv)
 	RUN(port_mirror_bad_address);
 	RUN(port_counters);
 	RUN(dio_placement);
+	RUN(read_sge_limit);
 	return tap_done();
 }

@@ -1313,7 +1313,7 @@ static void fabric_hostile_peer(void)
 
 /*
  * LMC: a port with LMC 2 gets a base LID that is a multiple of 4 and
- * every LID of its range reaches it.
+ * every LID of its range reaches it (b sends from the one a sends to).
  */
 static void fabric_lmc(void)
 {
@@ -1342,7 +1342,9 @@ static void fabric_lmc(void)
 	connect_dlid = lb + 3;
 	CHECK(connect_rc(a.f, &a.qp, b.qp.qpn, 0, 1));
 	connect_dlid = lid_of(a.f);
+	connect_path_bits = 3;
 	CHECK(connect_rc(b.f, &b.qp, a.qp.qpn, 0, 1));
+	connect_path_bits = 0;
 	connect_dlid = 0;
 	pattern(gpa(a.f, a.buf), 700, 12);
 	post_recv(b.f, &b.qp, b.buf, PAGE, b.lk);

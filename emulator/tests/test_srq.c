@@ -662,6 +662,8 @@ static void srq_ud(void)
 }
 
 /* A UC QP straight to RTR (it only receives here). */
+static uint32_t uc_access;	/* the access flags uc_rtr() gives */
+
 static bool uc_rtr(struct fx *f, struct ring_qp *qp)
 {
 	static const uint32_t masks[] = {
@@ -684,6 +686,7 @@ static bool uc_rtr(struct fx *f, struct ring_qp *qp)
 		in.ctx.path_mtu = 1;
 		in.ctx.dest_qpn = htole32(qp->qpn);
 		in.ctx.rq_psn = htole32(10);
+		in.ctx.access_flags = htole32(uc_access);
 		if (fx_cmd(f, ORCA_CMD_MODIFY_QP, &in, sizeof(in), &out,
 			   sizeof(out)))
 			return false;
@@ -693,10 +696,11 @@ static bool uc_rtr(struct fx *f, struct ring_qp *qp)
 
 /*
  * UC: a message abandoned after its first packet (packets lost) leaves
- * the SRQ WQE it took with the QP; the next message fills it from its
- * start and completes it under its wqe_id.
+ * the SRQ WQE it took with the QP; the next message that needs a receive
+ * WQE - a SEND, or a WRITE_WITH_IMM (which consumes one too) - fills it
+ * and completes it under its wqe_id.  The SRQ gives out no second WQE.
  */
-static void srq_uc_resync(void)
+static void uc_resync_run(bool write_imm)
 {
 	struct fx *f = dp_up();
 	uint64_t buf = heap_alloc(PAGE);
@@ -712,28 +716,48 @@ static void srq_uc_resync(void)
 	CHECK(make_cq(f, &cq, 4));
 	CHECK(make_srq(f, &srq, 2));
 	CHECK(make_qp_srq(f, &u, cq.cqn, ORCA_QPT_UC, srq.srqn));
+	uc_access = write_imm ? ORCA_ACCESS_REMOTE_WRITE : 0;
 	CHECK(uc_rtr(f, &u));
 	post_srq(f, &srq, buf, PAGE, lk, 9);
+	post_srq(f, &srq, buf, PAGE, lk, 10);
 	p->opcode = IB_UC | IB_SEND_FIRST;
 	p->psn = 10;
 	p->paylen = 256;
 	memset(p->payload, 'A', 256);
 	resp_rx(&f->dev, f->dev.qps[u.qpn], p);
 	/* PSN 11 is lost: a new message starts at 12 */
-	p->opcode = IB_UC | IB_SEND_ONLY;
 	p->psn = 12;
-	p->paylen = 8;
-	memset(p->payload, 'B', 8);
+	if (write_imm) {	/* zero-length: no R_Key needed */
+		p->opcode = IB_UC | IB_WRITE_ONLY_IMM;
+		p->hdrs = PKT_RETH | PKT_IMM;
+		p->paylen = 0;
+	} else {
+		p->opcode = IB_UC | IB_SEND_ONLY;
+		p->paylen = 8;
+		memset(p->payload, 'B', 8);
+	}
 	resp_rx(&f->dev, f->dev.qps[u.qpn], p);
 	CHECK(poll_cqe(f, &cq, &c));
 	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
 	CHECK_EQ(le32toh(c.wqe_idx), 9);
-	CHECK_EQ(le32toh(c.byte_len), 8);
-	CHECK(b[0] == 'B' && b[7] == 'B' && b[8] == 'A');
+	CHECK_EQ(c.opcode, write_imm ? ORCA_CQE_OP_RECV_RDMA_WITH_IMM :
+				       ORCA_CQE_OP_RECV);
+	if (!write_imm)
+		CHECK(le32toh(c.byte_len) == 8 && b[0] == 'B' &&
+		      b[7] == 'B' && b[8] == 'A');
+	CHECK(!poll_cqe(f, &cq, &c));
+	/* WQE 10 is still in the SRQ for the next message */
 	CHECK_EQ(f->dev.srqs[srq.srqn].ci, 1);
+	uc_access = 0;
 	free(p);
 	CHECK(canaries_ok(f));
 	fx_free(f);
+}
+
+static void srq_uc_resync(void)
+{
+	uc_resync_run(false);
+	uc_resync_run(true);
 }
 
 int main(int argc, char **argv)
