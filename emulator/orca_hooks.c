@@ -24,8 +24,9 @@ static int hook_err(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /* A device-initiated state change: mirror first, then the event. */
-static void qp_async_state(struct orca_dev *dev, uint32_t qpn,
-			   struct orca_qp *qp, uint8_t state, uint8_t event)
+static void qp_set_async_state(struct orca_dev *dev, uint32_t qpn,
+			       struct orca_qp *qp, uint8_t state,
+			       uint8_t event)
 {
 	uint32_t seq;
 
@@ -35,6 +36,12 @@ static void qp_async_state(struct orca_dev *dev, uint32_t qpn,
 	qp->ctx.state = state;
 	seq = mirror_write(dev, qpn, &qp->ctx);
 	post_qp_event(dev, qpn, event, state, seq);
+}
+
+static void qp_async_state(struct orca_dev *dev, uint32_t qpn,
+			   struct orca_qp *qp, uint8_t state, uint8_t event)
+{
+	qp_set_async_state(dev, qpn, qp, state, event);
 	flush_irq(dev);
 }
 
@@ -129,16 +136,25 @@ int orca_dev_hook_eq_flood(struct orca_dev *dev, uint32_t n, uint32_t qpn,
 {
 	struct orca_qp *qp = qp_get(dev, qpn);
 	uint32_t i, lost = dev->eq_overflows;
+	bool was_err;
 
 	if (!qp)
 		return hook_err(err, errlen, "no QP %u", qpn);
 	if (qp->ctx.state == ORCA_QPS_RESET)
 		return hook_err(err, errlen, "QP %u is in RESET", qpn);
-	/* no interrupt until the end: the driver cannot drain meanwhile */
+	/*
+	 * No interrupt until the end: the driver cannot drain meanwhile, and
+	 * every event of the QP's entry into ERR (QP_FATAL, and LAST_WQE_
+	 * REACHED for an SRQ QP) finds the EQ full.
+	 */
 	for (i = 0; i < n; i++)
 		post_qp_event(dev, qpn, ORCA_QP_EV_COMM_EST, qp->ctx.state,
 			      dev->mirror_seq[qpn]);
-	qp_async_state(dev, qpn, qp, ORCA_QPS_ERR, ORCA_QP_EV_FATAL);
+	was_err = qp->ctx.state == ORCA_QPS_ERR;
+	qp_set_async_state(dev, qpn, qp, ORCA_QPS_ERR, ORCA_QP_EV_FATAL);
+	if (!was_err)
+		qp_err_entered(dev, qp);
+	flush_irq(dev);
 	orca_log("hook: %u events then QP %u -> ERR; %u events dropped", n,
 		 qpn, dev->eq_overflows - lost);
 	return 0;

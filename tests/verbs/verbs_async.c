@@ -15,19 +15,28 @@
  *     events, finds the QP in ERR in the mirror and delivers the
  *     IBV_EVENT_QP_FATAL that was lost, and port 1's hw counter
  *     async_events_lost counts the drops.
+ *  4. The same with a QP on an SRQ: its IBV_EVENT_QP_LAST_WQE_REACHED
+ *     (IBTA 11.6.3.4, what a consumer waits for before it destroys the QP)
+ *     was dropped with the QP_FATAL, and is recovered too.
  */
 #include "common.h"
 
 static struct ibv_context *ctx;
 static struct ibv_port_attr port;
 
-static struct ibv_qp *rts_qp(struct ibv_pd *pd, struct ibv_cq *cq,
-			     enum ibv_qp_type type)
+static struct ibv_qp *rts_qp_on(struct ibv_pd *pd, struct ibv_cq *cq,
+				enum ibv_qp_type type, struct ibv_srq *srq)
 {
 	static const enum ibv_qp_state walk[] = { IBV_QPS_INIT, IBV_QPS_RTR,
 						  IBV_QPS_RTS };
+	struct ibv_qp_init_attr init = {
+		.send_cq = cq, .recv_cq = cq, .srq = srq, .qp_type = type,
+		.cap = { .max_send_wr = 4, .max_recv_wr = srq ? 0 : 4,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
 	enum ibv_qp_state cur = IBV_QPS_RESET;
-	struct ibv_qp *qp = create_qp(pd, cq, type);
+	struct ibv_qp *qp = srq ? ibv_create_qp(pd, &init) :
+				  create_qp(pd, cq, type);
 	unsigned int i;
 
 	for (i = 0; qp && i < 3; cur = walk[i++])
@@ -36,6 +45,12 @@ static struct ibv_qp *rts_qp(struct ibv_pd *pd, struct ibv_cq *cq,
 			return NULL;
 		}
 	return qp;
+}
+
+static struct ibv_qp *rts_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+			     enum ibv_qp_type type)
+{
+	return rts_qp_on(pd, cq, type, NULL);
 }
 
 static bool inject(const char *what, struct ibv_qp *qp)
@@ -180,6 +195,57 @@ out:
 	ibv_destroy_qp(qp);
 }
 
+/* 4: an SRQ QP's QP_FATAL and LAST_WQE_REACHED, both dropped */
+static void flood_srq(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	struct ibv_srq *srq = ibv_create_srq(pd, &sa);
+	struct ibv_qp *qp = srq ? rts_qp_on(pd, cq, IBV_QPT_RC, srq) : NULL;
+	int fatal = 0, last_wqe = 0;
+	struct ibv_async_event ev;
+	char req[64], reply[256];
+	long long end;
+
+	if (!ok(srq && qp, "RC QP on an SRQ, in RTS"))
+		goto out;
+	drain_async(ctx, 0);
+	snprintf(req, sizeof(req), "eq-flood 300 %u", qp->qp_num);
+	if (!ok(!hostctl(req, reply, sizeof(reply)), "hostctl %s: %s", req,
+		reply))
+		goto out;
+	for (end = now_ms() + wait_ms(); !(fatal && last_wqe) &&
+	     now_ms() < end;) {
+		if (poll(&pfd, 1, 100) <= 0 || ibv_get_async_event(ctx, &ev))
+			continue;
+		if (ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == qp)
+			fatal++;
+		else if (ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED &&
+			 ev.element.qp == qp)
+			last_wqe++;
+		ibv_ack_async_event(&ev);
+	}
+	/* a second of each would come within a poll or two: look once */
+	while (poll(&pfd, 1, 200) > 0 && !ibv_get_async_event(ctx, &ev)) {
+		if (ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == qp)
+			fatal++;
+		else if (ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED &&
+			 ev.element.qp == qp)
+			last_wqe++;
+		ibv_ack_async_event(&ev);
+	}
+	ok(fatal == 1, "SRQ QP: the dropped QP_FATAL is delivered once (%d)",
+	   fatal);
+	ok(last_wqe == 1,
+	   "SRQ QP: the dropped LAST_WQE_REACHED is delivered once (%d)",
+	   last_wqe);
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (srq)
+		ibv_destroy_srq(srq);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = parse_dev_arg(&argc, &argv);
@@ -202,6 +268,7 @@ int main(int argc, char **argv)
 	fatal_then_modify(pd, cq);
 	sq_error_then_recover(pd, cq);
 	flood(dev, pd, cq);
+	flood_srq(pd, cq);
 out:
 	if (cq)
 		ibv_destroy_cq(cq);

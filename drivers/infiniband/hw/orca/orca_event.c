@@ -193,8 +193,23 @@ void orca_events_lost(struct orca_com *com, u32 lost)
 }
 
 /*
+ * The device moved @qp to ERR and its events were dropped: what they said.
+ * An SRQ QP entering ERR is also told that its last WQE is done (IBTA
+ * 11.6.3.4): the consumer waits for that before it destroys the QP.
+ */
+static void orca_qp_missed_err(struct orca_qp *qp)
+{
+	WRITE_ONCE(qp->state, IB_QPS_ERR);
+	orca_dispatch_qp_event(qp, IB_EVENT_QP_FATAL);
+	if (qp->ibqp.srq)
+		orca_dispatch_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+}
+
+/*
  * Recover what dropped events would have said.  QP state changes are in
- * the mirror: a QP the device moved to ERR gets the QP_FATAL it missed.
+ * the mirror: a QP the device moved to ERR gets the QP_FATAL it missed,
+ * and LAST_WQE_REACHED if it is on an SRQ.  A lost CQ_ERR or
+ * SRQ_LIMIT_REACHED leaves no trace the driver can read.
  * Port events leave no trace, so the port's current state is announced
  * again as a device event; consumers re-read what they need.
  */
@@ -220,8 +235,7 @@ void orca_resync_work(struct work_struct *work)
 			continue;
 		if (ctx.state == ORCA_QPS_ERR &&
 		    READ_ONCE(qp->state) != IB_QPS_ERR) {
-			WRITE_ONCE(qp->state, IB_QPS_ERR);
-			orca_dispatch_qp_event(qp, IB_EVENT_QP_FATAL);
+			orca_qp_missed_err(qp);
 			fatal++;
 		} else if (ctx.state == ORCA_QPS_SQE) {
 			WRITE_ONCE(qp->state, IB_QPS_SQE);
