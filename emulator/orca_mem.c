@@ -19,6 +19,54 @@ void pages_free(struct orca_pages *pg)
 	memset(pg, 0, sizeof(*pg));
 }
 
+/* A direct list: one array of @n entries at @list. */
+static bool pages_read_direct(struct orca_dev *dev, uint64_t list, uint32_t n,
+			      uint64_t *out, char *why, size_t whylen)
+{
+	if ((list & 7) || !dma_ok(dev, list, (uint64_t)n * 8)) {
+		snprintf(why, whylen, "page list at 0x%llx x %u not in host memory",
+			 (unsigned long long)list, n);
+		return false;
+	}
+	if (dma_read(dev, list, out, (size_t)n * 8)) {
+		snprintf(why, whylen, "page list unreadable");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * A chained list: 4 KiB chunks of ORCA_PBL_CHUNK_PAGES entries, each
+ * naming the next in its last slot.  Every chunk address is checked
+ * before it is read; @n bounds the walk, so a chain that loops ends.
+ */
+static bool pages_read_chained(struct orca_dev *dev, uint64_t chunk,
+			       uint32_t n, uint64_t *out, char *why,
+			       size_t whylen)
+{
+	uint64_t slots[ORCA_PBL_CHUNK_SLOTS];
+	uint32_t done = 0, take;
+
+	while (done < n) {
+		if ((chunk & (ORCA_PBL_CHUNK_SIZE - 1)) ||
+		    !dma_ok(dev, chunk, ORCA_PBL_CHUNK_SIZE)) {
+			snprintf(why, whylen, "page list chunk at 0x%llx (entry %u) is not an aligned 4 KiB of host memory",
+				 (unsigned long long)chunk, done);
+			return false;
+		}
+		if (dma_read(dev, chunk, slots, sizeof(slots))) {
+			snprintf(why, whylen, "page list chunk unreadable");
+			return false;
+		}
+		take = n - done < ORCA_PBL_CHUNK_PAGES ? n - done :
+							 ORCA_PBL_CHUNK_PAGES;
+		memcpy(out + done, slots, (size_t)take * 8);
+		done += take;
+		chunk = le64toh(slots[ORCA_PBL_CHUNK_PAGES]);
+	}
+	return true;
+}
+
 /*
  * Copy and check the page list @pbl describes; it must cover at least
  * @min_bytes.  On failure, *why says what is wrong and @pg is empty.
@@ -30,16 +78,20 @@ bool pages_copy_in(struct orca_dev *dev, const struct orca_pbl *pbl,
 	uint32_t n = le32toh(pbl->npages), i;
 	unsigned int shift = pbl->page_shift;
 	uint64_t list = le64toh(pbl->addr), psize;
+	bool chained = pbl->flags & ORCA_PBL_F_CHAINED;
+	bool read;
 
 	memset(pg, 0, sizeof(*pg));
-	if (!all_zero(pbl->reserved, sizeof(pbl->reserved))) {
-		snprintf(why, whylen, "page list reserved bytes not zero");
+	if (!all_zero(pbl->reserved, sizeof(pbl->reserved)) ||
+	    (pbl->flags & ~ORCA_PBL_F_CHAINED)) {
+		snprintf(why, whylen, "page list flags 0x%x or reserved bytes not zero",
+			 pbl->flags);
 		return false;
 	}
-	if (!n || n > ORCA_PBL_MAX_PAGES || shift < ORCA_PBL_MIN_PAGE_SHIFT ||
-	    shift > ORCA_PBL_MAX_PAGE_SHIFT) {
-		snprintf(why, whylen, "page list of %u pages of 2^%u bytes",
-			 n, shift);
+	if (!n || n > (chained ? ORCA_PBL_MAX_PAGES_CHAINED : ORCA_PBL_MAX_PAGES) ||
+	    shift < ORCA_PBL_MIN_PAGE_SHIFT || shift > ORCA_PBL_MAX_PAGE_SHIFT) {
+		snprintf(why, whylen, "%s page list of %u pages of 2^%u bytes",
+			 chained ? "chained" : "direct", n, shift);
 		return false;
 	}
 	psize = 1ULL << shift;
@@ -48,19 +100,15 @@ bool pages_copy_in(struct orca_dev *dev, const struct orca_pbl *pbl,
 			 n, shift, (unsigned long long)min_bytes);
 		return false;
 	}
-	if ((list & 7) || !dma_ok(dev, list, (uint64_t)n * 8)) {
-		snprintf(why, whylen, "page list at 0x%llx x %u not in host memory",
-			 (unsigned long long)list, n);
-		return false;
-	}
 	pg->addr = malloc((size_t)n * 8);
 	if (!pg->addr) {
 		snprintf(why, whylen, "out of host memory");
 		return false;
 	}
-	if (dma_read(dev, list, pg->addr, (size_t)n * 8)) {
+	read = chained ? pages_read_chained(dev, list, n, pg->addr, why, whylen) :
+			 pages_read_direct(dev, list, n, pg->addr, why, whylen);
+	if (!read) {
 		pages_free(pg);
-		snprintf(why, whylen, "page list unreadable");
 		return false;
 	}
 	for (i = 0; i < n; i++) {

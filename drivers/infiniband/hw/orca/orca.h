@@ -150,11 +150,19 @@ struct orca_srq {
 	struct ib_umem *umem;		/* ring + doorbell record */
 };
 
-/* A page list for one command (orca_pbl_build). */
-struct orca_pbl_buf {
+/* One 4 KiB piece of a page list. */
+struct orca_pbl_chunk {
 	__le64 *va;
 	dma_addr_t dma;
-	size_t size;
+};
+
+/*
+ * A page list for one command (orca_pbl_build): one chunk (direct), or a
+ * chain of them (ORCA_PBL_F_CHAINED).  Only order-0 pages, however long.
+ */
+struct orca_pbl_buf {
+	struct orca_pbl_chunk *chunks;	/* [nchunks]; NULL: none */
+	u32 nchunks;
 };
 
 struct orca_qp {
@@ -300,6 +308,7 @@ void orca_ceq_sync(struct orca_dev *dev);
 void orca_ceq_drain(struct orca_dev *dev);
 
 /* orca_mr.c */
+void orca_pbl_buf_destroy(struct orca_dev *dev, struct orca_pbl_buf *buf);
 int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 		   unsigned long pgsz_bitmap, u64 iova, struct orca_pbl *pbl,
 		   struct orca_pbl_buf *buf, u32 *first_off);

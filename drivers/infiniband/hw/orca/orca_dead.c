@@ -32,9 +32,7 @@ static void orca_held_free(struct orca_dev *dev, struct orca_held *held)
 {
 	if (held->umem)
 		ib_umem_release(held->umem);
-	if (held->buf.va)
-		dma_free_coherent(&dev->pdev->dev, held->buf.size,
-				  held->buf.va, held->buf.dma);
+	orca_pbl_buf_destroy(dev, &held->buf);
 }
 
 /*
@@ -79,10 +77,10 @@ static bool orca_hold(struct orca_dev *dev, struct ib_umem *umem,
  */
 void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf)
 {
-	if (buf->va && !orca_hold(dev, NULL, buf))
-		dma_free_coherent(&dev->pdev->dev, buf->size, buf->va,
-				  buf->dma);
-	buf->va = NULL;
+	if (buf->chunks && !orca_hold(dev, NULL, buf))
+		orca_pbl_buf_destroy(dev, buf);
+	buf->chunks = NULL;
+	buf->nchunks = 0;
 }
 
 /**

@@ -259,20 +259,38 @@ struct orca_pd_handle {
 
 /*
  * Page list: the pages of a pinned buffer, for a memory region or a
- * queue.  addr is the DMA address of npages __le64 page addresses, each
- * aligned to 2^page_shift, in buffer order.  The device copies the list
- * while it executes the command, checks every entry, and never reads it
- * again: the driver frees it when the command completes.
+ * queue: npages __le64 page addresses, each aligned to 2^page_shift, in
+ * buffer order.  The device copies the list while it executes the
+ * command, checks every entry, and never reads it again: the driver frees
+ * it when the command completes.
+ *
+ * Direct (flags 0): addr is the DMA address of the npages entries, one
+ * contiguous array of at most ORCA_PBL_MAX_PAGES.
+ *
+ * Chained (ORCA_PBL_F_CHAINED): addr is the DMA address of the first of
+ * 4 KiB chunks, each aligned to 4 KiB, each holding ORCA_PBL_CHUNK_PAGES
+ * entries and then, in its last slot, the DMA address of the next chunk
+ * (unused in the last one): a list of any length is made of order-0
+ * pages.  At most ORCA_PBL_MAX_PAGES_CHAINED entries.
  */
 #define ORCA_PBL_MIN_PAGE_SHIFT		12
 #define ORCA_PBL_MAX_PAGE_SHIFT		30
 #define ORCA_PBL_MAX_PAGES		BIT(19)	/* a 4 MiB list */
+#define ORCA_PBL_MAX_PAGES_CHAINED	BIT(28)	/* 1 TiB of 4 KiB pages */
+#define ORCA_PBL_CHUNK_SIZE		4096
+#define ORCA_PBL_CHUNK_SLOTS		(ORCA_PBL_CHUNK_SIZE / 8)
+#define ORCA_PBL_CHUNK_PAGES		(ORCA_PBL_CHUNK_SLOTS - 1)
+
+enum orca_pbl_flags {
+	ORCA_PBL_F_CHAINED		= 1 << 0,
+};
 
 struct orca_pbl {
 	__le64 addr;
 	__le32 npages;
 	__u8 page_shift;
-	__u8 reserved[3];
+	__u8 flags;			/* ORCA_PBL_F_* */
+	__u8 reserved[2];
 };
 
 /*

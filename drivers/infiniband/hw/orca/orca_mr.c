@@ -18,16 +18,62 @@ static unsigned long orca_pgsz_bitmap(struct orca_dev *dev)
 }
 
 /**
+ * orca_pbl_buf_destroy - free a page list's chunks
+ * @dev: device
+ * @buf: the list; the device no longer reads it (orca_pbl_free() decides)
+ */
+void orca_pbl_buf_destroy(struct orca_dev *dev, struct orca_pbl_buf *buf)
+{
+	u32 c;
+
+	for (c = 0; c < buf->nchunks && buf->chunks[c].va; c++)
+		dma_free_coherent(&dev->pdev->dev, ORCA_PBL_CHUNK_SIZE,
+				  buf->chunks[c].va, buf->chunks[c].dma);
+	kvfree(buf->chunks);
+	buf->chunks = NULL;
+	buf->nchunks = 0;
+}
+
+/* @nchunks 4 KiB chunks, each its own order-0 allocation. */
+static int orca_pbl_buf_alloc(struct orca_dev *dev, struct orca_pbl_buf *buf,
+			      u32 nchunks)
+{
+	u32 c;
+
+	buf->chunks = kvcalloc(nchunks, sizeof(*buf->chunks), GFP_KERNEL);
+	if (!buf->chunks)
+		return -ENOMEM;
+	buf->nchunks = nchunks;
+	for (c = 0; c < nchunks; c++) {
+		buf->chunks[c].va = dma_alloc_coherent(&dev->pdev->dev,
+						       ORCA_PBL_CHUNK_SIZE,
+						       &buf->chunks[c].dma,
+						       GFP_KERNEL);
+		if (!buf->chunks[c].va) {
+			orca_pbl_buf_destroy(dev, buf);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
  * orca_pbl_build - the page list of a pinned buffer, for one command
  * @dev: device
  * @umem: the pinned buffer
  * @pgsz_bitmap: page sizes to choose from (within the device's)
  * @iova: the address the device will be given for the buffer's first byte
- * @pbl: filled with the list's address, length and page shift
+ * @pbl: filled with the list's address, length, page shift and format
  * @buf: the list; free it with orca_pbl_free() once the command is done
  * @first_off: set to the offset of @iova in the first page
  *
- * Return: 0, -EINVAL if no page size of the device fits, or -ENOMEM.
+ * A list of up to ORCA_PBL_CHUNK_SLOTS entries is one 4 KiB chunk; a
+ * longer one is a chain of them (orca_hw_cmd.h), so that no registration
+ * needs more than order-0 pages and a region may be as large as
+ * max_mr_size says.
+ *
+ * Return: 0, -EINVAL if no page size of the device fits or the list would
+ * be too long, or -ENOMEM.
  */
 int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 		   unsigned long pgsz_bitmap, u64 iova, struct orca_pbl *pbl,
@@ -35,28 +81,38 @@ int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 {
 	struct ib_block_iter biter;
 	unsigned long pgsz;
-	size_t n, i = 0;
+	size_t n, per, i = 0;
+	bool chained;
+	u32 c;
+	int err;
 
 	pgsz = ib_umem_find_best_pgsz(umem, orca_pgsz_bitmap(dev) & pgsz_bitmap,
 				      iova);
 	if (!pgsz)
 		return -EINVAL;
 	n = ib_umem_num_dma_blocks(umem, pgsz);
-	if (!n || n > ORCA_PBL_MAX_PAGES) {
+	if (!n || n > ORCA_PBL_MAX_PAGES_CHAINED) {
 		ibdev_dbg(&dev->ibdev, "%zu pages of %lu bytes: too many\n",
 			  n, pgsz);
 		return -EINVAL;
 	}
-	buf->size = n * sizeof(*buf->va);
-	buf->va = dma_alloc_coherent(&dev->pdev->dev, buf->size, &buf->dma,
-				     GFP_KERNEL);
-	if (!buf->va)
-		return -ENOMEM;
-	rdma_umem_for_each_dma_block(umem, &biter, pgsz)
-		buf->va[i++] = cpu_to_le64(rdma_block_iter_dma_address(&biter));
-	pbl->addr = cpu_to_le64(buf->dma);
+	chained = n > ORCA_PBL_CHUNK_SLOTS;
+	per = chained ? ORCA_PBL_CHUNK_PAGES : ORCA_PBL_CHUNK_SLOTS;
+	err = orca_pbl_buf_alloc(dev, buf, DIV_ROUND_UP(n, per));
+	if (err)
+		return err;
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+		buf->chunks[i / per].va[i % per] =
+			cpu_to_le64(rdma_block_iter_dma_address(&biter));
+		i++;
+	}
+	for (c = 0; c + 1 < buf->nchunks; c++)
+		buf->chunks[c].va[ORCA_PBL_CHUNK_PAGES] =
+			cpu_to_le64(buf->chunks[c + 1].dma);
+	pbl->addr = cpu_to_le64(buf->chunks[0].dma);
 	pbl->npages = cpu_to_le32(n);
 	pbl->page_shift = order_base_2(pgsz);
+	pbl->flags = chained ? ORCA_PBL_F_CHAINED : 0;
 	*first_off = ib_umem_dma_offset(umem, pgsz);
 	return 0;
 }
