@@ -371,6 +371,8 @@ int orca_check_udata_in(struct orca_dev *dev, struct ib_udata *udata,
 int orca_respond(struct ib_udata *udata, void *resp, size_t len);
 int orca_track(struct orca_dev *dev, struct xarray *xa, u32 index, void *obj,
 	       const char *what);
+void orca_track_again(struct orca_dev *dev, struct xarray *xa, u32 index,
+		      void *obj, const char *what);
 void orca_forget(struct orca_dev *dev, struct xarray *xa, u32 index);
 bool orca_read_mirror(struct orca_dev *dev, u32 qpn, struct orca_qp_ctx *ctx);
 int orca_read_port_tables(struct orca_dev *dev);

@@ -117,7 +117,7 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	orca_ceq_sync(dev);
 	err = orca_cmd_destroy_cq(&dev->com, cq->cqn);
 	if (err) {	/* still the device's: nobody else can have it */
-		WARN_ON(xa_insert_irq(&dev->cqs, cq->cqn, cq, GFP_KERNEL));
+		orca_track_again(dev, &dev->cqs, cq->cqn, cq, "CQN");
 		return err;
 	}
 	orca_ceq_drain(dev);

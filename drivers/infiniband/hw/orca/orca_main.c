@@ -382,7 +382,11 @@ static int orca_register(struct orca_dev *dev)
 
 	ibdev->node_type = RDMA_NODE_IB_CA;
 	ibdev->phys_port_cnt = dev->caps.phys_port_cnt;
-	ibdev->num_comp_vectors = max_t(u32, dev->caps.num_comp_vectors, 1);
+	/*
+	 * One completion EQ on one MSI-X vector, whatever the device could
+	 * offer: a vector advertised is an interrupt of its own.
+	 */
+	ibdev->num_comp_vectors = 1;
 	ibdev->node_guid = cpu_to_be64(le64_to_cpu(dev->caps.node_guid));
 	ibdev->dev.parent = &dev->pdev->dev;
 	strscpy(ibdev->node_desc, "orca HCA", sizeof(ibdev->node_desc));

@@ -149,8 +149,9 @@ struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 	 * larger than va's alignment (a transparent huge page could begin
 	 * before the buffer).
 	 */
-	err = orca_pbl_build(dev, umem, GENMASK(__ffs(va), 0), va, pbl, buf,
-			     &first_off);
+	/* (__ffs(0) is undefined; address 0 is aligned to any size) */
+	err = orca_pbl_build(dev, umem, va ? GENMASK(__ffs(va), 0) : ~0UL, va,
+			     pbl, buf, &first_off);
 	if (!err && first_off) {	/* cannot happen: see above */
 		orca_pbl_free(dev, buf);
 		err = -EINVAL;

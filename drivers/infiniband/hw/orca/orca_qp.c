@@ -297,7 +297,7 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	orca_forget(dev, &dev->qps, ibqp->qp_num);
 	err = orca_cmd_destroy_qp(&dev->com, ibqp->qp_num);
 	if (err) {
-		WARN_ON(xa_insert_irq(&dev->qps, ibqp->qp_num, qp, GFP_KERNEL));
+		orca_track_again(dev, &dev->qps, ibqp->qp_num, qp, "QPN");
 		return err;
 	}
 	orca_umem_release(dev, qp->umem);

@@ -164,7 +164,7 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	orca_forget(dev, &dev->srqs, srq->srqn);
 	err = orca_cmd_destroy_srq(&dev->com, srq->srqn);
 	if (err) {	/* still the device's: nobody else can have it */
-		WARN_ON(xa_insert_irq(&dev->srqs, srq->srqn, srq, GFP_KERNEL));
+		orca_track_again(dev, &dev->srqs, srq->srqn, srq, "SRQN");
 		return err;
 	}
 	orca_umem_release(dev, srq->umem);

@@ -325,6 +325,23 @@ int orca_track(struct orca_dev *dev, struct xarray *xa, u32 index, void *obj,
 	return err;
 }
 
+/*
+ * A destroy the device refused: the object is still the device's, and
+ * its number, forgotten before the command, goes back to the table.  An
+ * insert can need memory; without it the object's events are lost, which
+ * is said, not warned about (a WARN would be an oops under panic_on_warn).
+ */
+void orca_track_again(struct orca_dev *dev, struct xarray *xa, u32 index,
+		      void *obj, const char *what)
+{
+	int err = xa_insert_irq(xa, index, obj, GFP_KERNEL);
+
+	if (err)
+		ibdev_err(&dev->ibdev,
+			  "%s %u outlived a failed destroy, but its events can no longer reach it (%d)\n",
+			  what, index, err);
+}
+
 /* After this no event handler can still be looking at the object. */
 void orca_forget(struct orca_dev *dev, struct xarray *xa, u32 index)
 {
