@@ -228,19 +228,27 @@ void orca_resync_work(struct work_struct *work)
 		return;
 	active = pa.state == ORCA_PORT_ACTIVE;
 
-	spin_lock_irqsave(&dev->com.eq_lock, flags);
-	/* orca_forget() takes the EQ lock after xa_erase: no QP vanishes */
+	/*
+	 * One QP at a time under the EQ lock, not the whole walk with
+	 * interrupts off: orca_forget() takes the lock after xa_erase, so a
+	 * QP found in the table under it stays until it is dropped.
+	 */
 	xa_for_each(&dev->qps, index, qp) {
-		if (!orca_read_mirror(dev, index, &ctx))
-			continue;
-		if (ctx.state == ORCA_QPS_ERR &&
-		    READ_ONCE(qp->state) != IB_QPS_ERR) {
-			orca_qp_missed_err(qp);
-			fatal++;
-		} else if (ctx.state == ORCA_QPS_SQE) {
-			WRITE_ONCE(qp->state, IB_QPS_SQE);
+		spin_lock_irqsave(&dev->com.eq_lock, flags);
+		qp = xa_load(&dev->qps, index);
+		if (qp && orca_read_mirror(dev, index, &ctx)) {
+			if (ctx.state == ORCA_QPS_ERR &&
+			    READ_ONCE(qp->state) != IB_QPS_ERR) {
+				orca_qp_missed_err(qp);
+				fatal++;
+			} else if (ctx.state == ORCA_QPS_SQE) {
+				WRITE_ONCE(qp->state, IB_QPS_SQE);
+			}
 		}
+		spin_unlock_irqrestore(&dev->com.eq_lock, flags);
+		cond_resched();
 	}
+	spin_lock_irqsave(&dev->com.eq_lock, flags);
 	orca_port_event(dev, active);
 	spin_unlock_irqrestore(&dev->com.eq_lock, flags);
 
