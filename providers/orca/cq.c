@@ -149,20 +149,91 @@ static void fill_wc(struct orca_context *ctx, const struct orca_cqe *cqe,
 	}
 }
 
+/* libibverbs hands us every async event the application reads. */
+void orca_async_event(struct ibv_context *context,
+		      struct ibv_async_event *event)
+{
+	if (event->event_type == IBV_EVENT_DEVICE_FATAL)
+		__atomic_store_n(&to_octx(context)->fatal, true,
+				 __ATOMIC_RELEASE);
+}
+
+/* @wq's oldest outstanding WQE as a flush CQE in cq->flush_cqe, if any. */
+static struct orca_cqe *flush_one(struct orca_cq *cq, struct orca_qp *qp,
+				  struct orca_wq *wq, uint8_t flags)
+{
+	struct orca_cqe *cqe = &cq->flush_cqe;
+
+	if (!wq->depth || wq->tail == __atomic_load_n(&wq->head,
+						      __ATOMIC_ACQUIRE))
+		return NULL;
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->qpn = htole32(qp->vqp.qp.qp_num);
+	cqe->wqe_idx = htole32(wq->tail);
+	cqe->status = IBV_WC_WR_FLUSH_ERR;
+	cqe->flags = flags;
+	return cqe;
+}
+
+/*
+ * After IBV_EVENT_DEVICE_FATAL the device writes no CQE again.  As mlx5
+ * does in its internal-error state, once the ring is empty every WQE
+ * still outstanding on a QP of this CQ completes with
+ * IBV_WC_WR_FLUSH_ERR, oldest first, as the device would have flushed
+ * it; an SRQ's WQEs are not a QP's to flush.  Called with cq->lock held,
+ * which keeps this CQ's QPs in the table (orca_qp_clean_cqs()); the
+ * table lock keeps the others from being freed while we look at them.
+ */
+static struct orca_cqe *flush_cqe(struct orca_context *ctx, struct orca_cq *cq)
+{
+	struct orca_cqe *cqe = NULL;
+	struct orca_qp **l2, *qp;
+	unsigned int l1, i;
+
+	pthread_mutex_lock(&ctx->qp_table_lock);
+	for (l1 = 0; l1 < ORCA_QP_TABLE_L1 && !cqe; l1++) {
+		l2 = ctx->qp_table[l1];
+		for (i = 0; l2 && i < (1U << ORCA_QP_TABLE_SHIFT) && !cqe; i++) {
+			qp = l2[i];
+			if (!qp)
+				continue;
+			if (qp->vqp.qp.send_cq == &cq->vcq.cq)
+				cqe = flush_one(cq, qp, &qp->sq, ORCA_CQE_F_SQ);
+			if (!cqe && qp->vqp.qp.recv_cq == &cq->vcq.cq &&
+			    !qp->vqp.qp.srq)
+				cqe = flush_one(cq, qp, &qp->rq, 0);
+		}
+	}
+	pthread_mutex_unlock(&ctx->qp_table_lock);
+	return cqe;
+}
+
+/* The next CQE of the ring, or (*made_up) a flush CQE after a fatal. */
+static struct orca_cqe *poll_next(struct orca_context *ctx, struct orca_cq *cq,
+				  bool *made_up)
+{
+	struct orca_cqe *cqe = next_cqe(cq);
+
+	*made_up = !cqe && __atomic_load_n(&ctx->fatal, __ATOMIC_ACQUIRE);
+	return *made_up ? flush_cqe(ctx, cq) : cqe;
+}
+
 int orca_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
 {
 	struct orca_context *ctx = to_octx(ibcq->context);
 	struct orca_cq *cq = to_ocq(ibcq);
 	struct orca_cqe *cqe;
+	bool made_up;
 	int n;
 
 	pthread_spin_lock(&cq->lock);
 	for (n = 0; n < ne; n++) {
-		cqe = next_cqe(cq);
+		cqe = poll_next(ctx, cq, &made_up);
 		if (!cqe)
 			break;
 		fill_wc(ctx, cqe, &wc[n]);
-		cq->ci++;
+		if (!made_up)
+			cq->ci++;
 	}
 	if (n)
 		__atomic_store_n(&cq->dbrec->ci, htole32(cq->ci),
@@ -213,12 +284,15 @@ static struct orca_cq *cqx_to_ocq(struct ibv_cq_ex *cqx)
 
 static int ex_load(struct orca_cq *cq)
 {
-	struct orca_cqe *cqe = next_cqe(cq);
+	struct orca_context *ctx = to_octx(cq->vcq.cq.context);
+	bool made_up;
+	struct orca_cqe *cqe = poll_next(ctx, cq, &made_up);
 
-	cq->ex_cur = cqe != NULL;
+	/* only a CQE of the ring is consumed from it */
+	cq->ex_cur = cqe && !made_up;
 	if (!cqe)
 		return ENOENT;
-	fill_wc(to_octx(cq->vcq.cq.context), cqe, &cq->ex_wc);
+	fill_wc(ctx, cqe, &cq->ex_wc);
 	cq->vcq.cq_ex.status = cq->ex_wc.status;
 	cq->vcq.cq_ex.wr_id = cq->ex_wc.wr_id;
 	return 0;

@@ -210,6 +210,7 @@ static const struct verbs_device_ops orca_dev_ops = {
 static const struct verbs_context_ops orca_ctx_ops = {
 	.alloc_mw = orca_alloc_mw,
 	.alloc_pd = orca_alloc_pd,
+	.async_event = orca_async_event,
 	.bind_mw = orca_bind_mw,
 	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,

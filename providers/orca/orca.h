@@ -95,6 +95,8 @@ struct orca_context {
 
 	pthread_mutex_t qp_table_lock;	/* inserts and removals */
 	struct orca_qp **qp_table[ORCA_QP_TABLE_L1];
+	/* IBV_EVENT_DEVICE_FATAL seen: polls flush what is outstanding */
+	bool fatal;
 };
 
 struct orca_buf {
@@ -115,6 +117,7 @@ struct orca_cq {
 	/* ibv_cq_ex polling: the CQE between start/next_poll and the next */
 	bool ex_cur;
 	struct ibv_wc ex_wc;
+	struct orca_cqe flush_cqe;	/* made up after a device fatal */
 };
 
 /* One work queue of a QP, in the QP's buffer. */
@@ -242,6 +245,8 @@ int orca_buf_alloc(struct orca_buf *buf, size_t len);
 void orca_buf_free(struct orca_buf *buf);
 
 /* cq.c */
+void orca_async_event(struct ibv_context *context,
+		      struct ibv_async_event *event);
 int orca_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int orca_arm_cq(struct ibv_cq *cq, int solicited_only);
 void orca_cq_event(struct ibv_cq *cq);

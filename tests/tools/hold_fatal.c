@@ -10,7 +10,10 @@
  * SECONDS (ORCA_WAIT, 120) for an asynchronous event and prints "EVENT <name> <ms>"
  * for each (and "DEVICE_FATAL" for that one).  After IBV_EVENT_DEVICE_FATAL: a new PD must be refused
  * ("CREATE_FAILS errno=E"), a posted send must not complete successfully
- * ("SEND rc=R" / "SEND_POLL n=N status=S"), and destroying everything
+ * ("SEND rc=R"), and every WQE outstanding (that send, and three receives
+ * posted before the device died) completes with IBV_WC_WR_FLUSH_ERR, as
+ * after a fatal error on mlx5 ("FLUSHED n=N want=W not_flush_err=E
+ * wr_ids=all"), and destroying everything
  * and closing the context must work ("CLOSED rc=R").  If the device has
  * SRQs, a second QP takes its receives from an SRQ into a CQ of its own;
  * after the device is gone, destroying that CQ or the SRQ before the QP
@@ -149,6 +152,17 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* receives nothing will match: outstanding when the device dies */
+	for (n = 0; n < 3; n++) {
+		struct ibv_sge sge = { (uintptr_t)buf, 64, mr->lkey };
+		struct ibv_recv_wr rwr = { .wr_id = 100 + n, .sg_list = &sge,
+					   .num_sge = 1 }, *rbad;
+
+		if (ibv_post_recv(qp, &rwr, &rbad)) {
+			printf("SETUP_FAILED post_recv: %s\n", strerror(errno));
+			return 2;
+		}
+	}
 	printf("READY qpn=%u\n", qp->qp_num);
 
 	pfd.fd = ctx->async_fd;
@@ -186,14 +200,28 @@ int main(int argc, char **argv)
 
 		wr.wr.rdma.remote_addr = (uintptr_t)buf + 2048;
 		wr.wr.rdma.rkey = mr->rkey;
+		int got = 0, not_flush = 0, want;
+		unsigned int seen = 0;
+
 		rc = ibv_post_send(qp, &wr, &bad);
 		printf("SEND rc=%d\n", rc);
+		want = 3 + !rc;
+		/* the device is gone: nothing completes but flushed */
 		usleep(500000);
-		n = ibv_poll_cq(cq, 1, &wc);
-		printf("SEND_POLL n=%d status=%s\n", n,
-		       n > 0 ? ibv_wc_status_str(wc.status) : "-");
-		if (n > 0 && wc.status == IBV_WC_SUCCESS)
-			ok = 0;	/* the device is gone: nothing may complete */
+		while (got < 16 && ibv_poll_cq(cq, 1, &wc) == 1) {
+			got++;
+			if (wc.status != IBV_WC_WR_FLUSH_ERR)
+				not_flush++;
+			if (wc.wr_id == 7)
+				seen |= 1;
+			else if (wc.wr_id >= 100 && wc.wr_id < 103)
+				seen |= 2U << (wc.wr_id - 100);
+		}
+		printf("FLUSHED n=%d want=%d not_flush_err=%d wr_ids=%s\n",
+		       got, want, not_flush,
+		       seen == (rc ? 0xeU : 0xfU) ? "all" : "missing");
+		if (got != want || not_flush || seen != (rc ? 0xeU : 0xfU))
+			ok = 0;
 	}
 	if (sqp) {
 		int cq_rc = ibv_destroy_cq(scq), srq_rc = ibv_destroy_srq(srq);
