@@ -58,6 +58,14 @@ static uint32_t cq_read_ci(struct orca_dev *dev, struct orca_cq *cq)
 	return le32toh(__atomic_load_n(&db->ci, __ATOMIC_ACQUIRE));
 }
 
+static void cq_error_eqe(struct orca_eqe *eqe, uint32_t cqn)
+{
+	memset(eqe, 0, sizeof(*eqe));
+	eqe->type = ORCA_EQE_CQ_ERROR;
+	eqe->cq.cqn = htole32(cqn);
+	eqe->cq.syndrome = htole32(1);
+}
+
 static void cq_overrun(struct orca_dev *dev, uint32_t cqn, struct orca_cq *cq)
 {
 	struct orca_eqe eqe;
@@ -66,11 +74,26 @@ static void cq_overrun(struct orca_dev *dev, uint32_t cqn, struct orca_cq *cq)
 	dev->stats.cq_overruns++;
 	orca_log("CQ %u overrun (pi %u, ci %u, depth %u): CQ in error", cqn,
 		 cq->pi, cq->ci, 1U << cq->log_depth);
-	memset(&eqe, 0, sizeof(eqe));
-	eqe.type = ORCA_EQE_CQ_ERROR;
-	eqe.cq.cqn = htole32(cqn);
-	eqe.cq.syndrome = htole32(1);
-	post_async(dev, &eqe);
+	cq_error_eqe(&eqe, cqn);
+	post_async_kept(dev, &eqe, &cq->err_event_pending);
+}
+
+/* post_deferred(): the CQ_ERROR events kept; returns how many still wait. */
+uint32_t cq_post_deferred(struct orca_dev *dev)
+{
+	struct orca_eqe eqe;
+	uint32_t cqn, left = 0;
+
+	for (cqn = 1; cqn <= dev->cfg.max_cq; cqn++) {
+		struct orca_cq *cq = &dev->cqs[cqn];
+
+		if (!cq->used || !cq->err_event_pending)
+			continue;
+		cq_error_eqe(&eqe, cqn);
+		if (!post_async_kept(dev, &eqe, &cq->err_event_pending))
+			left++;
+	}
+	return left;
 }
 
 /*

@@ -255,6 +255,41 @@ void post_async(struct orca_dev *dev, const struct orca_eqe *eqe)
 	}
 }
 
+/*
+ * An event that leaves no state the driver could read back (CQ_ERROR,
+ * SRQ_LIMIT: a QP's state is in its mirror, these are not anywhere) is
+ * never dropped: when the EQ is full it waits, *@pending set on its
+ * object, until post_deferred() finds room.  Returns false if it waits.
+ */
+bool post_async_kept(struct orca_dev *dev, const struct orca_eqe *eqe,
+		     bool *pending)
+{
+	if (!dev->armed || dev->fatal)
+		return true;
+	if (eq_post(dev, eqe)) {
+		if (!*pending) {
+			dev->n_deferred++;
+			dev->stats.events_deferred++;
+			orca_log("EQ full: async event type %u kept until there is room",
+				 eqe->type);
+		}
+		*pending = true;
+		return false;
+	}
+	*pending = false;
+	dev->stats.events++;
+	dev->irq_pending |= dev->irq_enabled;
+	return true;
+}
+
+/* Each doorbell and tick: the kept events, while the EQ has room. */
+void post_deferred(struct orca_dev *dev)
+{
+	if (!dev->n_deferred || !dev->armed || dev->fatal)
+		return;
+	dev->n_deferred = cq_post_deferred(dev) + srq_post_deferred(dev);
+}
+
 void post_qp_event(struct orca_dev *dev, uint32_t qpn, uint8_t event,
 		   uint8_t state, uint32_t seq)
 {
@@ -506,6 +541,7 @@ void orca_dev_doorbell(struct orca_dev *dev, unsigned int vec)
 	if (dev->fatal || !dev->latched)
 		return;
 	flush_pending(dev);
+	post_deferred(dev);
 	if (vec == ORCA_FW_VEC_CMDQ)
 		process_cmdq(dev);
 	else if (vec == ORCA_FW_VEC_DB)
@@ -558,6 +594,7 @@ void orca_dev_tick(struct orca_dev *dev)
 	if (dev->fatal || !dev->latched)
 		return;
 	flush_pending(dev);
+	post_deferred(dev);
 	if (dev->n_draining)
 		sqd_drain(dev);
 	/* doorbell records are re-read each period: kicks are only hints */
@@ -729,7 +766,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu events_deferred=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -758,6 +795,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->cq_overruns,
 		       (unsigned long long)s->comp_events,
 		       (unsigned long long)s->events_lost,
+		       (unsigned long long)s->events_deferred,
 		       (unsigned long long)s->comp_events_lost,
 		       (unsigned long long)s->rx_pkts,
 		       (unsigned long long)s->rx_bytes,

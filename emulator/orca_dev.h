@@ -102,6 +102,7 @@ struct orca_cq {
 	uint32_t pi;			/* CQEs written */
 	uint32_t ci;			/* last consumer index read */
 	bool overrun;			/* in error: no more CQEs */
+	bool err_event_pending;		/* CQ_ERROR waits for room in the EQ */
 	bool fired;			/* an event was raised for fired_sn */
 	uint32_t fired_sn;
 };
@@ -112,6 +113,7 @@ struct orca_srq {
 	uint32_t pdn;
 	uint32_t max_wr, max_sge;
 	uint32_t limit;			/* armed limit, 0 = not armed */
+	bool limit_event_pending;	/* SRQ_LIMIT waits for room in the EQ */
 	uint32_t qp_refs;
 	struct orca_pages ring;
 	uint32_t log_depth, log_stride;
@@ -256,6 +258,7 @@ struct orca_stats {
 	uint64_t db_writes;		/* ORCA_FW_VEC_DB writes, uncoalesced */
 	uint64_t comp_events;		/* completion EQEs posted */
 	uint64_t events_lost;		/* async EQEs dropped, EQ full */
+	uint64_t events_deferred;	/* kept until the EQ had room */
 	uint64_t comp_events_lost;	/* completion EQEs dropped */
 	uint64_t rx_pkts;		/* packets the port received */
 	uint64_t rx_bytes;		/* payload bytes in them */
@@ -376,6 +379,7 @@ struct orca_dev {
 	bool dp_pending;		/* dp_run() stopped on its budget */
 	uint32_t *mirror_seq;		/* [max_qp + ORCA_QPN_BASE] */
 	uint32_t n_pds, n_cqs, n_qps;
+	uint32_t n_deferred;		/* CQ_ERROR/SRQ_LIMIT events waiting */
 	uint32_t n_draining;		/* QPs in SQD with sq_draining set */
 	uint32_t next_pdn, next_cqn, next_qpn;
 

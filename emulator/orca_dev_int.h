@@ -65,6 +65,7 @@ extern const struct cmd_desc orca_cmd_table[256];
 /* orca_cmd.c: handles, port 1's GID i */
 struct orca_pd *pd_get(struct orca_dev *dev, uint32_t pdn);
 struct orca_cq *cq_get(struct orca_dev *dev, uint32_t cqn);
+uint32_t cq_post_deferred(struct orca_dev *dev);
 bool qp_busy(struct orca_dev *dev, uint32_t h);
 uint32_t rr_next(uint32_t *cursor, uint32_t lo, uint32_t hi,
 		 bool (*busy)(struct orca_dev *, uint32_t),
@@ -80,6 +81,7 @@ int cmd_destroy_qp(struct orca_dev *dev, struct cmd *c);
 
 /* orca_srq.c: shared receive queue commands */
 struct orca_srq *srq_get(struct orca_dev *dev, uint32_t srqn);
+uint32_t srq_post_deferred(struct orca_dev *dev);
 int cmd_create_srq(struct orca_dev *dev, struct cmd *c);
 int cmd_modify_srq(struct orca_dev *dev, struct cmd *c);
 int cmd_query_srq(struct orca_dev *dev, struct cmd *c);
@@ -110,6 +112,9 @@ int eq_post(struct orca_dev *dev, const struct orca_eqe *eqe);
 void flush_irq(struct orca_dev *dev);
 void go_fatal(struct orca_dev *dev, uint32_t syndrome, const char *why);
 void post_async(struct orca_dev *dev, const struct orca_eqe *eqe);
+bool post_async_kept(struct orca_dev *dev, const struct orca_eqe *eqe,
+		     bool *pending);
+void post_deferred(struct orca_dev *dev);
 void post_qp_event(struct orca_dev *dev, uint32_t qpn, uint8_t event,
 		   uint8_t state, uint32_t seq);
 uint32_t mirror_write(struct orca_dev *dev, uint32_t qpn,

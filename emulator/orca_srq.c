@@ -188,14 +188,31 @@ void srq_destroy_all(struct orca_dev *dev)
 	dev->n_srqs = 0;
 }
 
-static void srq_limit_event(struct orca_dev *dev, uint32_t srqn)
+static void srq_limit_event(struct orca_dev *dev, uint32_t srqn,
+			    struct orca_srq *srq)
 {
 	struct orca_eqe eqe;
 
 	memset(&eqe, 0, sizeof(eqe));
 	eqe.type = ORCA_EQE_SRQ_LIMIT;
 	eqe.srq.srqn = htole32(srqn);
-	post_async(dev, &eqe);
+	post_async_kept(dev, &eqe, &srq->limit_event_pending);
+}
+
+/* post_deferred(): the SRQ_LIMIT events kept; returns how many still wait. */
+uint32_t srq_post_deferred(struct orca_dev *dev)
+{
+	uint32_t srqn, left = 0;
+
+	for (srqn = 1; srqn <= dev->cfg.max_srq; srqn++) {
+		struct orca_srq *srq = &dev->srqs[srqn];
+
+		if (!srq->used || !srq->limit_event_pending)
+			continue;
+		srq_limit_event(dev, srqn, srq);
+		left += srq->limit_event_pending;
+	}
+	return left;
 }
 
 /*
@@ -233,7 +250,7 @@ enum rwqe_take srq_take(struct orca_dev *dev, struct orca_qp *qp)
 		orca_log("SRQ %u: %u WQEs left, below the limit %u", srqn,
 			 left, srq->limit);
 		srq->limit = 0;
-		srq_limit_event(dev, srqn);
+		srq_limit_event(dev, srqn, srq);
 	}
 	return ret;
 }
