@@ -145,6 +145,8 @@ struct orca_req {
 	uint64_t rd_off;		/* READ: bytes received */
 	uint32_t first_psn, psn, last_psn;
 	uint32_t high_psn;		/* past the furthest PSN sent */
+	uint32_t una_psn;		/* RC: the first not acknowledged */
+	bool window_wait;		/* stopped: the send window is full */
 	bool sent_once;			/* last_psn is this WQE's */
 	bool probe;			/* AckReq on the next packet */
 	uint8_t retry_left, rnr_left;
@@ -244,6 +246,7 @@ struct orca_stats {
 	uint64_t naks;
 	uint64_t rnr_naks;
 	uint64_t retries;		/* retransmissions (timeout, RNR, seq) */
+	uint64_t window_waits;		/* requester stops on a full window */
 	uint64_t cq_overruns;
 	uint64_t dio_scrambled;		/* payloads placed last block first */
 	uint64_t link_drops;		/* link faults: packets lost, */
