@@ -270,6 +270,7 @@ struct orca_stats {
 	uint64_t fabric_rx_bytes;
 	uint64_t fabric_decode_drops;	/* malformed messages or packets */
 	uint64_t fabric_queue_drops;	/* egress queue full */
+	uint64_t egress_waits;		/* engine stops on a full egress queue */
 	uint64_t fabric_links;		/* times the SM made the port ACTIVE */
 };
 
@@ -372,6 +373,8 @@ struct orca_dev {
 	/* the link: packets in flight, in order */
 	struct orca_pkt *link_head, *link_tail;
 	struct orca_pkt *link_held;	/* delayed packets, by deliver_at */
+	unsigned int link_n;		/* packets on link_head and link_held */
+	bool egress_wait;		/* the engine waits for the fabric queue */
 	uint64_t link_rng;		/* link fault generator state */
 	struct orca_pkt *pkt_cache;	/* free packets */
 	unsigned int n_pkt_cache;

@@ -117,6 +117,12 @@ void pkt_free(struct orca_dev *dev, struct orca_pkt *p);
 void pkt_cache_free(struct orca_dev *dev);
 /* Hand a packet to the port: routed, queued on the link, or dropped. */
 void wire_xmit(struct orca_dev *dev, struct orca_pkt *p);
+/*
+ * May the engine send a packet it can hold back (a request, a READ
+ * response, an atomic ACK)?  False while the fabric's egress queue is
+ * full: the caller stops, consuming nothing, until it drains.
+ */
+bool wire_room(struct orca_dev *dev);
 /* Deliver queued packets; returns how many. */
 unsigned int wire_drain(struct orca_dev *dev);
 void wire_flush(struct orca_dev *dev);
@@ -140,6 +146,12 @@ uint8_t port_link_state(const struct orca_dev *dev);
 void fabric_admin(struct orca_dev *dev, bool up);
 /* Encode and send (or queue) a packet for another port. */
 void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p);
+/*
+ * Room in the egress queue for @pending packets on their way to it and
+ * one more, beyond what is kept for the ACKs that arriving packets call
+ * for; true without a fabric connection (what is sent is dropped then).
+ */
+bool fabric_room(const struct orca_dev *dev, unsigned int pending);
 /* " fabric_...=..." counters, nothing without a fabric; the length. */
 int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len);
 

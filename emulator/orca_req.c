@@ -260,6 +260,9 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 		comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
 		return true;
 	}
+	/* a full egress queue holds the send back, it does not lose it */
+	if (!wire_room(dev))
+		return false;
 	p = pkt_alloc(dev);
 	if (!p)
 		return false;
@@ -325,7 +328,7 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 	struct orca_pkt *p;
 	uint32_t chunk;
 
-	if (!req_window_open(dev, qp))
+	if (!req_window_open(dev, qp) || !wire_room(dev))
 		return false;
 	p = pkt_alloc(dev);
 	if (!p)

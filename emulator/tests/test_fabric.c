@@ -1359,10 +1359,10 @@ static void fabric_lmc(void)
 
 /*
  * The fabric stops reading (SIGSTOP): the device's socket and then its
- * queue fill, packets beyond are dropped and counted, and nothing waits:
- * the RC WRITE ends in RETRY_EXC_ERR after its retries (how long that
- * took is only printed: the host's business).  Once the fabric runs
- * again the queue drains.
+ * queue fill up to the room kept for ACKs, and the requester waits there
+ * instead of dropping; its timer still runs, so the RC WRITE ends in
+ * RETRY_EXC_ERR after its retries (how long that took is only printed:
+ * the host's business).  Once the fabric runs again the queue drains.
  */
 static void fabric_backpressure(void)
 {
@@ -1383,13 +1383,16 @@ static void fabric_backpressure(void)
 		  iova(b.buf), b.lk);
 	CHECK(wait_cqe2(&a, &b, &c));
 	CHECK_EQ(c.status, ORCA_CQE_RETRY_EXC_ERR);
-	printf("# fabric stopped: RETRY_EXC_ERR after %llu ms, %lld sent, %lld queued, %lld dropped\n",
+	printf("# fabric stopped: RETRY_EXC_ERR after %llu ms, %lld sent, %lld queued, %lld dropped, %lld waits\n",
 	       (unsigned long long)(now_ms() - t0),
 	       dev_stat(a.f, "fabric_tx_pkts"), dev_stat(a.f, "fabric_queued"),
-	       dev_stat(a.f, "fabric_queue_drops"));
+	       dev_stat(a.f, "fabric_queue_drops"),
+	       dev_stat(a.f, "fabric_egress_waits"));
 	CHECK_EQ(a.f->dev.stats.retries, 7);	/* retry_cnt, then the end */
-	CHECK(dev_stat(a.f, "fabric_queue_drops") > 0);
-	CHECK_EQ(dev_stat(a.f, "fabric_queued"), 256);
+	CHECK_EQ(dev_stat(a.f, "fabric_queue_drops"), 0);
+	CHECK(dev_stat(a.f, "fabric_egress_waits") > 0);
+	/* 256 slots, the last 64 kept for ACKs */
+	CHECK_EQ(dev_stat(a.f, "fabric_queued"), 256 - 64);
 	CHECK(!kill(fab_pid, SIGCONT));
 	CHECK(pump_until(a.f, b.f, !dev_stat(a.f, "fabric_queued")));
 	pair_down(&a, &b);
