@@ -252,15 +252,31 @@ static uint64_t rnr_delay_ns(uint8_t t)
 	return us[t & 31] * 1000ULL;
 }
 
-/* Send the WQE in flight again from its first packet. */
+static bool is_send_or_write(uint8_t wop)
+{
+	return wop == ORCA_WR_SEND || wop == ORCA_WR_SEND_WITH_IMM ||
+	       wop == ORCA_WR_SEND_WITH_INV || wop == ORCA_WR_RDMA_WRITE ||
+	       wop == ORCA_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/*
+ * Send the WQE in flight again: a SEND or WRITE from the first packet
+ * not acknowledged (as rxe's req_retry(): what the responder has
+ * acknowledged it keeps), anything else from its first packet.
+ */
 static void rewind_wqe(struct orca_dev *dev, struct orca_qp *qp)
 {
 	struct orca_req *r = &qp->req;
+	uint32_t n = (r->una_psn - r->first_psn) & PSN_MASK;
 
-	r->off = r->rd_off = 0;
-	r->psn = r->first_psn;
+	if (!is_send_or_write(r->wqe.opcode) ||
+	    (uint64_t)n * pmtu_bytes(qp->ctx.path_mtu) >= r->len)
+		n = 0;
+	r->off = (uint64_t)n * pmtu_bytes(qp->ctx.path_mtu);
+	r->rd_off = 0;
+	r->psn = (r->first_psn + n) & PSN_MASK;
 	r->sent_all = false;
-	r->deadline = 0;
+	req_arm_timer(qp);
 	dev->stats.retries++;
 }
 
@@ -286,10 +302,13 @@ static void resume_wqe(struct orca_dev *dev, struct orca_qp *qp,
 	}
 	if (n > r->progress)
 		r->progress = n;
+	/* a sequence NAK acknowledges every packet before it */
+	if (psn_before(r->una_psn, psn))
+		r->una_psn = psn;
 	r->off = (uint64_t)n * mtu;
 	r->psn = psn;
 	r->sent_all = false;
-	r->deadline = 0;
+	req_arm_timer(qp);
 	dev->stats.retries++;
 }
 
@@ -315,7 +334,7 @@ bool comp_timeout(struct orca_dev *dev, struct orca_qp *qp)
 	    r->rd_off % mtu == 0) {
 		r->psn = (r->first_psn + r->rd_off / mtu) & PSN_MASK;
 		r->sent_all = false;
-		r->deadline = 0;
+		req_arm_timer(qp);
 		dev->stats.retries++;
 		return true;
 	}
@@ -324,19 +343,14 @@ bool comp_timeout(struct orca_dev *dev, struct orca_qp *qp)
 	return true;
 }
 
-static bool is_send_or_write(uint8_t wop)
-{
-	return wop == ORCA_WR_SEND || wop == ORCA_WR_SEND_WITH_IMM ||
-	       wop == ORCA_WR_SEND_WITH_INV || wop == ORCA_WR_RDMA_WRITE ||
-	       wop == ORCA_WR_RDMA_WRITE_WITH_IMM;
-}
-
 /*
  * An ACK of a SEND or WRITE: of its last packet, once that was sent, it
  * completes the WQE (also while the WQE is being sent again: the
  * responder had it all and only its ACK was lost); of an earlier packet
- * (the answer to a probe) it says the responder has everything up to
- * it, so sending goes on after it.
+ * (one that asked, every ORCA_ACK_EVERY, or the answer to a probe) it
+ * says the responder has everything up to it: the window moves, the
+ * timer starts again for what is still out, and sending goes on after
+ * it if it was behind.
  */
 static void rx_ack(struct orca_dev *dev, struct orca_qp *qp,
 		   const struct orca_pkt *p)
@@ -344,6 +358,7 @@ static void rx_ack(struct orca_dev *dev, struct orca_qp *qp,
 	struct orca_req *r = &qp->req;
 	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu);
 	uint32_t n = ((p->psn - r->first_psn) & PSN_MASK) + 1;
+	uint32_t next = (p->psn + 1) & PSN_MASK;
 
 	if (!is_send_or_write(r->wqe.opcode))
 		return;
@@ -355,8 +370,12 @@ static void rx_ack(struct orca_dev *dev, struct orca_qp *qp,
 		return;
 	if (n > r->progress)
 		r->progress = n;
-	if (psn_before(r->psn, (p->psn + 1) & PSN_MASK)) {
-		r->psn = (p->psn + 1) & PSN_MASK;
+	if (psn_before(r->una_psn, next)) {
+		r->una_psn = next;
+		req_arm_timer(qp);
+	}
+	if (psn_before(r->psn, next)) {
+		r->psn = next;
 		r->off = (uint64_t)n * mtu;
 		r->sent_all = false;
 	}
@@ -457,6 +476,8 @@ void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 		}
 		r->rd_off += p->paylen;
 		r->progress++;
+		/* the responder is answering: time the rest from now */
+		req_arm_timer(qp);
 		if (op == IB_READ_RESP_LAST || op == IB_READ_RESP_ONLY) {
 			if (r->rd_off != r->len)
 				comp_send_done(dev, qp, ORCA_CQE_BAD_RESP_ERR, 5);

@@ -766,7 +766,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu events_deferred=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu window_waits=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu events_deferred=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -792,6 +792,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->naks,
 		       (unsigned long long)s->rnr_naks,
 		       (unsigned long long)s->retries,
+		       (unsigned long long)s->window_waits,
 		       (unsigned long long)s->cq_overruns,
 		       (unsigned long long)s->comp_events,
 		       (unsigned long long)s->events_lost,

@@ -147,6 +147,8 @@ struct orca_req {
 	uint64_t rd_off;		/* READ: bytes received */
 	uint32_t first_psn, psn, last_psn;
 	uint32_t high_psn;		/* past the furthest PSN sent */
+	uint32_t una_psn;		/* RC: the first not acknowledged */
+	bool window_wait;		/* stopped: the send window is full */
 	bool sent_once;			/* last_psn is this WQE's */
 	bool probe;			/* AckReq on the next packet */
 	uint8_t retry_left, rnr_left;
@@ -246,6 +248,7 @@ struct orca_stats {
 	uint64_t naks;
 	uint64_t rnr_naks;
 	uint64_t retries;		/* retransmissions (timeout, RNR, seq) */
+	uint64_t window_waits;		/* requester stops on a full window */
 	uint64_t cq_overruns;
 	uint64_t dio_scrambled;		/* payloads placed last block first */
 	uint64_t link_drops;		/* link faults: packets lost, */
@@ -270,6 +273,7 @@ struct orca_stats {
 	uint64_t fabric_rx_bytes;
 	uint64_t fabric_decode_drops;	/* malformed messages or packets */
 	uint64_t fabric_queue_drops;	/* egress queue full */
+	uint64_t egress_waits;		/* engine stops on a full egress queue */
 	uint64_t fabric_links;		/* times the SM made the port ACTIVE */
 };
 
@@ -372,6 +376,8 @@ struct orca_dev {
 	/* the link: packets in flight, in order */
 	struct orca_pkt *link_head, *link_tail;
 	struct orca_pkt *link_held;	/* delayed packets, by deliver_at */
+	unsigned int link_n;		/* packets on link_head and link_held */
+	bool egress_wait;		/* the engine waits for the fabric queue */
 	uint64_t link_rng;		/* link fault generator state */
 	struct orca_pkt *pkt_cache;	/* free packets */
 	unsigned int n_pkt_cache;

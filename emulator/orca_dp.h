@@ -25,7 +25,27 @@
 #define ORCA_DP_H
 
 #include "orca_dev_int.h"
+#include "orca_fabric.h"
 #include "orca_pkt.h"
+
+/*
+ * The send window (rxe: RXE_MAX_UNACKED_PSNS): an RC requester has at
+ * most this many request packets of its WQE sent and not acknowledged,
+ * and sends on as ACKs come.  Half of what the switch holds for a port,
+ * so that one QP's burst fits there with room for the ACKs and READ
+ * responses that go the same way: without a bound a long message
+ * overflows the queues and loses its tail, which only the retransmit
+ * timer notices.
+ */
+#define ORCA_MAX_UNACKED_PSNS	(ORCA_FAB_PORT_QUEUE / 2)
+/*
+ * AckReq on every ORCA_ACK_EVERY-th packet of a message and on its last
+ * (the responder ACKs what asks for it, nothing else).  Any window's
+ * worth of PSNs in a row holds two of them, so a full window always waits
+ * for an ACK it asked for (or for the timer, if that packet was lost),
+ * and the window moves twice per round trip.
+ */
+#define ORCA_ACK_EVERY		(ORCA_MAX_UNACKED_PSNS / 2)
 
 /* orca_mem.c */
 bool pages_copy_in(struct orca_dev *dev, const struct orca_pbl *pbl,
@@ -97,6 +117,12 @@ void pkt_free(struct orca_dev *dev, struct orca_pkt *p);
 void pkt_cache_free(struct orca_dev *dev);
 /* Hand a packet to the port: routed, queued on the link, or dropped. */
 void wire_xmit(struct orca_dev *dev, struct orca_pkt *p);
+/*
+ * May the engine send a packet it can hold back (a request, a READ
+ * response, an atomic ACK)?  False while the fabric's egress queue is
+ * full: the caller stops, consuming nothing, until it drains.
+ */
+bool wire_room(struct orca_dev *dev);
 /* Deliver queued packets; returns how many. */
 unsigned int wire_drain(struct orca_dev *dev);
 void wire_flush(struct orca_dev *dev);
@@ -120,6 +146,12 @@ uint8_t port_link_state(const struct orca_dev *dev);
 void fabric_admin(struct orca_dev *dev, bool up);
 /* Encode and send (or queue) a packet for another port. */
 void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p);
+/*
+ * Room in the egress queue for @pending packets on their way to it and
+ * one more, beyond what is kept for the ACKs that arriving packets call
+ * for; true without a fabric connection (what is sent is dropped then).
+ */
+bool fabric_room(const struct orca_dev *dev, unsigned int pending);
 /* " fabric_...=..." counters, nothing without a fabric; the length. */
 int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len);
 
@@ -140,6 +172,8 @@ void srq_destroy_all(struct orca_dev *dev);
 
 /* orca_req.c */
 bool req_step(struct orca_dev *dev, struct orca_qp *qp);
+/* (Re)start the retransmit timer of the RC WQE in flight (if it has one). */
+void req_arm_timer(struct orca_qp *qp);
 void qp_address(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p);
 uint32_t qp_sq_pi(struct orca_dev *dev, struct orca_qp *qp, bool *ok);
 uint32_t qp_rq_pi(struct orca_dev *dev, struct orca_qp *qp, bool *ok);

@@ -11,9 +11,14 @@
  * decoded and goes through the same receive path as a looped-back one.
  *
  * Nothing here waits.  The socket is non-blocking; what it does not take
- * at once waits in a bounded queue (POLLOUT), and a packet that finds
- * the queue full is dropped and counted, as a congested link drops: RC
- * retransmits.  Receiving is done in batches from the glue's poll loop.
+ * at once waits in a bounded queue (POLLOUT).  The engine asks before it
+ * sends what it can hold back (requests, READ responses: fabric_room())
+ * and stops while the queue is full, as an HCA stops without link
+ * credits; the queue draining wakes it.  Only what cannot wait, the ACKs
+ * and NAKs that arriving packets call for, may find the queue full: it
+ * is dropped and counted, and RC retransmits.  ORCA_FAB_RESERVE slots
+ * are kept for them, as many as one batch of arriving packets can call
+ * for.  Receiving is done in batches from the glue's poll loop.
  * If the fabric goes away the port goes DOWN and the device connects
  * again every ORCA_FAB_RETRY_MS.  ctl port-down / port-up send PORT_DOWN
  * / PORT_UP: the SM stops routing to the port, and gives it the same LID
@@ -33,6 +38,7 @@
 #define ORCA_FAB_RETRY_MS	100	/* between connection attempts */
 #define ORCA_FAB_QUEUE		256	/* messages waiting to go */
 #define ORCA_FAB_RX_BATCH	64	/* messages read per poll */
+#define ORCA_FAB_RESERVE	ORCA_FAB_RX_BATCH	/* for ACKs only */
 
 enum fab_state {
 	FAB_IDLE,		/* no connection: retry at retry_at */
@@ -235,6 +241,15 @@ void fabric_admin(struct orca_dev *dev, bool up)
 	send_ctl(dev, ORCA_FAB_PORT_UP);
 }
 
+bool fabric_room(const struct orca_dev *dev, unsigned int pending)
+{
+	const struct orca_fab *fab = dev->fab;
+
+	if (!fabric_link_up(dev) || fab->fd < 0)
+		return true;
+	return fab->q.cap - fab->q.n > pending + ORCA_FAB_RESERVE;
+}
+
 void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 {
 	struct orca_fab *fab = dev->fab;
@@ -356,6 +371,7 @@ void orca_dev_fabric_io(struct orca_dev *dev, short revents)
 {
 	struct orca_fab *fab = dev->fab;
 	unsigned int i, delivered = 0;
+	bool wake = false;
 	ssize_t r;
 
 	if (!fab || fab->fd < 0)
@@ -364,8 +380,16 @@ void orca_dev_fabric_io(struct orca_dev *dev, short revents)
 		link_lost(dev, strerror(errno));
 		return;
 	}
-	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
+	/* the queue drained: what waited for it goes on */
+	if (dev->egress_wait && fabric_room(dev, dev->link_n)) {
+		dev->egress_wait = false;
+		wake = true;
+	}
+	if (!(revents & (POLLIN | POLLHUP | POLLERR))) {
+		if (wake)
+			orca_dev_work(dev);
 		return;
+	}
 	for (i = 0; i < ORCA_FAB_RX_BATCH; i++) {
 		r = recv(fab->fd, fab->rx, sizeof(fab->rx),
 			 MSG_DONTWAIT | MSG_TRUNC);
@@ -385,7 +409,7 @@ void orca_dev_fabric_io(struct orca_dev *dev, short revents)
 		delivered += on_msg(dev, fab->rx, r);
 	}
 	/* what the packets started: responses, completions, interrupts */
-	if (delivered)
+	if (delivered || wake)
 		orca_dev_work(dev);
 }
 
@@ -397,7 +421,7 @@ int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	if (!fab)
 		return 0;
 	return snprintf(buf, len,
-			" fabric_state=%s fabric_admin_down=%d fabric_lid=%llu fabric_sm_lid=%llu fabric_tx_pkts=%llu fabric_tx_bytes=%llu fabric_rx_pkts=%llu fabric_rx_bytes=%llu fabric_decode_drops=%llu fabric_queue_drops=%llu fabric_links=%llu fabric_queued=%u",
+			" fabric_state=%s fabric_admin_down=%d fabric_lid=%llu fabric_sm_lid=%llu fabric_tx_pkts=%llu fabric_tx_bytes=%llu fabric_rx_pkts=%llu fabric_rx_bytes=%llu fabric_decode_drops=%llu fabric_queue_drops=%llu fabric_egress_waits=%llu fabric_links=%llu fabric_queued=%u",
 			state_names[fab->state], fab->admin_down,
 			(unsigned long long)dev->cfg.lid,
 			(unsigned long long)dev->cfg.sm_lid,
@@ -407,5 +431,6 @@ int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 			(unsigned long long)s->fabric_rx_bytes,
 			(unsigned long long)s->fabric_decode_drops,
 			(unsigned long long)s->fabric_queue_drops,
+			(unsigned long long)s->egress_waits,
 			(unsigned long long)s->fabric_links, fab->q.n);
 }

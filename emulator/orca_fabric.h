@@ -34,6 +34,12 @@
 #define ORCA_FAB_SM_LID		1	/* the SM's own LID */
 #define ORCA_FAB_FIRST_LID	2	/* ports get LIDs from here */
 #define ORCA_FAB_MAX_LID	0xbfff	/* last unicast LID */
+/*
+ * Messages the switch holds for a port that does not read at once; one
+ * more finds the queue full and is dropped.  The ports size their send
+ * window from it (ORCA_MAX_UNACKED_PSNS, orca_dp.h).
+ */
+#define ORCA_FAB_PORT_QUEUE	128
 
 enum orca_fab_type {
 	ORCA_FAB_HELLO		= 1,

@@ -377,6 +377,9 @@ bool resp_step(struct orca_dev *dev, struct orca_qp *qp)
 		qp->resp.rd_due = 0;	/* cannot happen: recount */
 		return false;
 	}
+	/* responses wait for room on the port, as requests do */
+	if (!wire_room(dev))
+		return false;
 	if (e->type == RD_RES_ATOMIC)
 		return atomic_ack(dev, qp, e);
 	return read_response(dev, qp, e);

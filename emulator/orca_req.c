@@ -6,8 +6,10 @@
  * flight, copies it out of the ring once and checks it against the QP
  * (opcode for the type, SGE count, inline size, local keys), then sends
  * it as request packets of at most the path MTU, one per engine step.
- * RC waits for the responder's ACK, READ response or atomic ACK (the
- * completer); UC and UD complete when the last packet is sent.
+ * RC keeps at most ORCA_MAX_UNACKED_PSNS of them unacknowledged, asks
+ * for an ACK every ORCA_ACK_EVERY packets, and waits for the responder's
+ * ACK, READ response or atomic ACK (the completer); UC and UD complete
+ * when the last packet is sent.
  */
 #include "orca_dp.h"
 
@@ -69,6 +71,19 @@ static bool is_atomic(uint8_t op)
 static uint64_t ack_timeout_ns(uint8_t t)
 {
 	return t ? 4096ULL << (t > 31 ? 31 : t) : 0;
+}
+
+/*
+ * The timer runs from the oldest packet not acknowledged: armed when a
+ * WQE's first packet goes, again whenever an ACK moves the window or a
+ * retransmission starts (so that one the port cannot send yet still
+ * counts against retry_cnt).
+ */
+void req_arm_timer(struct orca_qp *qp)
+{
+	uint64_t t = ack_timeout_ns(qp->ctx.timeout);
+
+	qp->req.deadline = t ? dp_now_ns() + t : 0;
 }
 
 /*
@@ -173,7 +188,8 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 		goto bad;
 	}
 	r->len = len;
-	r->first_psn = r->psn = r->high_psn = r->next_psn;
+	r->first_psn = r->psn = r->high_psn = r->una_psn = r->next_psn;
+	r->window_wait = false;
 	return true;
 bad:
 	orca_log("QP %u: send WQE %u refused (opcode %u, flags 0x%x): status %u",
@@ -244,6 +260,9 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 		comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
 		return true;
 	}
+	/* a full egress queue holds the send back, it does not lose it */
+	if (!wire_room(dev))
+		return false;
 	p = pkt_alloc(dev);
 	if (!p)
 		return false;
@@ -275,6 +294,29 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 	return true;
 }
 
+/*
+ * RC SEND and WRITE: room in the send window for one more packet?  A
+ * READ or an atomic is one request packet whatever its length.
+ */
+static bool req_window_open(struct orca_dev *dev, struct orca_qp *qp)
+{
+	struct orca_req *r = &qp->req;
+	uint8_t op = r->wqe.opcode;
+
+	if (qp->ctx.qp_type != ORCA_QPT_RC || op == ORCA_WR_RDMA_READ ||
+	    is_atomic(op) || psn_before(r->psn, r->una_psn) ||
+	    ((r->psn - r->una_psn) & PSN_MASK) < ORCA_MAX_UNACKED_PSNS) {
+		r->window_wait = false;
+		return true;
+	}
+	/* an ACK (or the timer) opens it again: count the stop once */
+	if (!r->window_wait) {
+		r->window_wait = true;
+		dev->stats.window_waits++;
+	}
+	return false;
+}
+
 /* One request packet of the WQE in flight. */
 static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 {
@@ -282,10 +324,13 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 	uint32_t mtu = pmtu_bytes(qp->ctx.path_mtu);
 	uint64_t npkts;
 	uint8_t op = r->wqe.opcode;
-	struct orca_pkt *p = pkt_alloc(dev);
 	bool first = !r->off, last;
+	struct orca_pkt *p;
 	uint32_t chunk;
 
+	if (!req_window_open(dev, qp) || !wire_room(dev))
+		return false;
+	p = pkt_alloc(dev);
 	if (!p)
 		return false;	/* host out of memory: try again later */
 	qp_address(dev, qp, p);
@@ -374,21 +419,26 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 		break;
 	}
 	p->opcode |= transport(qp);
-	/* after a timeout, the first packet asks where the responder is */
-	p->ackreq = r->sent_all || r->probe;
+	/*
+	 * After a timeout, the first packet asks where the responder is;
+	 * RC asks every ORCA_ACK_EVERY packets, so that the window moves.
+	 */
+	p->ackreq = r->sent_all || r->probe ||
+		    (qp->ctx.qp_type == ORCA_QPT_RC &&
+		     ((p->psn - r->first_psn + 1) & PSN_MASK) %
+		     ORCA_ACK_EVERY == 0);
 	r->probe = false;
 	if (psn_before(r->high_psn, r->psn))
 		r->high_psn = r->psn;
 	wire_xmit(dev, p);
 
+	if (qp->ctx.qp_type == ORCA_QPT_RC && !r->deadline)
+		req_arm_timer(qp);
 	if (r->sent_all) {
 		r->sent_once = true;
 		r->next_psn = r->psn;
 		if (qp->ctx.qp_type != ORCA_QPT_RC)
 			comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
-		else if (ack_timeout_ns(qp->ctx.timeout))
-			r->deadline = dp_now_ns() +
-				      ack_timeout_ns(qp->ctx.timeout);
 	}
 	return true;
 }

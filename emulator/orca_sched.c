@@ -97,8 +97,9 @@ void dp_timers(struct orca_dev *dev)
 		if (!r->deadline || now < r->deadline)
 			continue;
 		if (r->rnr_wait) {
+			/* sent again now: timed like any retransmission */
 			r->rnr_wait = false;
-			r->deadline = 0;
+			req_arm_timer(qp);
 			continue;
 		}
 		/* no response in time */

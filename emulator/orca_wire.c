@@ -124,6 +124,7 @@ static void link_put(struct orca_dev *dev, struct orca_pkt *p,
 	struct orca_pkt **pp;
 
 	p->next = NULL;
+	dev->link_n++;
 	if (!hold_ns) {
 		if (dev->link_tail)
 			dev->link_tail->next = p;
@@ -187,6 +188,25 @@ void wire_xmit(struct orca_dev *dev, struct orca_pkt *p)
 		hold += 50000 + hold;
 	}
 	link_put(dev, p, hold);
+}
+
+/*
+ * Everything on the link may be for the fabric: counting it all keeps
+ * the engine from filling the egress queue while a burst is still on
+ * its way there (a looped-back packet only makes the wait shorter).
+ */
+bool wire_room(struct orca_dev *dev)
+{
+	if (!dev->fab || fabric_room(dev, dev->link_n)) {
+		dev->egress_wait = false;
+		return true;
+	}
+	/* the queue draining wakes the engine (orca_fabric.c) */
+	if (!dev->egress_wait) {
+		dev->egress_wait = true;
+		dev->stats.egress_waits++;
+	}
+	return false;
 }
 
 uint64_t wire_next_deadline(const struct orca_dev *dev)
@@ -271,6 +291,7 @@ unsigned int wire_drain(struct orca_dev *dev)
 		dev->link_head = p->next;
 		if (!dev->link_head)
 			dev->link_tail = NULL;
+		dev->link_n--;
 		link_deliver(dev, p);
 		n++;
 	}
@@ -279,6 +300,7 @@ unsigned int wire_drain(struct orca_dev *dev)
 	now = dp_now_ns();
 	while ((p = dev->link_held) && p->deliver_at <= now) {
 		dev->link_held = p->next;
+		dev->link_n--;
 		link_deliver(dev, p);
 		n++;
 	}
@@ -314,4 +336,5 @@ void wire_flush(struct orca_dev *dev)
 		dev->link_held = p->next;
 		free(p);
 	}
+	dev->link_n = 0;
 }

@@ -18,7 +18,7 @@
 
 #define FAB_MAX_PORTS	64	/* connections at once */
 #define FAB_MAX_LIDS	256	/* port GUIDs the SM remembers */
-#define FAB_QUEUE	128	/* messages held for a slow port */
+#define FAB_QUEUE	ORCA_FAB_PORT_QUEUE	/* held for a slow port */
 #define FAB_CTL_CLIENTS	8
 #define FAB_CTL_LINE	256
 

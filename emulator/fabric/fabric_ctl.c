@@ -4,7 +4,8 @@
  * request per line, one reply line starting with "ok" or "error".
  *
  *   ping    ok pong ports=N lids=N
- *   stats   ok ports=N lids=N bad_msgs=N, then per port GUID the SM
+ *   stats   ok ports=N lids=N bad_msgs=N queue_drops=N (every port's
+ *           lidL_queue_drops together), then per port GUID the SM
  *           knows, by its LID L: lidL_guid lidL_node lidL_lmc lidL_state
  *           (active, down or gone) lidL_in lidL_out lidL_bytes_in
  *           lidL_bytes_out lidL_dropped lidL_queue_drops lidL_connects
@@ -84,6 +85,7 @@ static const char *lid_state(const struct fab_lid *l)
 void fab_ctl_execute(struct fabric *f, const char *line, char *reply,
 		     size_t len)
 {
+	unsigned long long queue_drops = 0;
 	size_t off;
 	unsigned int i;
 
@@ -97,9 +99,13 @@ void fab_ctl_execute(struct fabric *f, const char *line, char *reply,
 			 line);
 		return;
 	}
-	off = snprintf(reply, len, "ok ports=%u lids=%u bad_msgs=%llu",
-		       f->n_conns, f->n_lids,
-		       (unsigned long long)f->bad_msgs);
+	/* one number for "did the switch lose anything" */
+	for (i = 0; i < f->n_lids; i++)
+		queue_drops += f->lids[i].queue_drops;
+	off = snprintf(reply, len,
+		       "ok ports=%u lids=%u bad_msgs=%llu queue_drops=%llu",
+		       f->n_conns, f->n_lids, (unsigned long long)f->bad_msgs,
+		       queue_drops);
 	for (i = 0; i < f->n_lids && off < len; i++) {
 		const struct fab_lid *l = &f->lids[i];
 		unsigned int id = l->lid;

@@ -312,6 +312,101 @@ static void uc_loss(void)
 	fx_free(f);
 }
 
+/* A counter of the stats line (what ctl stats says); -1 if not there. */
+static long long stat_of(struct fx *f, const char *key)
+{
+	static char line[8192];
+	char pat[64];
+	const char *at;
+
+	line[0] = ' ';
+	orca_dev_format_stats(&f->dev, line + 1, sizeof(line) - 1);
+	snprintf(pat, sizeof(pat), " %s=", key);
+	at = strstr(line, pat);
+	return at ? strtoll(at + strlen(pat), NULL, 0) : -1;
+}
+
+#define WMSG	(64 * PAGE)	/* 1024 packets of 256 bytes */
+#define WINDOW	64		/* ORCA_MAX_UNACKED_PSNS */
+
+/*
+ * The send window: with 100 us on the link, a WRITE of 1024 packets puts
+ * 64 on it and waits; the ACKs it asked for (every 32nd packet) move the
+ * window, so it completes with no retransmission and no timer.  Then on
+ * a link that also drops 5%, a WRITE and a SEND of as many packets still
+ * complete, whole, with what was lost sent again (retry_cnt 7, each
+ * expiry after progress giving the count back).
+ */
+static void rc_window(void)
+{
+	static const char *const slow[] = { "link_delay_us=100", NULL };
+	static const char *const lossy[] = { "link_delay_us=100",
+					     "link_drop_ppm=50000", NULL };
+	const char *const *sets[] = { slow, lossy };
+	unsigned int run;
+
+	for (run = 0; run < 2; run++) {
+		struct fx *f = dp_up_cfg(sets[run]);
+		uint64_t src = heap_alloc(WMSG), dst = heap_alloc(WMSG);
+		uint8_t *s = gpa(f, src), *d = gpa(f, dst);
+		struct orca_cqe c, c2;
+		struct ring_qp a, b;
+		struct ring_cq cq;
+		uint32_t slk = 0, dlk = 0;
+
+		CHECK_EQ(reg_mr(f, f->pdn, src, WMSG, ORCA_ACCESS_LOCAL_WRITE,
+				&slk), 0);
+		CHECK_EQ(reg_mr(f, f->pdn, dst, WMSG, ORCA_ACCESS_LOCAL_WRITE |
+				ORCA_ACCESS_REMOTE_WRITE, &dlk), 0);
+		CHECK(make_cq(f, &cq, 5));
+		CHECK(make_qp(f, &a, cq.cqn));
+		CHECK(make_qp(f, &b, cq.cqn));
+		connect_retry_cnt = 7;
+		connect_timeout = 10;		/* 4 ms: 20 round trips */
+		CHECK(connect_rc(f, &a, b.qpn, 0, 1));
+		CHECK(connect_rc(f, &b, a.qpn, ORCA_ACCESS_REMOTE_WRITE, 1));
+		connect_retry_cnt = 1;
+		pattern(s, WMSG, run);
+		memset(d, 0, WMSG);
+		post_send(f, &a, ORCA_WR_RDMA_WRITE, src, WMSG, slk,
+			  iova(dst), dlk);
+		if (run == 0) {
+			/* the doorbell's engine run: one window, no more */
+			CHECK_EQ(f->dev.stats.pkts, WINDOW);
+			CHECK_EQ(stat_of(f, "window_waits"), 1);
+		}
+		CHECK(wait_cqe(f, &cq, &c));
+		CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+		CHECK(!memcmp(s, d, WMSG));
+
+		pattern(s, WMSG, run + 10);
+		post_recv(f, &b, dst, WMSG, dlk);
+		post_send(f, &a, ORCA_WR_SEND, src, WMSG, slk, 0, 0);
+		CHECK(wait_cqe(f, &cq, &c) && wait_cqe(f, &cq, &c2));
+		CHECK(!c.status && !c2.status);
+		CHECK(!memcmp(s, d, WMSG));
+		CHECK_EQ(qp_state_of(f, a.qpn), ORCA_QPS_RTS);
+		CHECK_EQ(qp_state_of(f, b.qpn), ORCA_QPS_RTS);
+		printf("# window, %s: %llu packets, window waits %lld, drops %llu, retries %llu\n",
+		       run ? "100 us, 5% loss" : "100 us",
+		       (unsigned long long)f->dev.stats.pkts,
+		       stat_of(f, "window_waits"),
+		       (unsigned long long)f->dev.stats.link_drops,
+		       (unsigned long long)f->dev.stats.retries);
+		CHECK(stat_of(f, "window_waits") > 2);
+		if (run == 0) {
+			/* the ACKs moved it, never the timer */
+			CHECK_EQ(f->dev.stats.retries, 0);
+			CHECK_EQ(f->dev.stats.naks, 0);
+		} else {
+			CHECK(f->dev.stats.link_drops > 0);
+			CHECK(f->dev.stats.retries > 0);
+		}
+		CHECK(canaries_ok(f));
+		fx_free(f);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -322,5 +417,6 @@ int main(int argc, char **argv)
 	RUN(seeded);
 	RUN(rc_peer_gone);
 	RUN(uc_loss);
+	RUN(rc_window);
 	return tap_done();
 }
