@@ -208,8 +208,9 @@ static void orca_qp_missed_err(struct orca_qp *qp)
 /*
  * Recover what dropped events would have said.  QP state changes are in
  * the mirror: a QP the device moved to ERR gets the QP_FATAL it missed,
- * and LAST_WQE_REACHED if it is on an SRQ.  A lost CQ_ERR or
- * SRQ_LIMIT_REACHED leaves no trace the driver can read.
+ * and LAST_WQE_REACHED if it is on an SRQ.  CQ_ERR and SRQ_LIMIT_REACHED
+ * leave no trace the driver could read: the device never drops them, it
+ * waits for room in the EQ.
  * Port events leave no trace, so the port's current state is announced
  * again as a device event; consumers re-read what they need.
  */
