@@ -414,6 +414,7 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 {
 	struct orca_qp *qp = to_oqp(ibqp);
 	struct orca_wq *sq = &qp->sq;
+	bool posted;
 	uint32_t start;
 	int ret = 0;
 
@@ -425,6 +426,7 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	}
 	pthread_spin_lock(&sq->lock);
 	start = sq->head;
+	posted = false;
 	for (; wr; wr = wr->next) {
 		uint32_t slot = sq->head & (sq->depth - 1);
 
@@ -443,9 +445,12 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (sq->head != start) {
 		__atomic_store_n(&qp->dbrec->sq_pi, htole32(sq->head),
 				 __ATOMIC_RELEASE);
-		orca_qp_kick(qp);
+		posted = true;
 	}
 	pthread_spin_unlock(&sq->lock);
+	/* the record is published: the kick (perhaps a system call) needs no lock */
+	if (posted)
+		orca_qp_kick(qp);
 	if (ret)
 		*bad_wr = wr;
 	return ret;
@@ -456,6 +461,7 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 {
 	struct orca_qp *qp = to_oqp(ibqp);
 	struct orca_wq *rq = &qp->rq;
+	bool kick = false;
 	uint32_t start;
 	int ret = 0, i;
 
@@ -494,10 +500,11 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		__atomic_store_n(&qp->dbrec->rq_pi, htole32(rq->head),
 				 __ATOMIC_RELEASE);
 		/* in ERR nothing arrives: the device must be told to flush */
-		if (ibqp->state == IBV_QPS_ERR)
-			orca_qp_kick(qp);
+		kick = ibqp->state == IBV_QPS_ERR;
 	}
 	pthread_spin_unlock(&rq->lock);
+	if (kick)
+		orca_qp_kick(qp);
 	if (ret)
 		*bad_wr = wr;
 	return ret;

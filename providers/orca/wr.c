@@ -295,6 +295,7 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	struct orca_qp *qp = qpx_to_oqp(qpx);
 	enum ibv_qp_state st = qp->vqp.qp.state;
 	int err = qp->wr_err;
+	bool kick = false;
 
 	/* IBTA: no sends before RTS */
 	if (!err && (st == IBV_QPS_RESET || st == IBV_QPS_INIT ||
@@ -305,10 +306,13 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 	} else if (qp->sq.head != qp->wr_start) {
 		__atomic_store_n(&qp->dbrec->sq_pi, htole32(qp->sq.head),
 				 __ATOMIC_RELEASE);
-		orca_qp_kick(qp);
+		kick = true;
 	}
 	qp->wr_cur = NULL;
 	pthread_spin_unlock(&qp->sq.lock);
+	/* the record is published: the kick needs no lock */
+	if (kick)
+		orca_qp_kick(qp);
 	return err;
 }
 
