@@ -152,7 +152,7 @@ bool ring_ok(const struct orca_dev *dev, uint64_t base,
 
 void flush_irq(struct orca_dev *dev)
 {
-	if (dev->comp_irq_pending) {
+	if (dev->comp_irq_pending && !dev->comp_irq_held) {
 		dev->comp_irq_pending = false;
 		dev->stats.irqs++;
 		if (dev->raise_irq)
@@ -527,7 +527,7 @@ void orca_dev_connect(struct orca_dev *dev)
 	reset_regs(dev);
 	dev->fatal = dev->hung = dev->irq_pending = false;
 	dev->stall_ticks = dev->ticks = dev->cmd_delay_ticks = 0;
-	dev->reuse_handles = false;
+	dev->reuse_handles = dev->comp_irq_held = false;
 	memset(&dev->lie, 0, sizeof(dev->lie));
 	dev->cmdq_ci = dev->eq_pi = dev->eq_overflows = 0;
 	dev->ceq_pi = dev->ceq_overflows = 0;

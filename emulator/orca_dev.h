@@ -314,6 +314,7 @@ struct orca_dev {
 	uint64_t cmd_delay_ticks;	/* hold every completion this long */
 	uint32_t place_delay_us;	/* pause per payload placement (tests) */
 	bool reuse_handles;	/* lowest free handle, not round robin */
+	bool comp_irq_held;	/* ctl "comp-irq-hold 1": no COMP MSI-X */
 	/* ctl "misbehave": the next completion is posted twice / too long */
 	bool dup_next_cpl;
 	bool long_next_cpl;
@@ -484,6 +485,7 @@ void orca_dev_hook_hang(struct orca_dev *dev);
 void orca_dev_hook_stall(struct orca_dev *dev, uint32_t ms);
 /* Hold every command completion @ms (0: off). */
 void orca_dev_hook_cmd_delay(struct orca_dev *dev, uint32_t ms);
+void orca_dev_hook_comp_irq_hold(struct orca_dev *dev, bool hold);
 /* A lossy link from now on (per million packets; a hold in us). */
 bool orca_dev_hook_link_faults(struct orca_dev *dev, uint32_t drop_ppm,
 			       uint32_t dup_ppm, uint32_t reorder_ppm,

@@ -131,6 +131,19 @@ void orca_dev_hook_cmd_delay(struct orca_dev *dev, uint32_t ms)
 	orca_log("hook: command completions held for %u ms", ms);
 }
 
+/*
+ * Completion interrupts held back (CEQEs are still written): the driver
+ * sees the completion EQ only when it drains it itself, as after a
+ * DESTROY_CQ, until the hold ends and the pending interrupt goes out.
+ */
+void orca_dev_hook_comp_irq_hold(struct orca_dev *dev, bool hold)
+{
+	dev->comp_irq_held = hold;
+	orca_log("hook: completion interrupts %s", hold ? "held" : "released");
+	if (!hold)
+		flush_irq(dev);
+}
+
 int orca_dev_hook_eq_flood(struct orca_dev *dev, uint32_t n, uint32_t qpn,
 			   char *err, size_t errlen)
 {

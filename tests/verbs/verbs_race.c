@@ -16,6 +16,11 @@
  * QP that gets the same QPN at once: the new QP must never see the old
  * one's completion (a wrong wr_id, and its receive queue counted as full
  * for ever after).
+ *
+ * A CQ destroyed with its completion event still in the completion EQ
+ * (the device's interrupt held back: hostctl comp-irq-hold 1), and a new
+ * CQ on another channel that gets the same CQN: the new CQ's channel must
+ * never get the old CQ's event (review-driver finding 5).
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -205,6 +210,95 @@ out:
 		ibv_destroy_comp_channel(ch);
 }
 
+/* A QP on @cq, INIT, one receive, @cq armed, then ERR: one flush CQE. */
+static struct ibv_qp *flush_one_recv(struct ibv_cq *cq, struct ibv_mr *mr,
+				     const struct ibv_port_attr *port)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)mr->addr, .length = 64,
+			       .lkey = mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = 0xc, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	struct ibv_qp *qp = create_qp(pd, cq, IBV_QPT_RC);
+
+	if (qp && !walk_to(qp, port, IBV_QPS_RESET, IBV_QPS_INIT) &&
+	    !ibv_post_recv(qp, &wr, &bad) && !ibv_req_notify_cq(cq, 0) &&
+	    !walk_to(qp, port, IBV_QPS_INIT, IBV_QPS_ERR))
+		return qp;
+	if (qp)
+		ibv_destroy_qp(qp);
+	return NULL;
+}
+
+static int cq_events_on(struct ibv_comp_channel *ch, int ms)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+	int n = 0;
+
+	while (poll(&pfd, 1, ms) == 1 && !ibv_get_cq_event(ch, &ev_cq, &ev_ctx)) {
+		ibv_ack_cq_events(ev_cq, 1);
+		n++;
+		ms = 200;	/* anything queued behind it is there already */
+	}
+	return n;
+}
+
+static void stale_ceqe_after_destroy(void)
+{
+	struct ibv_comp_channel *ch1 = ibv_create_comp_channel(ctx);
+	struct ibv_comp_channel *ch2 = ibv_create_comp_channel(ctx);
+	struct ibv_cq *a = ch1 ? ibv_create_cq(ctx, 16, NULL, ch1, 0) : NULL;
+	static uint8_t buf[4096];
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf),
+				       IBV_ACCESS_LOCAL_WRITE);
+	struct ibv_qp *qa = NULL, *qb = NULL;
+	struct ibv_cq *b = NULL;
+	struct ibv_port_attr port;
+	long long end;
+	struct ibv_wc wc;
+	int n = 0;
+
+	if (!ok(ch1 && ch2 && a && mr && !ibv_query_port(ctx, 1, &port) &&
+		!hostctl("comp-irq-hold 1", NULL, 0),
+		"CQ A on channel 1; the device holds completion interrupts"))
+		goto out;
+	qa = flush_one_recv(a, mr, &port);
+	for (end = now_ms() + wait_ms(); qa && !n && now_ms() < end;)
+		n = ibv_poll_cq(a, 1, &wc);
+	if (!ok(n == 1, "A armed, its QP's receive flushed: the CQE is there, its event held"))
+		goto out;
+	ok(!ibv_destroy_qp(qa) && !ibv_destroy_cq(a),
+	   "destroy A with its event still in the completion EQ");
+	qa = NULL;
+	a = NULL;
+	b = ibv_create_cq(ctx, 16, NULL, ch2, 0);
+	ok(b && !hostctl("comp-irq-hold 0", NULL, 0),
+	   "CQ B on channel 2 (the device reuses A's CQN); interrupts flow again");
+	/* B's own event, behind anything the interrupt delivered */
+	qb = b ? flush_one_recv(b, mr, &port) : NULL;
+	n = qb ? cq_events_on(ch2, wait_ms()) : -1;
+	ok(n == 1, "channel 2 gets B's one event, never A's (%d events)", n);
+	n = cq_events_on(ch1, 200);
+	ok(n == 0, "channel 1: A's event went with A (%d events)", n);
+out:
+	hostctl("comp-irq-hold 0", NULL, 0);
+	if (qa)
+		ibv_destroy_qp(qa);
+	if (qb)
+		ibv_destroy_qp(qb);
+	if (a)
+		ibv_destroy_cq(a);
+	if (b)
+		ibv_destroy_cq(b);
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (ch1)
+		ibv_destroy_comp_channel(ch1);
+	if (ch2)
+		ibv_destroy_comp_channel(ch2);
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = parse_dev_arg(&argc, &argv);
@@ -233,6 +327,7 @@ int main(int argc, char **argv)
 		destroy_fail += w[i].destroy_fail;
 	}
 	stale_cqe_after_destroy();
+	stale_ceqe_after_destroy();
 	hostctl("reuse-handles 0", NULL, 0);
 	ok(!cq_fail, "3 threads x %d: every create_cq succeeds (%d failed)",
 	   ROUNDS, cq_fail);
