@@ -71,6 +71,7 @@ if [[ ${BENCH_TWOHOST:-1} != 0 ]]; then
     rc2=$?
     cp -p "$BUILD/vm/bench2-a/bench2/perf.txt" "$RESULTS/perf2.txt" 2>/dev/null
     cp -p "$BUILD/vm/bench2-a/bench2/perf_table.txt" "$RESULTS/perf2_table.txt" 2>/dev/null
+    cp -p "$BUILD/vm/bench2-a/bench2/drops.txt" "$RESULTS/twohost_drops.txt" 2>/dev/null
     ((rc2 != 0)) || rm -rf "${BUILD:?}/vm/bench2-a"
     if [[ -s $RESULTS/perf2.txt && -s $RESULTS/perf.txt ]]; then
         awk '
@@ -97,6 +98,8 @@ if [[ ${BENCH_TWOHOST:-1} != 0 ]]; then
         }' "$RESULTS/perf.txt" "$RESULTS/perf2.txt" > "$RESULTS/twohost_table.txt"
         echo
         cat "$RESULTS/twohost_table.txt"
+        echo "two hosts: each emulator's transport counters after the run (retries, window and egress waits, drops):"
+        cat "$RESULTS/twohost_drops.txt" 2>/dev/null
     else
         echo "bench: two-host measurement FAILED (vm2.sh exit status $rc2)" >&2
         ((rc == 0)) && rc=${rc2:-1}
