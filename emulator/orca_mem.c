@@ -368,7 +368,9 @@ static int mr_parse(struct orca_dev *dev, struct cmd *c,
 	    !(access & ORCA_ACCESS_LOCAL_WRITE))
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
 			    "remote write/atomic without local write");
-	if (!len || len > dev->cfg.max_mr_size || iova + len < iova)
+	/* first_off + len sizes the page list check: it must not wrap */
+	if (!len || len > dev->cfg.max_mr_size || iova + len < iova ||
+	    len > UINT64_MAX - first_off)
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
 			    "length %llu (max_mr_size %llu)",
 			    (unsigned long long)len,

@@ -35,6 +35,12 @@ enum {
 
 /* AETH syndrome classes (bits 6:5) and NAK codes. */
 #define AETH_ACK		0x00
+/*
+ * An ACK's credit field (bits 4:0): 0x1f, "no credit count" (IBTA
+ * 9.7.7.2.1), as rxe sends.  0 would say no receive WQE is free, and a
+ * requester doing end-to-end flow control would stop sending SENDs.
+ */
+#define AETH_ACK_NO_CREDITS	(AETH_ACK | 0x1f)
 #define AETH_RNR_NAK		0x20
 #define AETH_NAK		0x60
 #define AETH_NAK_PSN_SEQ	0

@@ -302,7 +302,7 @@ static bool atomic_ack(struct orca_dev *dev, struct orca_qp *qp,
 	qp_address(dev, qp, p);
 	p->opcode = IB_RC | IB_ATOMIC_ACK;
 	p->hdrs |= PKT_AETH | PKT_ATOMIC_ACK;
-	p->syndrome = AETH_ACK;
+	p->syndrome = AETH_ACK_NO_CREDITS;
 	p->msn = e->msn & PSN_MASK;
 	p->psn = e->first_psn;
 	p->orig = e->orig;
@@ -348,7 +348,7 @@ static bool read_response(struct orca_dev *dev, struct orca_qp *qp,
 	if (first || last) {
 		/* the READ is complete with its last response */
 		p->hdrs |= PKT_AETH;
-		p->syndrome = AETH_ACK;
+		p->syndrome = AETH_ACK_NO_CREDITS;
 		p->msn = (e->msn - !last) & PSN_MASK;
 	}
 	if (chunk)

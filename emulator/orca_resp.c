@@ -185,7 +185,7 @@ static void msg_done(struct orca_dev *dev, struct orca_qp *qp,
 		s->msn++;
 	}
 	if (is_rc(qp) && p->ackreq)
-		send_aeth(dev, qp, IB_ACK, AETH_ACK, p->psn, 0);
+		send_aeth(dev, qp, IB_ACK, AETH_ACK_NO_CREDITS, p->psn, 0);
 }
 
 static void rx_send(struct orca_dev *dev, struct orca_qp *qp,
@@ -300,7 +300,7 @@ static void rx_duplicate(struct orca_dev *dev, struct orca_qp *qp,
 		return;
 	}
 	if (p->ackreq)
-		send_aeth(dev, qp, IB_ACK, AETH_ACK, s->epsn - 1, 0);
+		send_aeth(dev, qp, IB_ACK, AETH_ACK_NO_CREDITS, s->epsn - 1, 0);
 }
 
 /*

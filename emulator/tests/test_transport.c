@@ -208,6 +208,8 @@ static void dup_read_replay(void)
 		CHECK_EQ(p[0]->opcode, IB_RC | IB_ACK);
 		CHECK_EQ(p[0]->psn, (PSN0 + 4) & PSN_MASK);
 		CHECK_EQ(p[0]->msn, 2);
+		/* an ACK, credit field 0x1f: no credit count (IBTA 9.7.7.2.1) */
+		CHECK_EQ(p[0]->syndrome, 0x1f);
 	}
 	pkts_free(t.f, p, n);
 	pair_down(&t);
