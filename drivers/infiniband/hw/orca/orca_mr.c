@@ -326,7 +326,9 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 /*
  * A region with memory windows bound to it is not deregistered: the
  * device answers BAD_RES_STATE and the verb fails with -EBUSY (IBTA
- * 10.6.7.2.2; rxe refuses it too, with -EINVAL).
+ * 10.6.7.2.2; rxe refuses it too, with -EINVAL).  ib_dereg_mr_user() has
+ * already taken the region out of restrack by then, so `rdma res` no
+ * longer lists a region that still exists (rxe's too): ib_core's order.
  */
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
