@@ -185,10 +185,7 @@ void go_fatal(struct orca_dev *dev, uint32_t syndrome, const char *why)
 	memset(&eqe, 0, sizeof(eqe));
 	eqe.type = ORCA_EQE_DEVICE_FATAL;
 	eqe.fatal.syndrome = htole32(syndrome);
-	if (!eq_post(dev, &eqe)) {
-		dev->stats.events++;
-		dev->irq_pending |= dev->irq_enabled;
-	}
+	eq_post_event(dev, &eqe);
 }
 
 /*

@@ -109,6 +109,7 @@ int dma_write(struct orca_dev *dev, uint64_t addr, const void *buf,
 bool ring_ok(const struct orca_dev *dev, uint64_t base,
 	     unsigned int log_depth);
 int eq_post(struct orca_dev *dev, const struct orca_eqe *eqe);
+int eq_post_event(struct orca_dev *dev, const struct orca_eqe *eqe);
 void flush_irq(struct orca_dev *dev);
 void go_fatal(struct orca_dev *dev, uint32_t syndrome, const char *why);
 void post_async(struct orca_dev *dev, const struct orca_eqe *eqe);

@@ -54,6 +54,18 @@ int eq_post(struct orca_dev *dev, const struct orca_eqe *eqe)
 	return 0;
 }
 
+/* eq_post() an event, and when it is in: count it and ask for the MSI-X. */
+int eq_post_event(struct orca_dev *dev, const struct orca_eqe *eqe)
+{
+	int ret = eq_post(dev, eqe);
+
+	if (!ret) {
+		dev->stats.events++;
+		dev->irq_pending |= dev->irq_enabled;
+	}
+	return ret;
+}
+
 /* Async events: only while armed; dropped and counted when the EQ is full. */
 void post_async(struct orca_dev *dev, const struct orca_eqe *eqe)
 {
@@ -61,11 +73,8 @@ void post_async(struct orca_dev *dev, const struct orca_eqe *eqe)
 
 	if (!dev->armed || dev->fatal)
 		return;
-	ret = eq_post(dev, eqe);
-	if (!ret) {
-		dev->stats.events++;
-		dev->irq_pending |= dev->irq_enabled;
-	} else if (ret == -EAGAIN || ret == -ENODEV) {
+	ret = eq_post_event(dev, eqe);
+	if (ret == -EAGAIN || ret == -ENODEV) {
 		dev->eq_overflows++;
 		dev->stats.events_lost++;
 		REG_WR32(dev, eq_overflows, dev->eq_overflows);
@@ -85,7 +94,7 @@ bool post_async_kept(struct orca_dev *dev, const struct orca_eqe *eqe,
 {
 	if (!dev->armed || dev->fatal)
 		return true;
-	if (eq_post(dev, eqe)) {
+	if (eq_post_event(dev, eqe)) {
 		if (!*pending) {
 			dev->n_deferred++;
 			dev->stats.events_deferred++;
@@ -96,8 +105,6 @@ bool post_async_kept(struct orca_dev *dev, const struct orca_eqe *eqe,
 		return false;
 	}
 	*pending = false;
-	dev->stats.events++;
-	dev->irq_pending |= dev->irq_enabled;
 	return true;
 }
 

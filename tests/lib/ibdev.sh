@@ -12,6 +12,16 @@
 #   emu_stat KEY                one counter of this guest's emulator
 #                               ('hostctl stats'); status 1 if hostctl fails
 #                               (tests/lib/pair.sh has the two-host sum)
+#   heartbeat                   the device's heartbeat tick count
+#                               ('hostctl ping'); status 1 if it fails
+#   ticked HB N                 the heartbeat is N ticks past HB: time
+#                               counted by the device, not the guest
+#   fw_verb [SECONDS]           a verb that needs firmware commands
+#                               (ibv_devinfo no longer does: the port
+#                               mirror): ibv_rc_pingpong's server allocates
+#                               a PD, a CQ and a QP, then waits for a client
+#                               that never comes (exit 124 = every command
+#                               went through), within SECONDS ($ORCA_WAIT)
 #   debugfs_dir                 $dev's debugfs directory,
 #                               /sys/kernel/debug/orca/<pci>
 #   debugfs_value KEY FILE      the value of "KEY: value" in $dbgdir/FILE
@@ -52,6 +62,14 @@ emu_stat() {
     s=${s##* "$1"=}
     printf '%s' "${s%% *}"
 }
+
+heartbeat() {
+    local s
+    s=$(hostctl ping) || return 1
+    [[ $s =~ heartbeat=([0-9]+) ]] && printf '%s' "${BASH_REMATCH[1]}"
+}
+ticked() { local h; h=$(heartbeat) && ((h >= $1 + $2)); }
+fw_verb() { timeout -k 2 "${1:-$ORCA_WAIT}" ibv_rc_pingpong -d "$dev" -p 18777 > /dev/null 2>&1; }
 
 debugfs_dir() {
     printf '/sys/kernel/debug/orca/%s' "$(basename "$(readlink -f "/sys/class/infiniband/$dev/device")")"

@@ -203,6 +203,7 @@ static void flood_srq(struct ibv_pd *pd, struct ibv_cq *cq)
 	struct ibv_srq *srq = ibv_create_srq(pd, &sa);
 	struct ibv_qp *qp = srq ? rts_qp_on(pd, cq, IBV_QPT_RC, srq) : NULL;
 	int fatal = 0, last_wqe = 0;
+	bool settling = false;
 	struct ibv_async_event ev;
 	char req[64], reply[256];
 	long long end;
@@ -214,19 +215,18 @@ static void flood_srq(struct ibv_pd *pd, struct ibv_cq *cq)
 	if (!ok(!hostctl(req, reply, sizeof(reply)), "hostctl %s: %s", req,
 		reply))
 		goto out;
-	for (end = now_ms() + wait_ms(); !(fatal && last_wqe) &&
-	     now_ms() < end;) {
+	/*
+	 * Until both came (or the bound), then 200 ms more: a second of
+	 * either would follow within a poll or two.  (drain_async()'s table
+	 * would fill with the flood's COMM_EST first.)
+	 */
+	for (end = now_ms() + wait_ms(); now_ms() < end;) {
+		if (fatal && last_wqe && !settling) {
+			settling = true;
+			end = now_ms() + 200;
+		}
 		if (poll(&pfd, 1, 100) <= 0 || ibv_get_async_event(ctx, &ev))
 			continue;
-		if (ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == qp)
-			fatal++;
-		else if (ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED &&
-			 ev.element.qp == qp)
-			last_wqe++;
-		ibv_ack_async_event(&ev);
-	}
-	/* a second of each would come within a poll or two: look once */
-	while (poll(&pfd, 1, 200) > 0 && !ibv_get_async_event(ctx, &ev)) {
 		if (ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == qp)
 			fatal++;
 		else if (ev.event_type == IBV_EVENT_QP_LAST_WQE_REACHED &&

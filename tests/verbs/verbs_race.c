@@ -144,6 +144,25 @@ out:
  * destroyed, B gets A's QPN: c must be empty for B, and B's receive queue
  * must take max_recv_wr receives.
  */
+/* A QP on @cq, INIT, one receive, @cq armed, then ERR: one flush CQE. */
+static struct ibv_qp *flush_one_recv(struct ibv_cq *cq, struct ibv_mr *mr,
+				     const struct ibv_port_attr *port)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)mr->addr, .length = 64,
+			       .lkey = mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = 0xc, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+	struct ibv_qp *qp = create_qp(pd, cq, IBV_QPT_RC);
+
+	if (qp && !walk_to(qp, port, IBV_QPS_RESET, IBV_QPS_INIT) &&
+	    !ibv_post_recv(qp, &wr, &bad) && !ibv_req_notify_cq(cq, 0) &&
+	    !walk_to(qp, port, IBV_QPS_INIT, IBV_QPS_ERR))
+		return qp;
+	if (qp)
+		ibv_destroy_qp(qp);
+	return NULL;
+}
+
 static void stale_cqe_after_destroy(void)
 {
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(ctx);
@@ -167,11 +186,8 @@ static void stale_cqe_after_destroy(void)
 		"a CQ on a completion channel and an MR"))
 		goto out;
 	sge.lkey = mr->lkey;
-	a = create_qp(pd, cq, IBV_QPT_RC);
-	if (!ok(a && !walk_to(a, &port, IBV_QPS_RESET, IBV_QPS_INIT) &&
-		!ibv_post_recv(a, &wr, &bad) && !ibv_req_notify_cq(cq, 0) &&
-		!walk_to(a, &port, IBV_QPS_INIT, IBV_QPS_ERR),
-		"QP A: INIT, one receive posted, then ERR"))
+	a = flush_one_recv(cq, mr, &port);
+	if (!ok(a != NULL, "QP A: INIT, one receive posted, then ERR"))
 		goto out;
 	pfd = (struct pollfd){ .fd = ch->fd, .events = POLLIN };
 	if (!ok(poll(&pfd, 1, wait_ms()) == 1 &&
@@ -208,25 +224,6 @@ out:
 		ibv_destroy_cq(cq);
 	if (ch)
 		ibv_destroy_comp_channel(ch);
-}
-
-/* A QP on @cq, INIT, one receive, @cq armed, then ERR: one flush CQE. */
-static struct ibv_qp *flush_one_recv(struct ibv_cq *cq, struct ibv_mr *mr,
-				     const struct ibv_port_attr *port)
-{
-	struct ibv_sge sge = { .addr = (uintptr_t)mr->addr, .length = 64,
-			       .lkey = mr->lkey };
-	struct ibv_recv_wr wr = { .wr_id = 0xc, .sg_list = &sge, .num_sge = 1 };
-	struct ibv_recv_wr *bad;
-	struct ibv_qp *qp = create_qp(pd, cq, IBV_QPT_RC);
-
-	if (qp && !walk_to(qp, port, IBV_QPS_RESET, IBV_QPS_INIT) &&
-	    !ibv_post_recv(qp, &wr, &bad) && !ibv_req_notify_cq(cq, 0) &&
-	    !walk_to(qp, port, IBV_QPS_INIT, IBV_QPS_ERR))
-		return qp;
-	if (qp)
-		ibv_destroy_qp(qp);
-	return NULL;
 }
 
 static int cq_events_on(struct ibv_comp_channel *ch, int ms)

@@ -34,12 +34,6 @@ ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 port=18790
 plan 17
 
-heartbeat() {
-    local s
-    s=$(hostctl ping) || return 1
-    [[ $s =~ heartbeat=([0-9]+) ]] && printf '%s' "${BASH_REMATCH[1]}"
-}
-ticked() { local h; h=$(heartbeat) && ((h >= $1 + $2)); }
 writes_above() { local w; w=$(emu_stat dma_writes) && ((w > $1)); }
 logged() { klog_since "$mark" | grep -qE "$1"; }
 new_mark() { mark="dead-dma: $1 $(now_us)"; echo "$mark" > /dev/kmsg; }
@@ -67,8 +61,6 @@ stop_stream() {
     { wait "${spids[@]}"; } 2> /dev/null
     return $rc
 }
-# a verb that needs a firmware command (ibv_devinfo does not)
-fw_verb() { timeout -k 2 "$ORCA_WAIT" ibv_rc_pingpong -d "$dev" -p 18789 > /dev/null 2>&1; }
 
 # ---------------------------------------------------------------- 1
 rmmod orca 2>/dev/null

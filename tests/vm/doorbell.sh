@@ -28,10 +28,12 @@ plan 17
 
 wait_dev() { wait_until "$ORCA_WAIT" test -e "/sys/class/infiniband/$dev"; }
 reserved() { grep -c 'orca doorbell page' /proc/iomem; }
-# run verbs_bypass, its TAP as comments; status = its exit status
+# run verbs_bypass (under the command words in wrap, if any), its TAP as
+# comments; status = its exit status
+wrap=()
 run_bypass() {
     local out rc
-    out=$("$bypass" -d "$dev" "$@" 2>&1)
+    out=$("${wrap[@]}" "$bypass" -d "$dev" "$@" 2>&1)
     rc=$?
     diag "$out"
     return "$rc"
@@ -46,20 +48,14 @@ run_bypass
 ok $? "verbs_bypass: post and poll under seccomp with no system call"
 
 # root without CAP_SYS_RAWIO (dropped from the bounding set before exec)
-norawio=(setpriv --bounding-set=-sys_rawio --inh-caps=-sys_rawio)
-run_bypass_norawio() {
-    local out rc
-    out=$("${norawio[@]}" "$bypass" -d "$dev" "$@" 2>&1)
-    rc=$?
-    diag "$out"
-    return "$rc"
-}
-run_bypass_norawio --expect-kick-syscalls
+wrap=(setpriv --bounding-set=-sys_rawio --inh-caps=-sys_rawio)
+run_bypass --expect-kick-syscalls
 ok $? "without CAP_SYS_RAWIO: no doorbell page mapped, the sandbox counts the write() kicks, the work completes"
 rmmod orca && insmod "$ko" user_doorbell_any=1 && wait_dev
 ok $? "reload with user_doorbell_any=1"
-run_bypass_norawio
+run_bypass
 ok $? "user_doorbell_any=1: without CAP_SYS_RAWIO too, the page is mapped and no system call made"
+wrap=()
 
 rmmod orca && insmod "$ko" user_doorbell=0 && wait_dev
 ok $? "reload with user_doorbell=0"

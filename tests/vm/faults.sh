@@ -33,13 +33,6 @@ ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 dev=${ORCA_DEV:-orca0}
 plan 30
 
-heartbeat() {   # the device's heartbeat tick count ('hostctl ping')
-    local s
-    s=$(hostctl ping) || return 1
-    [[ $s =~ heartbeat=([0-9]+) ]] && printf '%s' "${BASH_REMATCH[1]}"
-}
-# ticked HB N: the device's heartbeat is N ticks past HB (it runs)
-ticked() { local h; h=$(heartbeat) && ((h >= $1 + $2)); }
 klog_mark() { dmesg | wc -l; }
 # refused FIELD VALUE: the probe's log line for the capability, since $m
 refused() { klog_since "$m" | grep -qE "device reports ($1 = $2|$2 GIDs)"; }
@@ -52,11 +45,6 @@ no_oops() {   # no_oops MARK DESC
     [[ -z $out ]] || diag "$out"
 }
 reload() { rmmod orca 2>/dev/null; insmod "$ko" "$@"; }
-# A verb that needs firmware commands (ibv_devinfo no longer does: the
-# port mirror): ibv_rc_pingpong's server allocates a PD, a CQ and a QP,
-# then waits for a client that never comes (exit 124 = all commands went
-# through).
-fw_verb() { timeout -k 2 "${1:-$ORCA_WAIT}" ibv_rc_pingpong -d "$dev" -p 18777 > /dev/null 2>&1; }
 
 # ---------------------------------------------------------------- 1
 rmmod orca
