@@ -65,7 +65,7 @@ help:
 	@echo "targets:"
 	@echo "  deps      install the Debian packages (scripts/deps.sh, needs root)"
 	@echo "  build     driver (W=1) + emulator + provider + test programs (= all)"
-	@echo "  lint      sparse + W=1 -Werror, checkpatch --strict, kernel-doc"
+	@echo "  lint      sparse + W=1 -Werror, checkpatch --strict, kernel-doc, emulator layers"
 	@echo "  unit      emulator and provider unit tests (TAP)"
 	@echo "  kunit     KUnit suites in a kernel of their own (kunit/run.sh, cached build; make check runs them in vm-debug)"
 	@echo "  vmtest    three VM boots running tests/vm/*.sh and the verbs tests"
@@ -147,6 +147,8 @@ lint:
 	@$(begin)
 	@$(CSTAGE) lint-sparse-w1 -- sh -c '$(MAKE) kmod-tree && $(KBUILD) C=2 CHECK=sparse CF=-Wsparse-error modules' || true
 	@$(STAGE) lint-checkpatch-kerneldoc -- scripts/lint.sh || true
+	@$(STAGE) lint-emulator-layers -- sh -c '$(MAKE) -s -C emulator BUILD=$(BUILD) check-layers' || true
+	@$(STAGE) lint-emulator-layers-selftest -- sh -c '$(MAKE) -s -C emulator BUILD=$(BUILD) check-layers-selftest' || true
 	@$(finish)
 
 # ------------------------------------------------------------------ kunit

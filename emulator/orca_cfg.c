@@ -3,6 +3,7 @@
  * orca device model: configuration defaults and "key = value" parsing.
  */
 #include <ctype.h>
+#include <endian.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -481,4 +482,17 @@ int orca_cfg_finalize(struct orca_cfg *cfg, char *err, size_t errlen)
 			       (unsigned long long)cfg->active_mtu,
 			       (unsigned long long)cfg->max_mtu);
 	return 0;
+}
+
+/*
+ * GID i is the subnet prefix and the port GUID + i: index 0 is the
+ * port's default GID, the others its alias GUIDs, assigned in order.
+ */
+void orca_gid_entry(const struct orca_cfg *g, uint32_t i, uint8_t *gid)
+{
+	uint64_t prefix = htobe64(g->subnet_prefix);
+	uint64_t guid = htobe64(g->port_guid + i);
+
+	memcpy(gid, &prefix, 8);
+	memcpy(gid + 8, &guid, 8);
 }

@@ -127,6 +127,9 @@ int orca_cfg_load(struct orca_cfg *cfg, const char *path, char *err,
  */
 int orca_cfg_finalize(struct orca_cfg *cfg, char *err, size_t errlen);
 
+/* Port 1's GID @i (16 bytes, network order) as the configuration gives it. */
+void orca_gid_entry(const struct orca_cfg *g, uint32_t i, uint8_t *gid);
+
 /* Is ECE enabled after finalize? */
 static inline int orca_cfg_has_ece(const struct orca_cfg *cfg)
 {

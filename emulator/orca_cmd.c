@@ -1,57 +1,17 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * orca device model: the firmware commands, one handler each, and the
- * opcode table the dispatcher (orca_dev.c) runs them from.  Every input
+ * orca device model: the firmware commands of the device itself (RESET,
+ * INIT, TEARDOWN, the queries) and of PDs, CQs and AHs, one handler
+ * each, and the opcode table the command queue (orca_cmdq.c) runs every
+ * command from (the other handlers: orca_cmd_qp.c, orca_cmd_mr.c,
+ * orca_cmd_mw.c, orca_cmd_srq.c).  Every input
  * was copied into device memory and its length checked before a handler
  * sees it.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "orca_dp.h"
-
-/* ------------------------------------------------------------------ */
-/* Handles                                                            */
-/* ------------------------------------------------------------------ */
-
-struct orca_pd *pd_get(struct orca_dev *dev, uint32_t pdn)
-{
-	if (!pdn || pdn > dev->cfg.max_pd || !dev->pds[pdn].used)
-		return NULL;
-	return &dev->pds[pdn];
-}
-
-struct orca_cq *cq_get(struct orca_dev *dev, uint32_t cqn)
-{
-	if (!cqn || cqn > dev->cfg.max_cq || !dev->cqs[cqn].used)
-		return NULL;
-	return &dev->cqs[cqn];
-}
-
-/*
- * Round-robin search of a free slot in [lo, hi): handles are not reused
- * immediately, so a stale handle in a buggy driver fails loudly.  With
- * reuse_handles (ctl "reuse-handles 1") the lowest free handle is taken,
- * the way a device with a free list reuses a number at once.
- */
-uint32_t rr_next(uint32_t *cursor, uint32_t lo, uint32_t hi,
-			bool (*busy)(struct orca_dev *, uint32_t),
-			struct orca_dev *dev)
-{
-	uint32_t i, h;
-
-	if (dev->reuse_handles)
-		*cursor = lo;
-	for (i = 0; i < hi - lo; i++) {
-		h = *cursor;
-		if (h < lo || h >= hi)
-			h = lo;
-		*cursor = h + 1;
-		if (!busy(dev, h))
-			return h;
-	}
-	return 0;
-}
+#include "orca_cmd.h"
 
 static bool pd_busy(struct orca_dev *dev, uint32_t h)
 {
@@ -63,23 +23,50 @@ static bool cq_busy(struct orca_dev *dev, uint32_t h)
 	return dev->cqs[h].used;
 }
 
-bool qp_busy(struct orca_dev *dev, uint32_t h)
-{
-	return dev->qps[h] != NULL;
-}
-
-uint32_t roundup_pow2(uint32_t v)
-{
-	uint32_t r = 1;
-
-	if (!v)
-		return 0;
-	while (r < v)
-		r <<= 1;
-	return r;
-}
-
 /* ---- RESET / INIT / TEARDOWN ---- */
+
+/*
+ * Every object goes, and what is in flight on the link with them: RESET,
+ * a function reset, a new host, and the end of the device.
+ */
+void destroy_all(struct orca_dev *dev)
+{
+	uint32_t i;
+
+	wire_flush(dev);
+	for (i = 0; i < dev->cfg.max_qp + ORCA_QPN_BASE; i++) {
+		if (dev->qps[i])
+			qp_queues_destroy(dev->qps[i]);
+		free(dev->qps[i]);
+		dev->qps[i] = NULL;
+	}
+	dev->live_qps = NULL;
+	for (i = 0; i <= dev->cfg.max_cq; i++)
+		cq_ring_destroy(&dev->cqs[i]);
+	mw_destroy_all(dev);
+	mr_destroy_all(dev);
+	srq_destroy_all(dev);
+	if (dev->ahs)
+		memset(dev->ahs, 0, (dev->cfg.max_ah + 1) * sizeof(*dev->ahs));
+	dev->n_ahs = 0;
+	dev->dp_pending = false;
+	memset(dev->pds, 0, (dev->cfg.max_pd + 1) * sizeof(*dev->pds));
+	memset(dev->cqs, 0, (dev->cfg.max_cq + 1) * sizeof(*dev->cqs));
+	dev->n_pds = dev->n_cqs = dev->n_qps = dev->n_draining = 0;
+}
+
+/* What INIT armed: async events, the mirrors, the doorbell hint. */
+void disarm(struct orca_dev *dev)
+{
+	/* before the address is forgotten: no stale "awake" is left */
+	db_hint_set(dev, false);
+	dev->db_hint_base = 0;
+	dev->armed = false;
+	dev->irq_enabled = false;
+	dev->mirror_base = 0;
+	dev->mirror_entries = 0;
+	dev->port_mirror_base = 0;
+}
 
 static int cmd_reset(struct orca_dev *dev, struct cmd *c)
 {
@@ -167,9 +154,6 @@ static int cmd_teardown(struct orca_dev *dev, struct cmd *c)
 
 /* ---- queries ---- */
 
-/* A capability as reported: the configuration unless a test overrides it. */
-#define LIE(dev, f)	((dev)->lie.f ? (dev)->lie.f : (dev)->cfg.f)
-
 static int cmd_query_caps(struct orca_dev *dev, struct cmd *c)
 {
 	const struct orca_cfg *g = &dev->cfg;
@@ -221,36 +205,6 @@ static int cmd_query_caps(struct orca_dev *dev, struct cmd *c)
 	return ORCA_STATUS_OK;
 }
 
-/* What QUERY_PORT and the port mirror say (every port alike). */
-void port_attr_fill(struct orca_dev *dev, struct orca_port_attr *o)
-{
-	const struct orca_cfg *g = &dev->cfg;
-	bool up = dev->port_state == ORCA_PORT_ACTIVE;
-
-	memset(o, 0, sizeof(*o));
-	o->subnet_prefix = htole64(g->subnet_prefix);
-	o->port_guid = htole64(g->port_guid);
-	o->port_cap_flags = htole32(g->port_cap_flags);
-	o->max_msg_sz = htole32(g->max_msg_sz);
-	o->lid = htole16(g->lid);
-	o->sm_lid = htole16(g->sm_lid);
-	o->gid_tbl_len = htole16(LIE(dev, gid_tbl_len));
-	o->pkey_tbl_len = htole16(LIE(dev, pkey_tbl_len));
-	o->pkey = htole16(g->pkey_table[0]);
-	o->state = dev->port_state;
-	o->phys_state = up ? 5 : 2;	/* LinkUp : Polling */
-	o->max_mtu = g->max_mtu;
-	o->active_mtu = g->active_mtu;
-	o->lmc = g->lmc;
-	o->sm_sl = g->sm_sl;
-	o->max_vl_num = g->max_vl_num;
-	o->active_width = g->active_width;
-	o->active_speed = g->active_speed;
-	o->link_layer = ORCA_LINK_LAYER_IB;
-	o->bad_pkey_cntr = htole32(dev->bad_pkey_cntr);
-	o->qkey_viol_cntr = htole32(dev->qkey_viol_cntr);
-}
-
 static int cmd_query_port(struct orca_dev *dev, struct cmd *c)
 {
 	const struct orca_query_port_in *in = c->in;
@@ -294,19 +248,6 @@ static int cmd_query_counters(struct orca_dev *dev, struct cmd *c)
 	CNT(dma_faults, bad_addr);
 #undef CNT
 	return ORCA_STATUS_OK;
-}
-
-/*
- * GID i is the subnet prefix and the port GUID + i: index 0 is the
- * port's default GID, the others its alias GUIDs, assigned in order.
- */
-void orca_gid_entry(const struct orca_cfg *g, uint32_t i, uint8_t *gid)
-{
-	uint64_t prefix = htobe64(g->subnet_prefix);
-	uint64_t guid = htobe64(g->port_guid + i);
-
-	memcpy(gid, &prefix, 8);
-	memcpy(gid + 8, &guid, 8);
 }
 
 /* Common checks of the table queries; returns the entry count or < 0. */

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "orca_dp.h"
+#include "orca_cmd.h"
 
 static uint32_t qp_type_cap(unsigned int type)
 {

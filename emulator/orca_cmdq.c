@@ -8,34 +8,11 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "orca_dev_int.h"
+#include "orca_cmd.h"
 
 /* ------------------------------------------------------------------ */
 /* Command framework                                                  */
 /* ------------------------------------------------------------------ */
-
-int fail(struct cmd *c, uint8_t status, uint32_t synd,
-	 const char *fmt, ...)
-{
-	va_list ap;
-
-	c->status = status;
-	c->synd = synd;
-	va_start(ap, fmt);
-	vsnprintf(c->why, sizeof(c->why), fmt, ap);
-	va_end(ap);
-	return status;
-}
-
-bool all_zero(const void *p, size_t len)
-{
-	const uint8_t *b = p;
-
-	while (len--)
-		if (*b++)
-			return false;
-	return true;
-}
 
 /* Runs once the TEARDOWN completion is in the EQ. */
 static void finish_teardown(struct orca_dev *dev)

@@ -8,7 +8,7 @@
  * that is really full is overrun: it reports CQ_ERROR once and takes no
  * more entries (IBTA: the CQ is then unusable).
  */
-#include "orca_dp.h"
+#include "orca_res.h"
 
 int cq_ring_create(struct orca_dev *dev, struct cmd *c, struct orca_cq *cq,
 		   const struct orca_create_cq_in *in)
@@ -97,7 +97,7 @@ uint32_t cq_post_deferred(struct orca_dev *dev)
 }
 
 /*
- * Completion EQ: like EQ 0 (orca_dev.c eq_post), with the ceq registers.
+ * Completion EQ: like EQ 0 (orca_eq.c eq_post), with the ceq registers.
  * A full completion EQ drops the event, counts it in ceq_overflows and
  * interrupts all the same: the driver may have read ceq_overflows just
  * before this drop, and without an interrupt it would not look again

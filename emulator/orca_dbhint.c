@@ -6,7 +6,7 @@
  * reads every doorbell record once more.  The emulator's poll loop calls
  * orca_dev_idle() before every wait.
  */
-#include "orca_dp.h"
+#include "orca_engine.h"
 
 #define DB_POLL_START_NS	4000	/* first window after a ping-pong */
 #define DB_POLL_MIN_NS		1000	/* below this, no polling */

@@ -1,343 +1,28 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * orca device model core: register block, DMA, QP state mirror, command
- * queue and dispatch, function reset, entry points.  The commands are in
- * orca_cmd.c, the event queue in orca_eq.c, the test hooks in
+ * orca device model: its entry points.  Creation and destruction, a new
+ * host, the register block at power-on, dev_ctl (enable, function
+ * reset), what a doorbell and a heartbeat tick run, and the counters.
+ * The layers below (emulator/README) do the work; the test hooks are in
  * orca_hooks.c.
- *
- * Everything the guest controls (register values, queue entries, mailbox
- * contents) is copied into device memory before it is interpreted, and
- * every guest address goes through dma_ok() before it is touched, so no
- * guest input can make the device read or write outside the host memory
- * mapping or act on a value that changes under its feet.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "orca_dp.h"
-
-/* ------------------------------------------------------------------ */
-/* Names for logs                                                     */
-/* ------------------------------------------------------------------ */
-
-const char *orca_opcode_name(unsigned int opcode)
-{
-	switch (opcode) {
-	case ORCA_CMD_RESET:		return "RESET";
-	case ORCA_CMD_INIT:		return "INIT";
-	case ORCA_CMD_TEARDOWN:		return "TEARDOWN";
-	case ORCA_CMD_QUERY_CAPS:	return "QUERY_CAPS";
-	case ORCA_CMD_QUERY_PORT:	return "QUERY_PORT";
-	case ORCA_CMD_QUERY_GID_TABLE:	return "QUERY_GID_TABLE";
-	case ORCA_CMD_QUERY_PKEY_TABLE:	return "QUERY_PKEY_TABLE";
-	case ORCA_CMD_QUERY_COUNTERS:	return "QUERY_COUNTERS";
-	case ORCA_CMD_ALLOC_PD:		return "ALLOC_PD";
-	case ORCA_CMD_DEALLOC_PD:	return "DEALLOC_PD";
-	case ORCA_CMD_CREATE_CQ:	return "CREATE_CQ";
-	case ORCA_CMD_DESTROY_CQ:	return "DESTROY_CQ";
-	case ORCA_CMD_RESIZE_CQ:	return "RESIZE_CQ";
-	case ORCA_CMD_CREATE_QP:	return "CREATE_QP";
-	case ORCA_CMD_MODIFY_QP:	return "MODIFY_QP";
-	case ORCA_CMD_QUERY_QP:		return "QUERY_QP";
-	case ORCA_CMD_DESTROY_QP:	return "DESTROY_QP";
-	case ORCA_CMD_REG_MR:		return "REG_MR";
-	case ORCA_CMD_DEREG_MR:		return "DEREG_MR";
-	case ORCA_CMD_REREG_MR:		return "REREG_MR";
-	case ORCA_CMD_ALLOC_MW:		return "ALLOC_MW";
-	case ORCA_CMD_DEALLOC_MW:	return "DEALLOC_MW";
-	case ORCA_CMD_CREATE_AH:	return "CREATE_AH";
-	case ORCA_CMD_DESTROY_AH:	return "DESTROY_AH";
-	case ORCA_CMD_CREATE_SRQ:	return "CREATE_SRQ";
-	case ORCA_CMD_MODIFY_SRQ:	return "MODIFY_SRQ";
-	case ORCA_CMD_QUERY_SRQ:	return "QUERY_SRQ";
-	case ORCA_CMD_DESTROY_SRQ:	return "DESTROY_SRQ";
-	}
-	return "UNKNOWN";
-}
-
-const char *orca_status_name(unsigned int status)
-{
-	static const char *const names[] = {
-		"OK", "BAD_OPCODE", "BAD_PARAM", "BAD_RESOURCE",
-		"BAD_RES_STATE", "BAD_QP_STATE", "NO_RESOURCES", "UNSUPPORTED",
-		"BAD_LEN", "DMA_FAULT", "NOT_READY", "INTERNAL",
-	};
-
-	return status < ARRAY_SIZE(names) ? names[status] : "?";
-}
-
-const char *orca_synd_name(unsigned int synd)
-{
-	static const char *const names[] = {
-		"NONE", "IN_LEN", "OUT_LEN", "IN_ADDR", "OUT_ADDR",
-		"QUEUE_ADDR", "LIMIT", "HANDLE", "IN_USE", "QP_TYPE",
-		"TRANSITION", "MISSING_ATTR", "INVALID_ATTR", "ATTR_RANGE",
-		"FLAGS", "ECE", "RESERVED_NZ", "NOT_INIT", "PAGE_LIST", "RING",
-	};
-
-	return synd < ARRAY_SIZE(names) ? names[synd] : "?";
-}
-
-const char *orca_qps_name(unsigned int state)
-{
-	static const char *const names[] = {
-		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
-	};
-
-	return state < ARRAY_SIZE(names) ? names[state] : "?";
-}
-
-/* ------------------------------------------------------------------ */
-/* Register block and DMA                                             */
-/* ------------------------------------------------------------------ */
-
-/*
- * Is [addr, addr + len) guest RAM, all in one region of the guest's
- * memory map?  Overflow-safe.
- */
-bool dma_ok(const struct orca_dev *dev, uint64_t addr, uint64_t len)
-{
-	uint64_t off;
-
-	return dev->ram && orca_memmap_translate(&dev->map, addr, len, &off);
-}
-
-/* Where [addr, addr + len) is in the RAM file; NULL (counted) if not RAM. */
-static uint8_t *dma_xlate(struct orca_dev *dev, uint64_t addr, uint64_t len)
-{
-	uint64_t off;
-
-	if (!dev->ram || !orca_memmap_translate(&dev->map, addr, len, &off)) {
-		dev->stats.bad_addr++;
-		return NULL;
-	}
-	if (len && addr + len > dev->stats.dma_high)
-		dev->stats.dma_high = addr + len;
-	return dev->ram + off;
-}
-
-int dma_read(struct orca_dev *dev, uint64_t addr, void *buf,
-	     size_t len)
-{
-	uint8_t *p = dma_xlate(dev, addr, len);
-
-	if (!p)
-		return -EFAULT;
-	memcpy(buf, p, len);
-	return 0;
-}
-
-int dma_write(struct orca_dev *dev, uint64_t addr, const void *buf,
-	      size_t len)
-{
-	uint8_t *p = dma_xlate(dev, addr, len);
-
-	if (!p)
-		return -EFAULT;
-	memcpy(p, buf, len);
-	return 0;
-}
-
-void *dma_ptr(struct orca_dev *dev, uint64_t addr, size_t len)
-{
-	return dma_xlate(dev, addr, len);
-}
-
-/* A ring of 2^log_depth 64-byte entries at base: aligned and in memory. */
-bool ring_ok(const struct orca_dev *dev, uint64_t base,
-	     unsigned int log_depth)
-{
-	return !(base & 63) && dma_ok(dev, base, 64ULL << log_depth);
-}
-
-void flush_irq(struct orca_dev *dev)
-{
-	if (dev->comp_irq_pending && !dev->comp_irq_held) {
-		dev->comp_irq_pending = false;
-		dev->stats.irqs++;
-		if (dev->raise_irq)
-			dev->raise_irq(dev->irq_priv, ORCA_MSIX_COMP);
-	}
-	if (!dev->irq_pending)
-		return;
-	dev->irq_pending = false;
-	dev->stats.irqs++;
-	if (dev->raise_irq)
-		dev->raise_irq(dev->irq_priv, ORCA_MSIX_EQ);
-}
-
-/* ------------------------------------------------------------------ */
-/* Fatal state, event queue, QP mirror                                */
-/* ------------------------------------------------------------------ */
-
-void go_fatal(struct orca_dev *dev, uint32_t syndrome, const char *why)
-{
-	struct orca_eqe eqe;
-
-	if (dev->fatal)
-		return;
-	dev->fatal = true;
-	REG_WR32(dev, fatal_syndrome, syndrome);
-	REG_WR32(dev, health, ORCA_HEALTH_FATAL);
-	orca_log("FATAL: device stopped (syndrome %u): %s", syndrome, why);
-	if (!dev->armed)
-		return;
-	memset(&eqe, 0, sizeof(eqe));
-	eqe.type = ORCA_EQE_DEVICE_FATAL;
-	eqe.fatal.syndrome = htole32(syndrome);
-	eq_post_event(dev, &eqe);
-}
-
-/*
- * Publish a QP's state in the host mirror: seq odd, fields, seq even
- * (release).  Returns the new even seq, or 0 when no mirror entry exists.
- */
-uint32_t mirror_write(struct orca_dev *dev, uint32_t qpn,
-		      const struct orca_qp_ctx *ctx)
-{
-	struct orca_qp_mirror *m;
-	uint32_t seq;
-
-	if (!dev->armed || !dev->mirror_entries || qpn >= dev->mirror_entries ||
-	    qpn >= dev->cfg.max_qp + ORCA_QPN_BASE)
-		return 0;
-	m = dma_ptr(dev, dev->mirror_base + (uint64_t)qpn * sizeof(*m),
-		    sizeof(*m));
-	if (!m)
-		return 0;	/* cannot happen: INIT checked the range */
-	seq = dev->mirror_seq[qpn];
-	__atomic_store_n(&m->seq, htole32(seq + 1), __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	m->state = ctx ? ctx->state : ORCA_QPS_RESET;
-	m->sq_draining = ctx ? ctx->sq_draining : 0;
-	m->path_mig_state = ctx ? ctx->path_mig_state : ORCA_MIG_MIGRATED;
-	m->reserved = 0;
-	m->qpn = htole32(qpn);
-	m->reserved2 = 0;
-	seq += 2;
-	__atomic_store_n(&m->seq, htole32(seq), __ATOMIC_RELEASE);
-	dev->mirror_seq[qpn] = seq;
-	dev->stats.mirror_writes++;
-	dev->stats.dma_writes++;
-	return seq;
-}
-
-/*
- * Publish what QUERY_PORT would return in every port's mirror entry, as
- * mirror_write() does for a QP.  Called on every change, before the
- * event that announces it.
- */
-void port_mirror_write(struct orca_dev *dev)
-{
-	struct orca_port_mirror *m;
-	uint32_t seq = dev->port_mirror_seq;
-	uint64_t i;
-
-	if (!dev->armed || !dev->port_mirror_base)
-		return;
-	for (i = 0; i < dev->cfg.phys_port_cnt; i++) {
-		m = dma_ptr(dev, dev->port_mirror_base + i * sizeof(*m),
-			    sizeof(*m));
-		if (!m)
-			return;	/* cannot happen: INIT checked the range */
-		__atomic_store_n(&m->seq, htole32(seq + 1), __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_RELEASE);
-		m->port = i + 1;
-		memset(m->reserved, 0, sizeof(m->reserved));
-		port_attr_fill(dev, &m->attr);
-		__atomic_store_n(&m->seq, htole32(seq + 2), __ATOMIC_RELEASE);
-		dev->stats.dma_writes++;
-	}
-	dev->port_mirror_seq = seq + 2;
-	dev->stats.port_mirror_writes++;
-}
-
-void port_set_state(struct orca_dev *dev, uint8_t state)
-{
-	struct orca_eqe eqe;
-
-	if (dev->port_state == state)
-		return;	/* no transition, no event */
-	dev->port_state = state;
-	port_mirror_write(dev);
-	orca_log("port 1 %s", state == ORCA_PORT_ACTIVE ? "ACTIVE" : "DOWN");
-	memset(&eqe, 0, sizeof(eqe));
-	eqe.type = ORCA_EQE_PORT_EVENT;
-	eqe.port.port = 1;
-	eqe.port.event = state == ORCA_PORT_ACTIVE ? ORCA_PORT_EV_ACTIVE :
-						     ORCA_PORT_EV_DOWN;
-	post_async(dev, &eqe);
-	flush_irq(dev);
-}
-
-/*
- * A packet dropped for its P_Key (@pkey) or Q_Key: PortInfo's violation
- * counter, if the device has it, stopping at 0xffff.
- */
-void port_count_violation(struct orca_dev *dev, bool pkey)
-{
-	uint64_t cap = pkey ? ORCA_DEV_CAP_BAD_PKEY_CNTR :
-			      ORCA_DEV_CAP_BAD_QKEY_CNTR;
-	uint16_t *cntr = pkey ? &dev->bad_pkey_cntr : &dev->qkey_viol_cntr;
-
-	if (!(dev->cfg.dev_caps & cap) || *cntr == 0xffff)
-		return;
-	(*cntr)++;
-	port_mirror_write(dev);
-}
-
-/* ------------------------------------------------------------------ */
-/* Objects                                                            */
-/* ------------------------------------------------------------------ */
-
-void destroy_all(struct orca_dev *dev)
-{
-	uint32_t i;
-
-	wire_flush(dev);
-	for (i = 0; i < dev->cfg.max_qp + ORCA_QPN_BASE; i++) {
-		if (dev->qps[i])
-			qp_queues_destroy(dev->qps[i]);
-		free(dev->qps[i]);
-		dev->qps[i] = NULL;
-	}
-	dev->live_qps = NULL;
-	for (i = 0; i <= dev->cfg.max_cq; i++)
-		cq_ring_destroy(&dev->cqs[i]);
-	mw_destroy_all(dev);
-	mr_destroy_all(dev);
-	srq_destroy_all(dev);
-	if (dev->ahs)
-		memset(dev->ahs, 0, (dev->cfg.max_ah + 1) * sizeof(*dev->ahs));
-	dev->n_ahs = 0;
-	dev->dp_pending = false;
-	memset(dev->pds, 0, (dev->cfg.max_pd + 1) * sizeof(*dev->pds));
-	memset(dev->cqs, 0, (dev->cfg.max_cq + 1) * sizeof(*dev->cqs));
-	dev->n_pds = dev->n_cqs = dev->n_qps = dev->n_draining = 0;
-}
-
-void disarm(struct orca_dev *dev)
-{
-	/* before the address is forgotten: no stale "awake" is left */
-	db_hint_set(dev, false);
-	dev->db_hint_base = 0;
-	dev->armed = false;
-	dev->irq_enabled = false;
-	dev->mirror_base = 0;
-	dev->mirror_entries = 0;
-	dev->port_mirror_base = 0;
-}
-
-struct orca_qp *qp_get(struct orca_dev *dev, uint32_t qpn)
-{
-	if (qpn < ORCA_QPN_BASE || qpn >= dev->cfg.max_qp + ORCA_QPN_BASE)
-		return NULL;
-	return dev->qps[qpn];
-}
+#include "orca_cmd.h"
+#include "orca_dev.h"
 
 /* ------------------------------------------------------------------ */
 /* Entry points                                                       */
 /* ------------------------------------------------------------------ */
+
+/* Each doorbell and tick: the kept events, while the EQ has room. */
+static void post_deferred(struct orca_dev *dev)
+{
+	if (!dev->n_deferred || !dev->armed || dev->fatal)
+		return;
+	dev->n_deferred = cq_post_deferred(dev) + srq_post_deferred(dev);
+}
 
 /*
  * Objects, held completions, armed events and every latched address
@@ -589,6 +274,7 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 	dev->regs = regs;
 	dev->raise_irq = raise_irq;
 	dev->irq_priv = irq_priv;
+	dev->link = &wire_link_ops;
 	dev->pds = calloc(cfg->max_pd + 1, sizeof(*dev->pds));
 	dev->cqs = calloc(cfg->max_cq + 1, sizeof(*dev->cqs));
 	dev->qps = calloc(nqp, sizeof(*dev->qps));
@@ -619,6 +305,7 @@ void orca_dev_destroy(struct orca_dev *dev)
 {
 	if (dev->qps && dev->cqs && dev->pds)
 		destroy_all(dev);
+	wire_flush(dev);
 	pkt_cache_free(dev);
 	fabric_destroy(dev);
 	free(dev->mrs);

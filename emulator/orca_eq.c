@@ -3,11 +3,12 @@
  * orca device model: the asynchronous event queue (EQ 0).  Command
  * completions and async events share it; an async event that finds it
  * full is dropped and counted (eq_overflows), unless it leaves no state
- * the driver could read back, which waits for room instead.
+ * the driver could read back, which waits for room instead.  A device
+ * whose EQ is unusable goes fatal, and says so on the EQ if it can.
  */
 #include <errno.h>
 
-#include "orca_dp.h"
+#include "orca_core.h"
 
 /*
  * Write one EQE.  Returns 0, -EAGAIN (EQ full), -ENODEV (no EQ configured
@@ -108,14 +109,6 @@ bool post_async_kept(struct orca_dev *dev, const struct orca_eqe *eqe,
 	return true;
 }
 
-/* Each doorbell and tick: the kept events, while the EQ has room. */
-void post_deferred(struct orca_dev *dev)
-{
-	if (!dev->n_deferred || !dev->armed || dev->fatal)
-		return;
-	dev->n_deferred = cq_post_deferred(dev) + srq_post_deferred(dev);
-}
-
 void post_qp_event(struct orca_dev *dev, uint32_t qpn, uint8_t event,
 		   uint8_t state, uint32_t seq)
 {
@@ -128,4 +121,22 @@ void post_qp_event(struct orca_dev *dev, uint32_t qpn, uint8_t event,
 	eqe.qp.state = state;
 	eqe.qp.mirror_seq = htole32(seq);
 	post_async(dev, &eqe);
+}
+
+void go_fatal(struct orca_dev *dev, uint32_t syndrome, const char *why)
+{
+	struct orca_eqe eqe;
+
+	if (dev->fatal)
+		return;
+	dev->fatal = true;
+	REG_WR32(dev, fatal_syndrome, syndrome);
+	REG_WR32(dev, health, ORCA_HEALTH_FATAL);
+	orca_log("FATAL: device stopped (syndrome %u): %s", syndrome, why);
+	if (!dev->armed)
+		return;
+	memset(&eqe, 0, sizeof(eqe));
+	eqe.type = ORCA_EQE_DEVICE_FATAL;
+	eqe.fatal.syndrome = htole32(syndrome);
+	eq_post_event(dev, &eqe);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * orca device model: the port's cable to orca-fabric (cfg fabric=PATH;
- * protocol in orca_fabric.h).
+ * protocol in orca_fabric_proto.h).
  *
  * With a fabric the port is DOWN with LID 0 until the subnet manager
  * has answered HELLO with LID_ASSIGN: only then are lid and sm_lid set
@@ -31,8 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "orca_dp.h"
-#include "orca_fabric.h"
+#include "orca_link.h"
 #include "orca_msgq.h"
 
 #define ORCA_FAB_RETRY_MS	100	/* between connection attempts */
@@ -312,7 +311,8 @@ static void on_lid(struct orca_dev *dev, const uint8_t *m, size_t len)
 }
 
 /* One message from the fabric; true if it was a packet delivered. */
-static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len)
+static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
+		   void (*deliver)(struct orca_dev *, struct orca_pkt *))
 {
 	const size_t hl = sizeof(struct orca_fab_hdr);
 	enum orca_pkt_err err;
@@ -346,11 +346,11 @@ static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len)
 	}
 	dev->stats.fabric_rx_pkts++;
 	dev->stats.fabric_rx_bytes += len - hl;
-	wire_rx(dev, p);
+	deliver(dev, p);
 	return true;
 }
 
-int orca_dev_fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
+int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
 {
 	struct orca_fab *fab = dev->fab;
 
@@ -367,7 +367,8 @@ int orca_dev_fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
 	return 1;
 }
 
-void orca_dev_fabric_io(struct orca_dev *dev, short revents)
+bool fabric_io(struct orca_dev *dev, short revents,
+	       void (*deliver)(struct orca_dev *, struct orca_pkt *))
 {
 	struct orca_fab *fab = dev->fab;
 	unsigned int i, delivered = 0;
@@ -375,21 +376,18 @@ void orca_dev_fabric_io(struct orca_dev *dev, short revents)
 	ssize_t r;
 
 	if (!fab || fab->fd < 0)
-		return;
+		return false;
 	if ((revents & POLLOUT) && msgq_flush(&fab->q, fab->fd) < 0) {
 		link_lost(dev, strerror(errno));
-		return;
+		return false;
 	}
 	/* the queue drained: what waited for it goes on */
 	if (dev->egress_wait && fabric_room(dev, dev->link_n)) {
 		dev->egress_wait = false;
 		wake = true;
 	}
-	if (!(revents & (POLLIN | POLLHUP | POLLERR))) {
-		if (wake)
-			orca_dev_work(dev);
-		return;
-	}
+	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
+		return wake;
 	for (i = 0; i < ORCA_FAB_RX_BATCH; i++) {
 		r = recv(fab->fd, fab->rx, sizeof(fab->rx),
 			 MSG_DONTWAIT | MSG_TRUNC);
@@ -406,11 +404,9 @@ void orca_dev_fabric_io(struct orca_dev *dev, short revents)
 			complain(dev, "message dropped", "too long");
 			continue;
 		}
-		delivered += on_msg(dev, fab->rx, r);
+		delivered += on_msg(dev, fab->rx, r, deliver);
 	}
-	/* what the packets started: responses, completions, interrupts */
-	if (delivered || wake)
-		orca_dev_work(dev);
+	return delivered || wake;
 }
 
 int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len)

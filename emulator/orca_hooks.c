@@ -4,7 +4,10 @@
  * requests): device-initiated QP changes, port changes, fatal errors,
  * hangs and stalls, a slow device, EQ floods, lies about capabilities.
  */
-#include "orca_dp.h"
+#include <stdarg.h>
+
+#include "orca_cmd.h"
+#include "orca_dev.h"
 
 /* ------------------------------------------------------------------ */
 /* Test hooks                                                         */

@@ -2,7 +2,8 @@
 /*
  * orca device model: memory windows (IBTA 10.6.7, type 1 and type 2).
  *
- * A window is a device object of a PD (ALLOC_MW / DEALLOC_MW).  A BIND_MW
+ * A window is a device object of a PD (ALLOC_MW / DEALLOC_MW, in
+ * orca_cmd_mw.c).  A BIND_MW
  * send WQE gives it a range of a region registered with MW_BIND access,
  * remote rights and a new key; a type 2 window is also bound to the QP
  * that executed the bind.  A remote request whose key names a window is
@@ -13,18 +14,13 @@
  * region with windows bound to it cannot be deregistered or reregistered.
  * Every refusal is logged.
  */
-#include "orca_dp.h"
+#include "orca_res.h"
 
 #define MW_RIGHTS	(ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_READ | \
 			 ORCA_ACCESS_REMOTE_ATOMIC)
 
-static bool mw_busy(struct orca_dev *dev, uint32_t h)
-{
-	return dev->mws[h].used;
-}
-
 /* The window a key's index names (any key byte), or NULL. */
-static struct orca_mw *mw_get(struct orca_dev *dev, uint32_t key)
+struct orca_mw *mw_get(struct orca_dev *dev, uint32_t key)
 {
 	uint32_t idx = (key & ~(uint32_t)ORCA_KEY_MW) >> 8;
 
@@ -39,13 +35,13 @@ static uint32_t mw_index(struct orca_dev *dev, const struct orca_mw *mw)
 	return (uint32_t)(mw - dev->mws);
 }
 
-static uint32_t mw_rkey(struct orca_dev *dev, const struct orca_mw *mw)
+uint32_t mw_rkey(struct orca_dev *dev, const struct orca_mw *mw)
 {
 	return ORCA_KEY_MW | mw_index(dev, mw) << 8 | mw->key;
 }
 
 /* The window no longer grants anything; its key byte stays. */
-static void mw_unbind(struct orca_dev *dev, struct orca_mw *mw)
+void mw_unbind(struct orca_dev *dev, struct orca_mw *mw)
 {
 	struct orca_qp *qp;
 
@@ -62,59 +58,6 @@ static void mw_unbind(struct orca_dev *dev, struct orca_mw *mw)
 	mw->length = 0;
 	mw->access = 0;
 	mw->qpn = 0;
-}
-
-int cmd_alloc_mw(struct orca_dev *dev, struct cmd *c)
-{
-	const struct orca_alloc_mw_in *in = c->in;
-	struct orca_mw_handle *o = c->out;
-	uint32_t pdn = le32toh(in->pdn), idx;
-	struct orca_mw *mw;
-
-	CHECK_RESERVED(c, in->reserved);
-	if (!dev->cfg.max_mw)
-		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_NONE,
-			    "memory windows disabled (max_mw 0)");
-	if (!pd_get(dev, pdn))
-		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
-			    "no PD %u", pdn);
-	if (in->type != ORCA_MW_TYPE_1 && in->type != ORCA_MW_TYPE_2)
-		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_INVALID_ATTR,
-			    "memory window type %u", in->type);
-	if (in->type == ORCA_MW_TYPE_2 &&
-	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_MW_TYPE_2B))
-		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_NONE,
-			    "type 2 memory windows disabled");
-	if (dev->n_mws >= dev->cfg.max_mw)
-		return fail(c, ORCA_STATUS_NO_RESOURCES, ORCA_SYND_LIMIT,
-			    "max_mw %llu reached",
-			    (unsigned long long)dev->cfg.max_mw);
-	idx = rr_next(&dev->next_mwn, 1, dev->cfg.max_mw + 1, mw_busy, dev);
-	mw = &dev->mws[idx];
-	*mw = (struct orca_mw){ .used = true, .type = in->type,
-				.key = ++dev->mw_key, .pdn = pdn };
-	dev->n_mws++;
-	dev->pds[pdn].mw_refs++;
-	o->rkey = htole32(mw_rkey(dev, mw));
-	return ORCA_STATUS_OK;
-}
-
-int cmd_dealloc_mw(struct orca_dev *dev, struct cmd *c)
-{
-	const struct orca_mw_handle *in = c->in;
-	uint32_t key = le32toh(in->rkey);
-	struct orca_mw *mw;
-
-	CHECK_RESERVED(c, in->reserved);
-	mw = mw_get(dev, key);
-	if (!mw)
-		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
-			    "no memory window with key 0x%x", key);
-	mw_unbind(dev, mw);
-	dev->pds[mw->pdn].mw_refs--;
-	mw->used = false;
-	dev->n_mws--;
-	return ORCA_STATUS_OK;
 }
 
 void mw_destroy_all(struct orca_dev *dev)

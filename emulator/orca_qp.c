@@ -15,7 +15,7 @@
  * SQE: the consumer may only assert the current state where the IBTA
  * allows the "current QP state" modifier.
  */
-#include "orca_dev.h"
+#include "orca_res.h"
 
 enum { T_RC, T_UC, T_UD, T_NUM };
 

@@ -11,27 +11,7 @@
  * ACK, READ response or atomic ACK (the completer); UC and UD complete
  * when the last packet is sent.
  */
-#include "orca_dp.h"
-
-uint8_t wr_to_cqe_opcode(uint8_t wr_opcode)
-{
-	switch (wr_opcode) {
-	case ORCA_WR_RDMA_WRITE:
-	case ORCA_WR_RDMA_WRITE_WITH_IMM:
-		return ORCA_CQE_OP_RDMA_WRITE;
-	case ORCA_WR_RDMA_READ:
-		return ORCA_CQE_OP_RDMA_READ;
-	case ORCA_WR_ATOMIC_CMP_AND_SWP:
-		return ORCA_CQE_OP_COMP_SWAP;
-	case ORCA_WR_ATOMIC_FETCH_AND_ADD:
-		return ORCA_CQE_OP_FETCH_ADD;
-	case ORCA_WR_BIND_MW:
-		return ORCA_CQE_OP_BIND_MW;
-	case ORCA_WR_LOCAL_INV:
-		return ORCA_CQE_OP_LOCAL_INV;
-	}
-	return ORCA_CQE_OP_SEND;
-}
+#include "orca_xport.h"
 
 static bool opcode_ok(uint8_t qp_type, uint8_t op)
 {
@@ -215,29 +195,6 @@ static bool req_gather(struct orca_dev *dev, struct orca_qp *qp, uint64_t off,
 			MR_LOCAL_READ, off, buf, len, false, 0);
 }
 
-/* Routing headers (LRH, GRH) from an address vector. */
-static void av_address(struct orca_dev *dev, const struct orca_av *av,
-		       struct orca_pkt *p)
-{
-	p->dlid = le16toh(av->dlid);
-	p->slid = dev->cfg.lid | (av->src_path_bits &
-				  ((1U << dev->cfg.lmc) - 1));
-	p->sl = av->sl;
-	if (av->flags & ORCA_AV_F_GRH) {
-		p->hdrs |= PKT_GRH;
-		memcpy(p->dgid, av->dgid, 16);
-		orca_gid_entry(&dev->cfg, av->sgid_index, p->sgid);
-	}
-}
-
-/* Routing headers, P_Key and destination from the QP's path. */
-void qp_address(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
-{
-	av_address(dev, &qp->ctx.av, p);
-	p->pkey = qp_pkey(dev, qp);
-	p->dqpn = le32toh(qp->ctx.dest_qpn);
-}
-
 static uint8_t transport(const struct orca_qp *qp)
 {
 	return qp->ctx.qp_type == ORCA_QPT_UC ? IB_UC : IB_RC;
@@ -261,7 +218,7 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 		return true;
 	}
 	/* a full egress queue holds the send back, it does not lose it */
-	if (!wire_room(dev))
+	if (!port_room(dev))
 		return false;
 	p = pkt_alloc(dev);
 	if (!p)
@@ -289,7 +246,7 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 	p->psn = r->psn;
 	r->psn = r->next_psn = (r->psn + 1) & PSN_MASK;
 	r->sent_all = true;
-	wire_xmit(dev, p);
+	port_xmit(dev, p);
 	comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
 	return true;
 }
@@ -328,7 +285,7 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 	struct orca_pkt *p;
 	uint32_t chunk;
 
-	if (!req_window_open(dev, qp) || !wire_room(dev))
+	if (!req_window_open(dev, qp) || !port_room(dev))
 		return false;
 	p = pkt_alloc(dev);
 	if (!p)
@@ -430,7 +387,7 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 	r->probe = false;
 	if (psn_before(r->high_psn, r->psn))
 		r->high_psn = r->psn;
-	wire_xmit(dev, p);
+	port_xmit(dev, p);
 
 	if (qp->ctx.qp_type == ORCA_QPT_RC && !r->deadline)
 		req_arm_timer(qp);

@@ -8,38 +8,9 @@
  * heartbeat are never starved by a long transfer: the glue calls
  * orca_dev_work() again at once while orca_dev_busy()).
  */
-#include <time.h>
-
-#include "orca_dp.h"
+#include "orca_engine.h"
 
 #define DP_ROUND_BUDGET	4096	/* rounds per call */
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* One clock for every device of the process: a test's devices agree. */
-static uint64_t (*clock_ns)(void) = monotonic_ns;
-
-void orca_dev_set_clock(uint64_t (*now_ns)(void))
-{
-	clock_ns = now_ns ? now_ns : monotonic_ns;
-}
-
-/*
- * Every timer of the model (retransmit, RNR, link delay, doorbell poll,
- * fabric reconnect) reads the time here, so that a unit test that
- * installed a virtual clock decides when they expire, not the host's
- * scheduler.
- */
-uint64_t dp_now_ns(void)
-{
-	return clock_ns();
-}
 
 static bool qp_has_queues(const struct orca_qp *qp)
 {
@@ -139,36 +110,14 @@ void orca_dev_work(struct orca_dev *dev)
 	flush_irq(dev);
 }
 
-/* RESET: the queues start over at index 0 (the provider's too). */
-void dp_qp_reset(struct orca_qp *qp)
+int orca_dev_fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
 {
-	qp->sq.ci = qp->rq.ci = 0;
-	qp->sq_una = 0;
-	memset(&qp->req, 0, sizeof(qp->req));
-	memset(&qp->resp, 0, sizeof(qp->resp));
-	rd_res_clear(qp);
+	return fabric_pollfd(dev, pfd);
 }
 
-/* After a MODIFY_QP moved the QP from @old to its current state. */
-void dp_qp_state(struct orca_dev *dev, struct orca_qp *qp, unsigned int old)
+void orca_dev_fabric_io(struct orca_dev *dev, short revents)
 {
-	unsigned int st = qp->ctx.state;
-
-	if (st == ORCA_QPS_RESET) {
-		rwqe_flush(dev, qp);
-		dp_qp_reset(qp);
-		return;
-	}
-	if (st == ORCA_QPS_ERR) {
-		rd_res_stop(qp);
-		if (old != ORCA_QPS_ERR)
-			qp_err_entered(dev, qp);
-		else
-			qp_flush(dev, qp);
-		return;
-	}
-	if (old == ORCA_QPS_INIT && st == ORCA_QPS_RTR)
-		qp->resp.epsn = le32toh(qp->ctx.rq_psn) & PSN_MASK;
-	if (old == ORCA_QPS_RTR && st == ORCA_QPS_RTS)
-		qp->req.next_psn = le32toh(qp->ctx.sq_psn) & PSN_MASK;
+	/* what the packets started: responses, completions, interrupts */
+	if (fabric_io(dev, revents, wire_rx))
+		orca_dev_work(dev);
 }

@@ -4,7 +4,7 @@
  *
  * Packets are IBTA-shaped (LRH/GRH/BTH and the extension headers, kept
  * unpacked in host order) and leave the device only through
- * wire_xmit().  The port routes a packet whose destination is this port
+ * wire_xmit(), the port's xmit operation (wire_link_ops).  The port routes a packet whose destination is this port
  * (DLID in lid..lid + 2^lmc - 1, or with a GRH a DGID in the GID table)
  * onto its own receive queue, as an HCA loops back internally.  Without
  * a fabric that is the whole link, and anything else is dropped the way
@@ -23,55 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "orca_dp.h"
-
-#define PKT_CACHE_MAX	64
-
-struct orca_pkt *pkt_alloc(struct orca_dev *dev)
-{
-	struct orca_pkt *p = dev->pkt_cache;
-
-	if (p) {
-		dev->pkt_cache = p->next;
-		dev->n_pkt_cache--;
-	} else {
-		p = malloc(sizeof(*p));
-		if (!p)
-			return NULL;
-	}
-	memset(p, 0, offsetof(struct orca_pkt, payload));
-	return p;
-}
-
-void pkt_free(struct orca_dev *dev, struct orca_pkt *p)
-{
-	if (dev->n_pkt_cache >= PKT_CACHE_MAX) {
-		free(p);
-		return;
-	}
-	p->next = dev->pkt_cache;
-	dev->pkt_cache = p;
-	dev->n_pkt_cache++;
-}
-
-void pkt_cache_free(struct orca_dev *dev)
-{
-	struct orca_pkt *p;
-
-	wire_flush(dev);
-	while ((p = dev->pkt_cache)) {
-		dev->pkt_cache = p->next;
-		free(p);
-	}
-	dev->n_pkt_cache = 0;
-}
-
-uint16_t qp_pkey(struct orca_dev *dev, const struct orca_qp *qp)
-{
-	uint32_t idx = le16toh(qp->ctx.pkey_index);
-
-	return idx < dev->cfg.n_pkey_table ? dev->cfg.pkey_table[idx] : 0;
-}
+#include "orca_link.h"
 
 /* IBTA 10.9.3: same partition, and not both limited members. */
 static bool pkey_match(uint16_t a, uint16_t b)
@@ -154,7 +106,7 @@ bool wire_set_faults(struct orca_dev *dev, uint32_t drop_ppm,
 	return true;
 }
 
-void wire_xmit(struct orca_dev *dev, struct orca_pkt *p)
+static void wire_xmit(struct orca_dev *dev, struct orca_pkt *p)
 {
 	const struct orca_cfg *g = &dev->cfg;
 	uint64_t hold = g->link_delay_us * 1000;
@@ -195,7 +147,7 @@ void wire_xmit(struct orca_dev *dev, struct orca_pkt *p)
  * the engine from filling the egress queue while a burst is still on
  * its way there (a looped-back packet only makes the wait shorter).
  */
-bool wire_room(struct orca_dev *dev)
+static bool wire_room(struct orca_dev *dev)
 {
 	if (!dev->fab || fabric_room(dev, dev->link_n)) {
 		dev->egress_wait = false;
@@ -338,3 +290,8 @@ void wire_flush(struct orca_dev *dev)
 	}
 	dev->link_n = 0;
 }
+
+const struct orca_link_ops wire_link_ops = {
+	.xmit = wire_xmit,
+	.room = wire_room,
+};

@@ -6,7 +6,7 @@
  * the doorbell record are reached through the QP's copied page list, and
  * producer indices are re-read and checked each time they are used.
  */
-#include "orca_dp.h"
+#include "orca_res.h"
 
 static uint32_t pow2_ceil(uint32_t v)
 {

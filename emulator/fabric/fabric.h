@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * orca-fabric: a switch and subnet manager for orca emulators
- * (protocol in ../orca_fabric.h).
+ * (protocol in ../orca_fabric_proto.h).
  *
  *   fabric.c      the poll loop, ports, the SM (LIDs), forwarding
  *   fabric_ctl.c  the control socket (stats, ping)
@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "orca_fabric.h"
+#include "orca_fabric_proto.h"
 #include "orca_msgq.h"
 
 #define FAB_MAX_PORTS	64	/* connections at once */

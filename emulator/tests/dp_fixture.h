@@ -9,7 +9,8 @@
 #define ORCA_EMU_TESTS_DP_FIXTURE_H
 
 #include "fixture.h"
-#include "orca_dp.h"
+#include "orca_cmd.h"
+#include "orca_dev.h"
 
 /* Fake RAM above the mailboxes belongs to the "provider". */
 #define HEAP_BASE	0x300000ULL

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "dp_fixture.h"
-#include "orca_fabric.h"
+#include "orca_fabric_proto.h"
 #include "orca_log.h"
 #include "orca_pkt.h"
 

@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "dp_fixture.h"
-#include "orca_dp.h"
+#include "orca_cmd.h"
+#include "orca_dev.h"
 #include "orca_log.h"
 
 #define REMOTE_ALL	(ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_READ | \

@@ -9,7 +9,8 @@
 #include <string.h>
 
 #include "dp_fixture.h"
-#include "orca_dp.h"
+#include "orca_cmd.h"
+#include "orca_dev.h"
 #include "orca_log.h"
 
 struct ring_srq {

@@ -23,8 +23,8 @@
  * connection gets the same LID back.  Either side drops a message it
  * cannot use and counts it; neither ever blocks on the other.
  */
-#ifndef ORCA_FABRIC_H
-#define ORCA_FABRIC_H
+#ifndef ORCA_FABRIC_PROTO_H
+#define ORCA_FABRIC_PROTO_H
 
 #include <stdint.h>
 
@@ -37,7 +37,7 @@
 /*
  * Messages the switch holds for a port that does not read at once; one
  * more finds the queue full and is dropped.  The ports size their send
- * window from it (ORCA_MAX_UNACKED_PSNS, orca_dp.h).
+ * window from it (ORCA_MAX_UNACKED_PSNS, orca_xport.h).
  */
 #define ORCA_FAB_PORT_QUEUE	128
 
@@ -75,4 +75,4 @@ struct orca_fab_lid {
 #define ORCA_FAB_MSG_MAX \
 	(sizeof(struct orca_fab_hdr) + ORCA_PKT_WIRE_MAX)
 
-#endif /* ORCA_FABRIC_H */
+#endif /* ORCA_FABRIC_PROTO_H */

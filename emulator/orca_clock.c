@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca device model: the device clock.  Every timer of the model
+ * (retransmit, RNR, link delay, doorbell poll, fabric reconnect) reads
+ * the time here, so that a unit test that installed a virtual clock
+ * decides when they expire, not the host's scheduler.
+ */
+#include <time.h>
+
+#include "orca_clock.h"
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* One clock for every device of the process: a test's devices agree. */
+static uint64_t (*clock_ns)(void) = monotonic_ns;
+
+void orca_dev_set_clock(uint64_t (*now_ns)(void))
+{
+	clock_ns = now_ns ? now_ns : monotonic_ns;
+}
+
+uint64_t dp_now_ns(void)
+{
+	return clock_ns();
+}

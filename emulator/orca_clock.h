@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * orca device model: the device clock (orca_clock.c), in ns.
+ */
+#ifndef ORCA_CLOCK_H
+#define ORCA_CLOCK_H
+
+#include <stdint.h>
+
+uint64_t dp_now_ns(void);
+/*
+ * The device clock, in ns, that every timer of the model runs on:
+ * CLOCK_MONOTONIC unless a unit test installs its own @now_ns (a virtual
+ * clock it moves itself); NULL restores CLOCK_MONOTONIC.  One for all
+ * devices of the process.
+ */
+void orca_dev_set_clock(uint64_t (*now_ns)(void));
+
+#endif /* ORCA_CLOCK_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * orca device model, layer 4: the link.  The port's cable to orca-fabric
+ * (orca_fabric.c) and, above it, the port's link (orca_wire.c: routing,
+ * link faults, loopback, the receive path into the transport).  The
+ * transport sends through wire_link_ops, which orca_dev_init() installs
+ * as the port's operations; the cable delivers what arrives through the
+ * callback its caller passes.
+ */
+#ifndef ORCA_LINK_H
+#define ORCA_LINK_H
+
+#include <poll.h>
+
+#include "orca_fabric_proto.h"
+#include "orca_xport.h"
+
+/* orca_fabric.c: the port's cable to orca-fabric (cfg fabric) */
+int fabric_init(struct orca_dev *dev);
+void fabric_destroy(struct orca_dev *dev);
+/* No fabric, or the SM has given a LID and the port is not down. */
+bool fabric_link_up(const struct orca_dev *dev);
+/* What port 1's state is after a reset: ACTIVE unless the link is not. */
+uint8_t port_link_state(const struct orca_dev *dev);
+/* ctl port-up / port-down with a fabric. */
+void fabric_admin(struct orca_dev *dev, bool up);
+/* Encode and send (or queue) a packet for another port. */
+void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p);
+/*
+ * Room in the egress queue for @pending packets on their way to it and
+ * one more, beyond what is kept for the ACKs that arriving packets call
+ * for; true without a fabric connection (what is sent is dropped then).
+ */
+bool fabric_room(const struct orca_dev *dev, unsigned int pending);
+/*
+ * The poll loop's part (orca_dev_fabric_pollfd(), orca_dev_fabric_io()):
+ * fabric_pollfd() fills @pfd and returns 1 when there is a connection to
+ * watch; fabric_io() sends what waited, hands every packet that arrived
+ * to @deliver, and returns true when the engine has work from it.
+ */
+int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd);
+bool fabric_io(struct orca_dev *dev, short revents,
+	       void (*deliver)(struct orca_dev *dev, struct orca_pkt *p));
+/* " fabric_...=..." counters, nothing without a fabric; the length. */
+int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len);
+
+/* orca_wire.c: the port's link */
+extern const struct orca_link_ops wire_link_ops;
+/* Deliver queued packets; returns how many. */
+unsigned int wire_drain(struct orca_dev *dev);
+/* Drop what is in flight (reset, destroy of everything). */
+void wire_flush(struct orca_dev *dev);
+/* When the link next releases a held packet (dp_now_ns() time); 0: none. */
+uint64_t wire_next_deadline(const struct orca_dev *dev);
+/* Link faults from now on (ctl link-faults); false if out of range. */
+bool wire_set_faults(struct orca_dev *dev, uint32_t drop_ppm,
+		     uint32_t dup_ppm, uint32_t reorder_ppm, uint32_t delay_us);
+/* A packet that came from the fabric: to this port's receive path. */
+void wire_rx(struct orca_dev *dev, struct orca_pkt *p);
+
+#endif /* ORCA_LINK_H */

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca device model: port 1's attributes and state, as QUERY_PORT and
+ * the port mirror show them, and the events that announce a change.
+ */
+#include <string.h>
+
+#include "orca_core.h"
+
+/* What QUERY_PORT and the port mirror say (every port alike). */
+void port_attr_fill(struct orca_dev *dev, struct orca_port_attr *o)
+{
+	const struct orca_cfg *g = &dev->cfg;
+	bool up = dev->port_state == ORCA_PORT_ACTIVE;
+
+	memset(o, 0, sizeof(*o));
+	o->subnet_prefix = htole64(g->subnet_prefix);
+	o->port_guid = htole64(g->port_guid);
+	o->port_cap_flags = htole32(g->port_cap_flags);
+	o->max_msg_sz = htole32(g->max_msg_sz);
+	o->lid = htole16(g->lid);
+	o->sm_lid = htole16(g->sm_lid);
+	o->gid_tbl_len = htole16(LIE(dev, gid_tbl_len));
+	o->pkey_tbl_len = htole16(LIE(dev, pkey_tbl_len));
+	o->pkey = htole16(g->pkey_table[0]);
+	o->state = dev->port_state;
+	o->phys_state = up ? 5 : 2;	/* LinkUp : Polling */
+	o->max_mtu = g->max_mtu;
+	o->active_mtu = g->active_mtu;
+	o->lmc = g->lmc;
+	o->sm_sl = g->sm_sl;
+	o->max_vl_num = g->max_vl_num;
+	o->active_width = g->active_width;
+	o->active_speed = g->active_speed;
+	o->link_layer = ORCA_LINK_LAYER_IB;
+	o->bad_pkey_cntr = htole32(dev->bad_pkey_cntr);
+	o->qkey_viol_cntr = htole32(dev->qkey_viol_cntr);
+}
+
+/*
+ * Publish what QUERY_PORT would return in every port's mirror entry, as
+ * mirror_write() does for a QP.  Called on every change, before the
+ * event that announces it.
+ */
+void port_mirror_write(struct orca_dev *dev)
+{
+	struct orca_port_mirror *m;
+	uint32_t seq = dev->port_mirror_seq;
+	uint64_t i;
+
+	if (!dev->armed || !dev->port_mirror_base)
+		return;
+	for (i = 0; i < dev->cfg.phys_port_cnt; i++) {
+		m = dma_ptr(dev, dev->port_mirror_base + i * sizeof(*m),
+			    sizeof(*m));
+		if (!m)
+			return;	/* cannot happen: INIT checked the range */
+		__atomic_store_n(&m->seq, htole32(seq + 1), __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		m->port = i + 1;
+		memset(m->reserved, 0, sizeof(m->reserved));
+		port_attr_fill(dev, &m->attr);
+		__atomic_store_n(&m->seq, htole32(seq + 2), __ATOMIC_RELEASE);
+		dev->stats.dma_writes++;
+	}
+	dev->port_mirror_seq = seq + 2;
+	dev->stats.port_mirror_writes++;
+}
+
+void port_set_state(struct orca_dev *dev, uint8_t state)
+{
+	struct orca_eqe eqe;
+
+	if (dev->port_state == state)
+		return;	/* no transition, no event */
+	dev->port_state = state;
+	port_mirror_write(dev);
+	orca_log("port 1 %s", state == ORCA_PORT_ACTIVE ? "ACTIVE" : "DOWN");
+	memset(&eqe, 0, sizeof(eqe));
+	eqe.type = ORCA_EQE_PORT_EVENT;
+	eqe.port.port = 1;
+	eqe.port.event = state == ORCA_PORT_ACTIVE ? ORCA_PORT_EV_ACTIVE :
+						     ORCA_PORT_EV_DOWN;
+	post_async(dev, &eqe);
+	flush_irq(dev);
+}
+
+/*
+ * A packet dropped for its P_Key (@pkey) or Q_Key: PortInfo's violation
+ * counter, if the device has it, stopping at 0xffff.
+ */
+void port_count_violation(struct orca_dev *dev, bool pkey)
+{
+	uint64_t cap = pkey ? ORCA_DEV_CAP_BAD_PKEY_CNTR :
+			      ORCA_DEV_CAP_BAD_QKEY_CNTR;
+	uint16_t *cntr = pkey ? &dev->bad_pkey_cntr : &dev->qkey_viol_cntr;
+
+	if (!(dev->cfg.dev_caps & cap) || *cntr == 0xffff)
+		return;
+	(*cntr)++;
+	port_mirror_write(dev);
+}
