@@ -5,7 +5,7 @@
  * requests, a poll loop for both devices (pump(), on the real clock or
  * on the virtual one that moves only while nothing is at the switch),
  * and a connected pair of QPs with a CQ and a registered buffer each.
- * Used by test_fabric.c and test_flow.c.
+ * Used by test_fabric_sm.c, test_fabric_traffic.c and test_flow.c.
  */
 #ifndef ORCA_EMU_TESTS_FABRIC_FIXTURE_H
 #define ORCA_EMU_TESTS_FABRIC_FIXTURE_H
@@ -418,6 +418,35 @@ static inline struct orca_send_wqe *last_wqe(struct side *s)
 {
 	return gpa(s->f, s->qp.base +
 		   ((uint64_t)((s->qp.sq_pi - 1) & 7) << SQ_LOG_STRIDE));
+}
+
+/* ---- main() ---- */
+
+/*
+ * The command line, [-v] PATH/TO/orca-fabric ...: fab_bin (NULL when not
+ * given); SIGPIPE ignored, a peer may go away.  True with -v.
+ */
+static inline bool fabric_args(int argc, char **argv)
+{
+	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
+
+	signal(SIGPIPE, SIG_IGN);
+	fab_bin = argc > 1 + verbose ? argv[1 + verbose] : NULL;
+	return verbose;
+}
+
+/* The end of main(): nothing left behind, the TAP plan. */
+static inline int fabric_done(void)
+{
+	/* a case that failed half way may have left it running */
+	if (fab_pid > 0) {
+		kill(fab_pid, SIGKILL);
+		waitpid(fab_pid, NULL, 0);
+	}
+	/* empty: every process removed its sockets */
+	if (fab_dir[0] && rmdir(fab_dir))
+		printf("# %s left behind: %s\n", fab_dir, strerror(errno));
+	return tap_done();
 }
 
 #endif /* ORCA_EMU_TESTS_FABRIC_FIXTURE_H */

@@ -187,22 +187,14 @@ static void flow_lossy(void)
 
 int main(int argc, char **argv)
 {
-	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
+	bool verbose = fabric_args(argc, argv);
 
 	orca_log_set_quiet(!verbose);
-	signal(SIGPIPE, SIG_IGN);
-	fab_bin = argc > 1 + verbose ? argv[1 + verbose] : NULL;
 	if (!fab_bin) {
 		printf("# no orca-fabric given: the flow cases are skipped\n");
 		return tap_done();
 	}
 	RUN(flow_write_send);
 	RUN(flow_lossy);
-	if (fab_pid > 0) {
-		kill(fab_pid, SIGKILL);
-		waitpid(fab_pid, NULL, 0);
-	}
-	if (fab_dir[0] && rmdir(fab_dir))
-		printf("# %s left behind: %s\n", fab_dir, strerror(errno));
-	return tap_done();
+	return fabric_done();
 }
