@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "orca_dev_int.h"	/* ARRAY_SIZE */
 #include "orca_log.h"
+#include "orca_names.h"	/* ARRAY_SIZE */
 #include "orca_pkt.h"
 #include "tap.h"
 
