@@ -119,13 +119,18 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	if (in->sq_sig_all > 1)
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
 			    "sq_sig_all %u", in->sq_sig_all);
-	if (flags & ~ORCA_QP_CREATE_PCI_WRITE_END_PADDING)
+	if (flags & ~(ORCA_QP_CREATE_PCI_WRITE_END_PADDING |
+		      ORCA_QP_CREATE_RESERVED_LKEY))
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
 			    "unknown create_flags 0x%x", flags);
 	if ((flags & ORCA_QP_CREATE_PCI_WRITE_END_PADDING) &&
 	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_PCI_WRITE_END_PADDING))
 		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
 			    "PCI write end padding not enabled");
+	if ((flags & ORCA_QP_CREATE_RESERVED_LKEY) &&
+	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_RESERVED_LKEY))
+		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
+			    "reserved lkey not enabled");
 	if (!pd_get(dev, pdn))
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no PD %u", pdn);

@@ -198,7 +198,7 @@ static bool read_scatter(struct orca_dev *dev, struct orca_qp *qp,
 	struct orca_req *r = &qp->req;
 
 	return sge_copy(dev, r->sge, r->wqe.num_sge, le32toh(qp->ctx.pdn),
-			MR_LOCAL_WRITE, off, (uint8_t *)buf, len, true,
+			qp_rlkey(qp), MR_LOCAL_WRITE, off, (uint8_t *)buf, len, true,
 			r->wqe.opcode == ORCA_WR_RDMA_READ ?
 			dev->cfg.dio_rdma_read : ORCA_DIO_WHOLE_MSG);
 }

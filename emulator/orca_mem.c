@@ -177,9 +177,35 @@ struct orca_mr *mr_check(struct orca_dev *dev, uint32_t key, uint32_t pdn,
 	return mr;
 }
 
+/*
+ * What ORCA_RESERVED_LKEY names on a QP created for it: guest memory at
+ * its DMA addresses, for the QP's local accesses only.  Never in the
+ * region table, so no command can change or destroy it.
+ */
+static const struct orca_mr phys_mr = {
+	.used = true,
+	.access = ORCA_ACCESS_LOCAL_WRITE,
+	.length = UINT64_MAX,
+	.pages.shift = 12,	/* the steps mr_write() and mr_read() take */
+	.phys = true,
+};
+
+const struct orca_mr *sge_mr(struct orca_dev *dev, uint32_t key, uint32_t pdn,
+			     bool rlkey, uint32_t need, uint64_t va,
+			     uint64_t len)
+{
+	if (key != ORCA_RESERVED_LKEY || !rlkey)
+		return mr_check(dev, key, pdn, need, va, len);
+	if ((need & ~(uint32_t)MR_LOCAL_WRITE) || !dma_ok(dev, va, len))
+		return NULL;
+	return &phys_mr;
+}
+
 void *mr_ptr(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 	     uint32_t len)
 {
+	if (mr->phys)
+		return dma_ptr(dev, va, len);
 	return pages_ptr(dev, &mr->pages, va - mr->iova + mr->first_off, len);
 }
 
@@ -222,12 +248,13 @@ static void mr_write_ascending(struct orca_dev *dev,
 
 		if (chunk > len)
 			chunk = len;
-		p = pages_ptr(dev, &mr->pages, off, chunk);
+		p = mr_ptr(dev, mr, va, chunk);
 		if (!p)		/* mr_check() covered the range */
 			return;
 		copy_ascending(p, s, chunk);
 		dev->stats.dma_writes++;
 		off += chunk;
+		va += chunk;
 		s += chunk;
 		len -= chunk;
 	}
@@ -282,13 +309,14 @@ void mr_read(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 
 		if (chunk > len)
 			chunk = len;
-		p = pages_ptr(dev, &mr->pages, off, chunk);
+		p = mr_ptr(dev, mr, va, chunk);
 		if (!p) {
 			memset(d, 0, len);
 			return;
 		}
 		memcpy(d, p, chunk);
 		off += chunk;
+		va += chunk;
 		d += chunk;
 		len -= chunk;
 	}
@@ -301,14 +329,14 @@ void mr_read(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
  * the WQE was taken).  False if a key is refused or the list is short.
  */
 bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
-	      uint32_t pdn, uint32_t need, uint64_t off, uint8_t *buf,
-	      uint32_t len, bool to_guest, uint8_t dio)
+	      uint32_t pdn, bool rlkey, uint32_t need, uint64_t off,
+	      uint8_t *buf, uint32_t len, bool to_guest, uint8_t dio)
 {
 	uint32_t i;
 
 	for (i = 0; i < n && len; i++) {
 		uint64_t l = le32toh(sge[i].length), a;
-		struct orca_mr *mr;
+		const struct orca_mr *mr;
 		uint32_t chunk;
 
 		if (off >= l) {
@@ -317,7 +345,8 @@ bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
 		}
 		chunk = l - off < len ? l - off : len;
 		a = le64toh(sge[i].addr) + off;
-		mr = mr_check(dev, le32toh(sge[i].lkey), pdn, need, a, chunk);
+		mr = sge_mr(dev, le32toh(sge[i].lkey), pdn, rlkey, need, a,
+			    chunk);
 		if (!mr)
 			return false;
 		if (to_guest)

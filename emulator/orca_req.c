@@ -137,8 +137,9 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 			uint32_t l = le32toh(r->sge[i].length);
 
 			len += l;
-			if (l && !mr_check(dev, le32toh(r->sge[i].lkey), pdn,
-					   need, le64toh(r->sge[i].addr), l)) {
+			if (l && !sge_mr(dev, le32toh(r->sge[i].lkey), pdn,
+					 qp_rlkey(qp), need,
+					 le64toh(r->sge[i].addr), l)) {
 				status = ORCA_CQE_LOC_PROT_ERR;
 				goto bad;
 			}
@@ -192,7 +193,7 @@ static bool req_gather(struct orca_dev *dev, struct orca_qp *qp, uint64_t off,
 		return true;
 	}
 	return sge_copy(dev, r->sge, r->wqe.num_sge, le32toh(qp->ctx.pdn),
-			MR_LOCAL_READ, off, buf, len, false, 0);
+			qp_rlkey(qp), MR_LOCAL_READ, off, buf, len, false, 0);
 }
 
 static uint8_t transport(const struct orca_qp *qp)

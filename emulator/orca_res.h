@@ -63,9 +63,23 @@ void mr_read(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 	     void *dst, uint32_t len);
 void *mr_ptr(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 	     uint32_t len);
+/*
+ * mr_check() for an SGE: with @rlkey (the QP was created with
+ * ORCA_QP_CREATE_RESERVED_LKEY) ORCA_RESERVED_LKEY names guest memory
+ * itself, for local access to RAM only.
+ */
+const struct orca_mr *sge_mr(struct orca_dev *dev, uint32_t key, uint32_t pdn,
+			     bool rlkey, uint32_t need, uint64_t va,
+			     uint64_t len);
 bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
-	      uint32_t pdn, uint32_t need, uint64_t off, uint8_t *buf,
-	      uint32_t len, bool to_guest, uint8_t dio);
+	      uint32_t pdn, bool rlkey, uint32_t need, uint64_t off,
+	      uint8_t *buf, uint32_t len, bool to_guest, uint8_t dio);
+
+/* May the QP's SGEs use ORCA_RESERVED_LKEY? */
+static inline bool qp_rlkey(const struct orca_qp *qp)
+{
+	return le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_RESERVED_LKEY;
+}
 
 /*
  * orca_mw.c.  rkey_check() is mr_check() for a key a remote request

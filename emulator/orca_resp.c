@@ -90,8 +90,9 @@ static bool rwqe_scatter(struct orca_dev *dev, struct orca_qp *qp,
 			  "message longer than the receive WQE");
 		return false;
 	}
-	if (!sge_copy(dev, s->rsge, s->rnum_sge, s->rpdn, MR_LOCAL_WRITE, s->roff,
-		      (uint8_t *)buf, len, true, dev->cfg.dio_send)) {
+	if (!sge_copy(dev, s->rsge, s->rnum_sge, s->rpdn, qp_rlkey(qp),
+		      MR_LOCAL_WRITE, s->roff, (uint8_t *)buf, len, true,
+		      dev->cfg.dio_send)) {
 		rwqe_fail(dev, qp, p, ORCA_CQE_LOC_PROT_ERR, AETH_NAK_REM_OP,
 			  "receive WQE's key refused");
 		return false;

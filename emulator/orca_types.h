@@ -65,6 +65,8 @@ struct orca_mr {
 	uint32_t first_off;
 	struct orca_pages pages;
 	uint32_t mw_refs;		/* windows bound to it */
+	/* ORCA_RESERVED_LKEY's: guest memory by address, no page list */
+	bool phys;
 };
 
 /*

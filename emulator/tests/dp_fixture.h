@@ -125,6 +125,7 @@ struct ring_qp {
 #define RQ_LOG_STRIDE	6	/* 16 + 3 SGEs */
 
 static uint8_t make_qp_type = ORCA_QPT_RC;	/* what make_qp() creates */
+static uint32_t make_qp_flags;		/* ... and its ORCA_QP_CREATE_* */
 
 /*
  * A QP of @type with rings: 8 send WQEs of 4 SGEs and, without an SRQ
@@ -143,6 +144,7 @@ static inline bool make_qp_srq(struct fx *f, struct ring_qp *qp,
 	qp->base = heap_alloc(bytes);
 	memset(gpa(f, qp->base), 0, (bytes + PAGE - 1) & ~(PAGE - 1));
 	in.qp_type = type;
+	in.create_flags = htole32(make_qp_flags);
 	in.pdn = htole32(f->pdn);
 	in.send_cqn = in.recv_cqn = htole32(cqn);
 	in.max_send_wr = htole32(8);

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Unit tests of page lists and memory regions beyond test_dp.c's basic
- * checks: the chained page list, and region bounds that must not wrap.
+ * checks: the chained page list, region bounds that must not wrap, and
+ * the reserved lkey of kernel QPs.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "dp_fixture.h"
@@ -111,11 +113,158 @@ static void mr_length_wrap(void)
 	fx_free(f);
 }
 
+/* Point SGE 0 of the WQE at @wqe to @addr as it is (no region's IOVA). */
+static void sge_at(struct fx *f, uint64_t wqe, size_t hdr, uint64_t addr)
+{
+	struct orca_sge *s = gpa(f, wqe + hdr);
+
+	s->addr = htole64(addr);
+}
+
+static uint64_t sq_slot(const struct ring_qp *qp, uint32_t pi)
+{
+	return qp->base + ((uint64_t)(pi & 7) << SQ_LOG_STRIDE);
+}
+
+static uint64_t rq_slot(const struct ring_qp *qp, uint32_t pi)
+{
+	return qp->base + qp->rq_off + ((uint64_t)(pi & 7) << RQ_LOG_STRIDE);
+}
+
+/* A signaled WQE whose SGE names guest memory @at by its address. */
+static void send_phys(struct fx *f, struct ring_qp *qp, uint8_t op,
+		      uint64_t at, uint32_t len, uint32_t lkey,
+		      uint64_t raddr, uint32_t rkey)
+{
+	put_send(f, qp, op, at, len, lkey, raddr, rkey);
+	sge_at(f, sq_slot(qp, qp->sq_pi - 1), sizeof(struct orca_send_wqe), at);
+	orca_dev_doorbell(&f->dev, ORCA_FW_VEC_DB);
+}
+
+static void recv_phys(struct fx *f, struct ring_qp *qp, uint64_t at,
+		      uint32_t len)
+{
+	post_recv(f, qp, at, len, ORCA_RESERVED_LKEY);
+	sge_at(f, rq_slot(qp, qp->rq_pi - 1), sizeof(struct orca_recv_wqe),
+	       at);
+}
+
+/* The next CQE of @qpn; the others (the peer's) are skipped. */
+static bool cqe_of(struct fx *f, struct ring_cq *cq, uint32_t qpn,
+		   struct orca_cqe *c)
+{
+	while (poll_cqe(f, cq, c))
+		if (le32toh(c->qpn) == qpn)
+			return true;
+	return false;
+}
+
+/*
+ * ORCA_RESERVED_LKEY (orca_hw_cmd.h): on a QP created with
+ * ORCA_QP_CREATE_RESERVED_LKEY an SGE may name guest memory by its
+ * address, for the local side of SEND, receive and READ; nowhere else,
+ * and only RAM.
+ */
+static void reserved_lkey(void)
+{
+	struct fx *f = dp_up();
+	uint64_t src = heap_alloc(2 * PAGE), dst = heap_alloc(2 * PAGE);
+	uint64_t rd = heap_alloc(2 * PAGE);
+	uint32_t n = 5000, i, lk = 0;
+	uint8_t *s = gpa(f, src);
+	struct ring_qp a, b, c;
+	struct ring_cq cq;
+	struct orca_cqe e;
+
+	for (i = 0; i < n; i++)
+		s[i] = (uint8_t)(i * 7 + 3);
+	CHECK_EQ(reg_mr(f, f->pdn, src, 2 * PAGE, ORCA_ACCESS_LOCAL_WRITE |
+			ORCA_ACCESS_REMOTE_READ | ORCA_ACCESS_REMOTE_WRITE,
+			&lk), 0);
+	CHECK(make_cq(f, &cq, 5));
+	make_qp_flags = ORCA_QP_CREATE_RESERVED_LKEY;
+	CHECK(make_qp(f, &a, cq.cqn));
+	CHECK(make_qp(f, &b, cq.cqn));
+	make_qp_flags = 0;
+	CHECK(make_qp(f, &c, cq.cqn));
+	CHECK(connect_rc(f, &a, b.qpn, 0, 1));
+	CHECK(connect_rc(f, &b, a.qpn, ORCA_ACCESS_REMOTE_READ |
+			 ORCA_ACCESS_REMOTE_WRITE, 1));
+	CHECK(connect_rc(f, &c, b.qpn, 0, 1));
+
+	/* SEND gathered from and scattered into guest memory by address */
+	recv_phys(f, &b, dst, 2 * PAGE);
+	send_phys(f, &a, ORCA_WR_SEND, src, n, ORCA_RESERVED_LKEY, 0, 0);
+	CHECK(cqe_of(f, &cq, b.qpn, &e));
+	CHECK_EQ(e.status, ORCA_CQE_SUCCESS);
+	CHECK_EQ(le32toh(e.byte_len), n);
+	CHECK(!memcmp(gpa(f, dst), s, n));
+
+	/* a READ's response lands there too */
+	send_phys(f, &a, ORCA_WR_RDMA_READ, rd, n, ORCA_RESERVED_LKEY,
+		  iova(src), lk);
+	CHECK(cqe_of(f, &cq, a.qpn, &e) && cqe_of(f, &cq, a.qpn, &e));
+	CHECK_EQ(e.status, ORCA_CQE_SUCCESS);
+	CHECK_EQ(e.opcode, ORCA_CQE_OP_RDMA_READ);
+	CHECK(!memcmp(gpa(f, rd), s, n));
+
+	/* never a remote key: the responder refuses it */
+	send_phys(f, &a, ORCA_WR_RDMA_WRITE, src, 64, ORCA_RESERVED_LKEY,
+		  dst, ORCA_RESERVED_LKEY);
+	CHECK(cqe_of(f, &cq, a.qpn, &e));
+	CHECK_EQ(e.status, ORCA_CQE_REM_ACCESS_ERR);
+
+	/* a QP created without the flag: an unknown key */
+	send_phys(f, &c, ORCA_WR_SEND, src, 64, ORCA_RESERVED_LKEY, 0, 0);
+	CHECK(cqe_of(f, &cq, c.qpn, &e));
+	CHECK_EQ(e.status, ORCA_CQE_LOC_PROT_ERR);
+	fx_free(f);
+
+	/* only RAM: an address past it is a protection error */
+	f = dp_up();
+	CHECK(make_cq(f, &cq, 5));
+	make_qp_flags = ORCA_QP_CREATE_RESERVED_LKEY;
+	CHECK(make_qp(f, &a, cq.cqn));
+	make_qp_flags = 0;
+	CHECK(connect_rc(f, &a, a.qpn, 0, 1));
+	send_phys(f, &a, ORCA_WR_SEND, RAM_SIZE - 32, 64, ORCA_RESERVED_LKEY,
+		  0, 0);
+	CHECK(cqe_of(f, &cq, a.qpn, &e));
+	CHECK_EQ(e.status, ORCA_CQE_LOC_PROT_ERR);
+	fx_free(f);
+}
+
+/* A device without ORCA_DEV_CAP_RESERVED_LKEY refuses the flag. */
+static void reserved_lkey_cap(void)
+{
+	struct orca_cfg g;
+	char caps[64];
+	const char *sets[] = { caps, NULL };
+	struct ring_qp a;
+	struct ring_cq cq;
+	struct fx *f;
+
+	orca_cfg_defaults(&g);
+	snprintf(caps, sizeof(caps), "dev_caps=0x%llx",
+		 (unsigned long long)(g.dev_caps &
+				      ~(uint64_t)ORCA_DEV_CAP_RESERVED_LKEY));
+	f = dp_up_cfg(sets);
+	CHECK(make_cq(f, &cq, 5));
+	make_qp_flags = ORCA_QP_CREATE_RESERVED_LKEY;
+	CHECK(!make_qp(f, &a, cq.cqn));
+	CHECK_EQ(f->status, ORCA_STATUS_UNSUPPORTED);
+	CHECK_EQ(f->synd, ORCA_SYND_FLAGS);
+	make_qp_flags = 0;
+	fx_free(f);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
 	fx_clock_virtual();
 	RUN(chained_page_list);
 	RUN(mr_length_wrap);
+	RUN(reserved_lkey);
+	RUN(reserved_lkey_cap);
 	return tap_done();
 }

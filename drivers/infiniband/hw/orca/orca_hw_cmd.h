@@ -52,6 +52,7 @@ enum orca_dev_cap {
 	ORCA_DEV_CAP_SQD_ASYNC_NOTIFY	= BIT(12),
 	ORCA_DEV_CAP_MEM_WINDOW		= BIT(13),	/* type 1 windows */
 	ORCA_DEV_CAP_MW_TYPE_2B		= BIT(14),	/* type 2 windows */
+	ORCA_DEV_CAP_RESERVED_LKEY	= BIT(15),	/* ORCA_RESERVED_LKEY */
 };
 
 enum orca_atomic_cap {
@@ -527,6 +528,17 @@ struct orca_qp_ctx {
  * take WQEs from the SRQ.
  */
 #define ORCA_QP_CREATE_PCI_WRITE_END_PADDING	BIT(0)
+/*
+ * The QP's SGEs may name guest physical memory with ORCA_RESERVED_LKEY,
+ * for local access only (gather, scatter, READ and atomic results), on a
+ * device with ORCA_DEV_CAP_RESERVED_LKEY.  The driver asks for it only
+ * for its kernel consumers, whose buffers are DMA addresses already
+ * (ib_core's local_dma_lkey); mlx5's QP context bit rlky is the same.
+ * On any other QP the key is refused like any unknown key.
+ */
+#define ORCA_QP_CREATE_RESERVED_LKEY		BIT(1)
+/* Index 0 never names a region, so this key is no region's. */
+#define ORCA_RESERVED_LKEY			0x000000ffU
 
 struct orca_create_qp_in {
 	__u8 qp_type;			/* 0x00 ORCA_QPT_* */
