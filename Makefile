@@ -56,7 +56,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
 	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-faults vm-data vm-packages deb run check bench kunit clean help \
 	reliability fuzz driver-debug driver-debug-kunit vm-debug verbs-fuzz \
-	kmod-tree vm-features-off upstream upstream-check \
+	kmod-tree ktest vm-features-off upstream upstream-check \
 	soak vm-debug-full vm-fuzz-long vm-lossy-heavy vm-twohost-lossy-heavy
 
 all: build
@@ -136,10 +136,19 @@ provider:
 	@$(call need,providers/Makefile,the provider is not there yet)
 	$(MAKE) -C providers BUILD=$(BUILD)
 
-testprogs:
+testprogs: ktest
 	@$(call header,"test programs")
 	@$(call need,tests/Makefile,the verbs test programs are not there yet)
 	$(MAKE) -C tests BUILD=$(BUILD)
+
+# The kernel verbs test module (tests/kmod, loaded by tests/vm/kverbs.sh),
+# in a shadow tree of its own like the driver.
+ktest:
+	@$(call header,"kernel verbs test module: kbuild W=1 -Werror")
+	@mkdir -p $(BUILD)/ktest
+	@ln -sfn $(CURDIR)/tests/kmod/Kbuild $(BUILD)/ktest/Kbuild
+	@ln -sfn $(CURDIR)/tests/kmod/orca_kverbs_test.c $(BUILD)/ktest/orca_kverbs_test.c
+	$(MAKE) -C $(KDIR) M=$(BUILD)/ktest W=1 KCFLAGS=-Werror modules
 
 # ------------------------------------------------------------------ lint
 lint:
@@ -234,7 +243,7 @@ vmtest:
 
 # (a) default emulator configuration: device info, every verbs test, the demo
 # (plain output, judged by its exit status), what admins look at (rdma res,
-# trace events, debugfs), the verbs fuzzer (regression seeds, FUZZ_CALLS
+# trace events, debugfs), kernel verbs (tests/kmod), the verbs fuzzer (regression seeds, FUZZ_CALLS
 # steps), rmmod; in a guest with RAM above 4 GiB (4.5 GiB = 3 GiB low +
 # 1.5 GiB at 4 GiB), where the emulator translates addresses through
 # QEMU's memory map and bigmem.sh checks that the device worked there
@@ -244,6 +253,7 @@ vm-default:
 	    env ORCA_FUZZ_CALLS=$(FUZZ_CALLS) \
 	    $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_* -d orca0' \
 	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/admin.sh $(T)/vm/doorbell.sh $(T)/vm/comp-events.sh \
+	    $(T)/vm/kverbs.sh \
 	    "$(T)/vm/dio-poll.sh --lossy" $(T)/vm/verbs-fuzz.sh $(T)/vm/bigmem.sh $(T)/vm/rmmod.sh || true
 
 # data path under real applications: perftest (server and client in the

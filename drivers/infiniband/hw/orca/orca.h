@@ -105,6 +105,16 @@ struct orca_pbl_info {
 	u8 page_shift;
 };
 
+/*
+ * The queue buffer of a kernel consumer's CQ or QP: coherent DMA memory in
+ * the same format as a user ring (orca_kbuf_alloc()).
+ */
+struct orca_kbuf {
+	void *va;
+	dma_addr_t dma;
+	size_t len;			/* whole pages */
+};
+
 struct orca_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
@@ -120,6 +130,15 @@ struct orca_cq {
 	u32 dbrec_off;
 	u32 comp_vector;
 	u8 log_depth;
+	/* a kernel consumer's CQ (orca_kcq.c): ring in kbuf, polled here */
+	bool kernel;
+	struct orca_kbuf kbuf;
+	spinlock_t lock;		/* ci, arm_sn, the ring */
+	u32 ci;
+	u32 arm_sn;			/* events received: the arm's number */
+	struct orca_cq_dbrec *dbrec;
+	/* its kernel QPs, by orca_qp.sq_node / rq_node; under lock */
+	struct list_head send_qps, recv_qps;
 };
 
 struct orca_mr {
@@ -130,6 +149,7 @@ struct orca_mr {
 	/* the page list as given to the device, for restrack */
 	struct orca_pbl_info pbl;
 	u32 first_off;
+	bool dma_mr;			/* get_dma_mr(): the reserved lkey */
 };
 
 /* A memory window: the device keeps it; ibmw.rkey names it (its index). */
@@ -165,6 +185,18 @@ struct orca_pbl_buf {
 	u32 nchunks;
 };
 
+/* A kernel QP's send or receive queue, as the provider keeps one. */
+struct orca_kwq {
+	spinlock_t lock;		/* head, the WQEs */
+	u8 *base;
+	u32 depth;			/* entries, a power of two; 0: none */
+	u8 log_stride;
+	u32 max_wr, max_sge;
+	u32 head;			/* next to post */
+	u32 tail;			/* oldest not completed (poll_cq) */
+	u64 *wrid;			/* [depth] */
+};
+
 struct orca_qp {
 	struct ib_qp ibqp;
 	struct mutex lock;		/* serialises modify/query */
@@ -183,6 +215,14 @@ struct orca_qp {
 	u8 sq_log_stride;
 	u8 rq_log_depth;
 	u8 rq_log_stride;
+	/* a kernel consumer's QP (orca_kqp.c): rings in kbuf */
+	bool kernel;
+	bool sig_all;
+	u32 max_inline;
+	struct orca_kbuf kbuf;
+	struct orca_kwq sq, rq;
+	struct orca_qp_dbrec *dbrec;
+	struct list_head sq_node, rq_node;	/* on its CQs' lists */
 };
 
 /**
@@ -288,6 +328,7 @@ int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
 /* orca_dead.c */
 void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf);
 void orca_umem_release(struct orca_dev *dev, struct ib_umem *umem);
+void orca_kbuf_release(struct orca_dev *dev, struct orca_kbuf *kbuf);
 void orca_dead_quiesce_work(struct work_struct *work);
 void orca_dead_stop(struct orca_dev *dev, bool quiesced);
 
@@ -307,7 +348,35 @@ irqreturn_t orca_ceq_irq(int irq, void *data);
 void orca_ceq_sync(struct orca_dev *dev);
 void orca_ceq_drain(struct orca_dev *dev);
 
+/* orca_kcq.c */
+int orca_kcq_create(struct orca_dev *dev, struct orca_cq *cq, u32 cqe,
+		    struct orca_create_cq_in *in, struct orca_pbl_buf *buf);
+void orca_kcq_destroy(struct orca_dev *dev, struct orca_cq *cq);
+void orca_kcq_event(struct orca_cq *cq);
+void orca_kcq_attach(struct orca_qp *qp);
+void orca_kcq_disown(struct orca_qp *qp);
+int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/* orca_kqp.c */
+int orca_kqp_create(struct orca_dev *dev, struct orca_qp *qp,
+		    struct ib_qp_init_attr *init_attr,
+		    struct orca_create_qp_in *in, struct orca_pbl_buf *buf);
+void orca_kqp_setup(struct orca_qp *qp, const struct ib_qp_init_attr *attr);
+void orca_kqp_destroy(struct orca_dev *dev, struct orca_qp *qp);
+void orca_kqp_reset(struct orca_qp *qp);
+int orca_kqp_post_send(struct orca_dev *dev, struct orca_qp *qp,
+		       const struct ib_send_wr *wr,
+		       const struct ib_send_wr **bad_wr);
+int orca_kqp_post_recv(struct orca_dev *dev, struct orca_qp *qp,
+		       const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+
 /* orca_mr.c */
+int orca_kbuf_alloc(struct orca_dev *dev, struct orca_kbuf *kbuf, size_t len,
+		    struct orca_pbl *pbl, struct orca_pbl_buf *buf);
+void orca_kbuf_free(struct orca_dev *dev, struct orca_kbuf *kbuf);
+struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access);
 void orca_pbl_buf_destroy(struct orca_dev *dev, struct orca_pbl_buf *buf);
 int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 		   unsigned long pgsz_bitmap, u64 iova, struct orca_pbl *pbl,
@@ -326,6 +395,7 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 struct ib_pd *pd, struct ib_udata *udata);
 
 /* orca_qp.c */
+void orca_kick(struct orca_dev *dev);
 int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

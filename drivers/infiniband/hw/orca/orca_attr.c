@@ -55,6 +55,9 @@ void orca_caps_to_ib_attr(const struct orca_caps *caps,
 	for (i = 0; i < ARRAY_SIZE(orca_dev_cap_map); i++)
 		if (dev_caps & orca_dev_cap_map[i].orca)
 			attr->device_cap_flags |= orca_dev_cap_map[i].ib;
+	/* kernel QPs may use ORCA_RESERVED_LKEY: ib_core's local_dma_lkey */
+	if (dev_caps & ORCA_DEV_CAP_RESERVED_LKEY)
+		attr->kernel_cap_flags |= IBK_LOCAL_DMA_LKEY;
 	attr->max_send_sge = le32_to_cpu(caps->max_send_sge);
 	attr->max_recv_sge = le32_to_cpu(caps->max_recv_sge);
 	attr->max_sge_rd = le32_to_cpu(caps->max_sge_rd);

@@ -214,6 +214,12 @@ static void caps_dev_cap_flags(struct kunit *test)
 				 ORCA_DEV_CAP_ECE);
 	orca_caps_to_ib_attr(&c, &a);
 	KUNIT_EXPECT_EQ(test, a.device_cap_flags, 0);
+	KUNIT_EXPECT_EQ(test, a.kernel_cap_flags, 0);
+	/* the reserved lkey is for kernel consumers only */
+	c.dev_caps = cpu_to_le32(ORCA_DEV_CAP_RESERVED_LKEY);
+	orca_caps_to_ib_attr(&c, &a);
+	KUNIT_EXPECT_EQ(test, a.device_cap_flags, 0);
+	KUNIT_EXPECT_EQ(test, a.kernel_cap_flags, IBK_LOCAL_DMA_LKEY);
 }
 
 static void caps_atomic_cap(struct kunit *test)

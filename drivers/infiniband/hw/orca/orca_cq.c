@@ -2,7 +2,8 @@
 /*
  * Completion queues.  The ring and its doorbell record live in one buffer
  * the provider allocates; the kernel pins it for the device to write and
- * hands the device its page list.  Polling happens in userspace.
+ * hands the device its page list.  Polling happens in userspace.  A kernel
+ * consumer's CQ has the same ring in driver memory (orca_kcq.c).
  */
 
 #include <rdma/ib_umem.h>
@@ -18,7 +19,7 @@ static int orca_cq_udata(struct orca_dev *dev, struct ib_udata *udata,
 	u64 ring_bytes;
 	int err;
 
-	/* no kernel consumers: queues live in user memory only */
+	/* a kernel CQ is not resized; it is created by orca_kcq_create() */
 	if (!udata)
 		return -EOPNOTSUPP;
 	if (udata->inlen < sizeof(*cmd))
@@ -59,28 +60,36 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	err = orca_cq_udata(dev, udata, attr->cqe, &cmd);
-	if (err)
-		return err;
+	if (udata) {
+		err = orca_cq_udata(dev, udata, attr->cqe, &cmd);
+		if (err)
+			return err;
+		cq->umem = orca_umem_ring(dev, cmd.buf_va, cmd.buf_len,
+					  IB_ACCESS_LOCAL_WRITE, &in.ring,
+					  &buf);
+		if (IS_ERR(cq->umem))
+			return PTR_ERR(cq->umem);
+		in.log_depth = cmd.log_depth;
+		in.dbrec_off = cpu_to_le32(cmd.dbrec_off);
+		cq->dbrec_off = cmd.dbrec_off;
+		cq->log_depth = cmd.log_depth;
+	} else {
+		if (attr->cqe < 1 || attr->cqe > dev->attr.max_cqe)
+			return -EINVAL;
+		err = orca_kcq_create(dev, cq, attr->cqe, &in, &buf);
+		if (err)
+			return err;
+	}
 	mutex_init(&cq->resize_lock);
-
-	cq->umem = orca_umem_ring(dev, cmd.buf_va, cmd.buf_len,
-				  IB_ACCESS_LOCAL_WRITE, &in.ring, &buf);
-	if (IS_ERR(cq->umem))
-		return PTR_ERR(cq->umem);
 	in.cqe = cpu_to_le32(attr->cqe);
 	in.comp_vector = cpu_to_le32(attr->comp_vector);
-	in.log_depth = cmd.log_depth;
-	in.dbrec_off = cpu_to_le32(cmd.dbrec_off);
 	err = orca_cmd_create_cq(&dev->com, &in, &cq->cqn, &cqe);
 	orca_pbl_free(dev, &buf);
 	if (err)
 		goto err_release;
 	ibcq->cqe = cqe;
 	orca_pbl_info_set(&cq->ring, &in.ring);
-	cq->dbrec_off = cmd.dbrec_off;
 	cq->comp_vector = attr->comp_vector;
-	cq->log_depth = cmd.log_depth;
 
 	err = orca_track(dev, &dev->cqs, cq->cqn, cq, "CQN");
 	if (err)
@@ -99,6 +108,7 @@ err_destroy:
 		orca_ceq_drain(dev);
 err_release:
 	orca_umem_release(dev, cq->umem);
+	orca_kcq_destroy(dev, cq);
 	mutex_destroy(&cq->resize_lock);
 	return err;
 }
@@ -122,6 +132,7 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	}
 	orca_ceq_drain(dev);
 	orca_umem_release(dev, cq->umem);
+	orca_kcq_destroy(dev, cq);
 	mutex_destroy(&cq->resize_lock);
 	return 0;
 }

@@ -21,11 +21,15 @@
 
 #include "orca.h"
 
-/* What a dead device could still reach: a user buffer or a page list. */
+/*
+ * What a dead device could still reach: a user buffer, a page list or a
+ * kernel queue buffer.
+ */
 struct orca_held {
 	struct list_head list;
 	struct ib_umem *umem;
 	struct orca_pbl_buf buf;
+	struct orca_kbuf kbuf;
 };
 
 static void orca_held_free(struct orca_dev *dev, struct orca_held *held)
@@ -33,6 +37,7 @@ static void orca_held_free(struct orca_dev *dev, struct orca_held *held)
 	if (held->umem)
 		ib_umem_release(held->umem);
 	orca_pbl_buf_destroy(dev, &held->buf);
+	orca_kbuf_free(dev, &held->kbuf);
 }
 
 /*
@@ -40,7 +45,8 @@ static void orca_held_free(struct orca_dev *dev, struct orca_held *held)
  * Return: false if the device is alive or stopped (free it now).
  */
 static bool orca_hold(struct orca_dev *dev, struct ib_umem *umem,
-		      const struct orca_pbl_buf *buf)
+		      const struct orca_pbl_buf *buf,
+		      const struct orca_kbuf *kbuf)
 {
 	struct orca_held *held;
 
@@ -57,13 +63,16 @@ static bool orca_hold(struct orca_dev *dev, struct ib_umem *umem,
 		held->umem = umem;
 		if (buf)
 			held->buf = *buf;
+		if (kbuf)
+			held->kbuf = *kbuf;
 		list_add_tail(&held->list, &dev->held);
 	}
 	spin_unlock(&dev->held_lock);
 	if (!held)
 		dev_warn(&dev->pdev->dev,
 			 "device dead and not yet stopped: leaking a %s\n",
-			 umem ? "user buffer" : "page list");
+			 umem ? "user buffer" : buf ? "page list" :
+			 "kernel queue buffer");
 	return true;
 }
 
@@ -77,7 +86,7 @@ static bool orca_hold(struct orca_dev *dev, struct ib_umem *umem,
  */
 void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf)
 {
-	if (buf->chunks && !orca_hold(dev, NULL, buf))
+	if (buf->chunks && !orca_hold(dev, NULL, buf, NULL))
 		orca_pbl_buf_destroy(dev, buf);
 	buf->chunks = NULL;
 	buf->nchunks = 0;
@@ -91,8 +100,22 @@ void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf)
  */
 void orca_umem_release(struct orca_dev *dev, struct ib_umem *umem)
 {
-	if (umem && !orca_hold(dev, umem, NULL))
+	if (umem && !orca_hold(dev, umem, NULL, NULL))
 		ib_umem_release(umem);
+}
+
+/**
+ * orca_kbuf_release - free a kernel queue buffer once the device cannot
+ *		       reach it
+ * @dev: device
+ * @kbuf: the ring of a kernel CQ or QP the device was told to forget, or
+ *	  was never given; cleared
+ */
+void orca_kbuf_release(struct orca_dev *dev, struct orca_kbuf *kbuf)
+{
+	if (kbuf->va && !orca_hold(dev, NULL, NULL, kbuf))
+		orca_kbuf_free(dev, kbuf);
+	*kbuf = (struct orca_kbuf){};
 }
 
 /*

@@ -93,9 +93,11 @@ static void orca_ceq_fire_all(struct orca_dev *dev)
 	struct orca_cq *cq;
 	unsigned long cqn;
 
-	xa_for_each(&dev->cqs, cqn, cq)
+	xa_for_each(&dev->cqs, cqn, cq) {
+		orca_kcq_event(cq);
 		if (cq->ibcq.comp_handler)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+	}
 }
 
 /* Every entry the device posted so far; under ceq_lock. */
@@ -123,7 +125,10 @@ static void orca_ceq_process(struct orca_dev *dev)
 			continue;
 		}
 		cq = xa_load(&dev->cqs, le32_to_cpu(eqe->comp.cqn));
-		if (cq && cq->ibcq.comp_handler)
+		if (!cq)
+			continue;
+		orca_kcq_event(cq);
+		if (cq->ibcq.comp_handler)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	}
 	writel(dev->ceq_ci, dev->regs + ORCA_CEQ_REG(ceq_ci));

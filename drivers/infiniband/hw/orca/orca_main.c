@@ -147,12 +147,14 @@ static const struct ib_device_ops orca_dev_ops = {
 	.fill_res_qp_entry = orca_fill_res_qp_entry,
 	.fill_res_qp_entry_raw = orca_fill_res_qp_entry_raw,
 	.get_dev_fw_str = orca_get_dev_fw_str,
+	.get_dma_mr = orca_get_dma_mr,
 	.get_hw_stats = orca_get_hw_stats,
 	.get_port_immutable = orca_get_port_immutable,
 	.mmap = orca_mmap,
 	.mmap_free = orca_mmap_free,
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,
+	.poll_cq = orca_poll_cq,
 	.post_recv = orca_post_recv,
 	.post_send = orca_post_send,
 	.query_device = orca_query_device,
@@ -162,6 +164,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.query_qp = orca_query_qp,
 	.query_srq = orca_query_srq,
 	.reg_user_mr = orca_reg_user_mr,
+	.req_notify_cq = orca_req_notify_cq,
 	.resize_cq = orca_resize_cq,
 	.rereg_user_mr = orca_rereg_user_mr,
 
@@ -393,6 +396,8 @@ static int orca_register(struct orca_dev *dev)
 	/* the empty post_send / post_recv is how userspace kicks the device */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
 				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV);
+	if (dev->attr.kernel_cap_flags & IBK_LOCAL_DMA_LKEY)
+		ibdev->local_dma_lkey = ORCA_RESERVED_LKEY;
 	ib_set_device_ops(ibdev, &orca_dev_ops);
 
 	err = ib_register_device(ibdev, "orca%d", &dev->pdev->dev);

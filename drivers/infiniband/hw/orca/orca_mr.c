@@ -57,6 +57,21 @@ static int orca_pbl_buf_alloc(struct orca_dev *dev, struct orca_pbl_buf *buf,
 	return 0;
 }
 
+/* Chain the filled chunks of an @n-entry list and describe it in @pbl. */
+static void orca_pbl_link(struct orca_pbl_buf *buf, size_t n,
+			  unsigned long pgsz, struct orca_pbl *pbl)
+{
+	u32 c;
+
+	for (c = 0; c + 1 < buf->nchunks; c++)
+		buf->chunks[c].va[ORCA_PBL_CHUNK_PAGES] =
+			cpu_to_le64(buf->chunks[c + 1].dma);
+	pbl->addr = cpu_to_le64(buf->chunks[0].dma);
+	pbl->npages = cpu_to_le32(n);
+	pbl->page_shift = order_base_2(pgsz);
+	pbl->flags = n > ORCA_PBL_CHUNK_SLOTS ? ORCA_PBL_F_CHAINED : 0;
+}
+
 /**
  * orca_pbl_build - the page list of a pinned buffer, for one command
  * @dev: device
@@ -83,7 +98,6 @@ int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 	unsigned long pgsz;
 	size_t n, per, i = 0;
 	bool chained;
-	u32 c;
 	int err;
 
 	pgsz = ib_umem_find_best_pgsz(umem, orca_pgsz_bitmap(dev) & pgsz_bitmap,
@@ -106,15 +120,65 @@ int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 			cpu_to_le64(rdma_block_iter_dma_address(&biter));
 		i++;
 	}
-	for (c = 0; c + 1 < buf->nchunks; c++)
-		buf->chunks[c].va[ORCA_PBL_CHUNK_PAGES] =
-			cpu_to_le64(buf->chunks[c + 1].dma);
-	pbl->addr = cpu_to_le64(buf->chunks[0].dma);
-	pbl->npages = cpu_to_le32(n);
-	pbl->page_shift = order_base_2(pgsz);
-	pbl->flags = chained ? ORCA_PBL_F_CHAINED : 0;
+	orca_pbl_link(buf, n, pgsz, pbl);
 	*first_off = ib_umem_dma_offset(umem, pgsz);
 	return 0;
+}
+
+/**
+ * orca_kbuf_alloc - a kernel consumer's queue buffer and its page list
+ * @dev: device
+ * @kbuf: filled; free it with orca_kbuf_release() once the device forgot it
+ * @len: bytes, rounded up to whole pages
+ * @pbl: filled for the create command
+ * @buf: the list, freed by the caller after the command
+ *
+ * Coherent memory, so that the CPU's stores to WQEs and the device's to
+ * CQEs need only the barriers the ring protocol has anyway; one
+ * allocation, listed page by page as a user ring is.
+ *
+ * Return: 0, -EINVAL (a size no page list can describe) or -ENOMEM.
+ */
+int orca_kbuf_alloc(struct orca_dev *dev, struct orca_kbuf *kbuf, size_t len,
+		    struct orca_pbl *pbl, struct orca_pbl_buf *buf)
+{
+	size_t n = PAGE_ALIGN(len) >> PAGE_SHIFT, per, i;
+	int err;
+
+	if (!n || n > ORCA_PBL_MAX_PAGES_CHAINED ||
+	    !(orca_pgsz_bitmap(dev) & PAGE_SIZE))
+		return -EINVAL;
+	kbuf->len = n << PAGE_SHIFT;
+	kbuf->va = dma_alloc_coherent(&dev->pdev->dev, kbuf->len, &kbuf->dma,
+				      GFP_KERNEL);
+	if (!kbuf->va)
+		return -ENOMEM;
+	per = n > ORCA_PBL_CHUNK_SLOTS ? ORCA_PBL_CHUNK_PAGES :
+					 ORCA_PBL_CHUNK_SLOTS;
+	err = orca_pbl_buf_alloc(dev, buf, DIV_ROUND_UP(n, per));
+	if (err) {
+		orca_kbuf_free(dev, kbuf);
+		return err;
+	}
+	for (i = 0; i < n; i++)
+		buf->chunks[i / per].va[i % per] =
+			cpu_to_le64(kbuf->dma + (i << PAGE_SHIFT));
+	orca_pbl_link(buf, n, PAGE_SIZE, pbl);
+	return 0;
+}
+
+/**
+ * orca_kbuf_free - free a kernel queue buffer now
+ * @dev: device
+ * @kbuf: the buffer, which the device cannot reach (see orca_kbuf_release());
+ *	  cleared
+ */
+void orca_kbuf_free(struct orca_dev *dev, struct orca_kbuf *kbuf)
+{
+	if (kbuf->va)
+		dma_free_coherent(&dev->pdev->dev, kbuf->len, kbuf->va,
+				  kbuf->dma);
+	*kbuf = (struct orca_kbuf){};
 }
 
 /**
@@ -330,11 +394,44 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
  * already taken the region out of restrack by then, so `rdma res` no
  * longer lists a region that still exists (rxe's too): ib_core's order.
  */
+/**
+ * orca_get_dma_mr - the region of kernel consumers' DMA addresses
+ * @ibpd: protection domain
+ * @access: IB_ACCESS_* flags; only local access is offered
+ *
+ * No device object: its lkey is ORCA_RESERVED_LKEY, which the device
+ * honours on kernel QPs only (ORCA_QP_CREATE_RESERVED_LKEY), for local
+ * access.  A remote key to all of memory is not offered.
+ *
+ * Return: the region, or ERR_PTR(-EOPNOTSUPP) / ERR_PTR(-ENOMEM).
+ */
+struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct orca_dev *dev = to_odev(ibpd->device);
+	struct orca_mr *mr;
+
+	if (!(dev->attr.kernel_cap_flags & IBK_LOCAL_DMA_LKEY) ||
+	    (access & ~IB_ACCESS_LOCAL_WRITE))
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->dma_mr = true;
+	mr->access = access;
+	mr->ibmr.lkey = ORCA_RESERVED_LKEY;
+	return &mr->ibmr;
+}
+
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibmr->device);
 	struct orca_mr *mr = to_omr(ibmr);
 	int err;
+
+	if (mr->dma_mr) {	/* nothing of it is on the device */
+		kfree(mr);
+		return 0;
+	}
 
 	/* the device answers only once it holds no reference to the pages */
 	err = orca_cmd_dereg_mr(&dev->com, ibmr->lkey);

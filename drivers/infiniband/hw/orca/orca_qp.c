@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Queue pairs: create with the user's send and receive rings, modify and
- * query through the device (or its state mirror), destroy, and the kick
- * that wakes the device after userspace posted work.
+ * Queue pairs: create with the user's send and receive rings (or, for a
+ * kernel consumer, rings of the driver: orca_kqp.c), modify and query
+ * through the device (or its state mirror), destroy, and the kick that
+ * wakes the device after work was posted.
  */
 
 #include <rdma/ib_umem.h>
@@ -30,20 +31,21 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		return qpt;
 	if (init_attr->create_flags & ~IB_QP_CREATE_PCI_WRITE_END_PADDING)
 		return -EOPNOTSUPP;
-	/* no kernel consumers: queues live in user memory only */
-	if (!udata)
+	if (udata) {
+		if (udata->inlen < sizeof(cmd))
+			return -EINVAL;
+		err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
+		if (err)
+			return err;
+		err = orca_check_udata_in(dev, udata, sizeof(cmd));
+		if (err)
+			return err;
+		/* the device checks the geometry against caps and buffer */
+		if (cmd.rq_off >= cmd.buf_len || cmd.dbrec_off >= cmd.buf_len)
+			return -EINVAL;
+	} else if (init_attr->srq) {	/* no kernel SRQs yet */
 		return -EOPNOTSUPP;
-	if (udata->inlen < sizeof(cmd))
-		return -EINVAL;
-	err = ib_copy_from_udata(&cmd, udata, sizeof(cmd));
-	if (err)
-		return err;
-	err = orca_check_udata_in(dev, udata, sizeof(cmd));
-	if (err)
-		return err;
-	/* the device checks the geometry against the caps and the buffer */
-	if (cmd.rq_off >= cmd.buf_len || cmd.dbrec_off >= cmd.buf_len)
-		return -EINVAL;
+	}
 
 	in.qp_type = qpt;
 	in.sq_sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -63,18 +65,23 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	if (init_attr->create_flags & IB_QP_CREATE_PCI_WRITE_END_PADDING)
 		in.create_flags |=
 			cpu_to_le32(ORCA_QP_CREATE_PCI_WRITE_END_PADDING);
-	in.sq_log_depth = cmd.sq_log_depth;
-	in.sq_log_stride = cmd.sq_log_stride;
-	in.rq_log_depth = cmd.rq_log_depth;
-	in.rq_log_stride = cmd.rq_log_stride;
-	in.rq_off = cpu_to_le32(cmd.rq_off);
-	in.dbrec_off = cpu_to_le32(cmd.dbrec_off);
-
-	/* the device only reads the queues and the doorbell record */
-	qp->umem = orca_umem_ring(dev, cmd.buf_va, cmd.buf_len, 0, &in.ring,
-				  &buf);
-	if (IS_ERR(qp->umem))
-		return PTR_ERR(qp->umem);
+	if (udata) {
+		in.sq_log_depth = cmd.sq_log_depth;
+		in.sq_log_stride = cmd.sq_log_stride;
+		in.rq_log_depth = cmd.rq_log_depth;
+		in.rq_log_stride = cmd.rq_log_stride;
+		in.rq_off = cpu_to_le32(cmd.rq_off);
+		in.dbrec_off = cpu_to_le32(cmd.dbrec_off);
+		/* the device only reads the queues and the doorbell record */
+		qp->umem = orca_umem_ring(dev, cmd.buf_va, cmd.buf_len, 0,
+					  &in.ring, &buf);
+		if (IS_ERR(qp->umem))
+			return PTR_ERR(qp->umem);
+	} else {
+		err = orca_kqp_create(dev, qp, init_attr, &in, &buf);
+		if (err)
+			return err;
+	}
 	err = orca_cmd_create_qp(&dev->com, &in, &ctx);
 	orca_pbl_free(dev, &buf);
 	if (err)
@@ -85,12 +92,12 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qp->state = IB_QPS_RESET;
 	qp->ctx = ctx;
 	orca_pbl_info_set(&qp->ring, &in.ring);
-	qp->rq_off = cmd.rq_off;
-	qp->dbrec_off = cmd.dbrec_off;
-	qp->sq_log_depth = cmd.sq_log_depth;
-	qp->sq_log_stride = cmd.sq_log_stride;
-	qp->rq_log_depth = cmd.rq_log_depth;
-	qp->rq_log_stride = cmd.rq_log_stride;
+	qp->rq_off = le32_to_cpu(in.rq_off);
+	qp->dbrec_off = le32_to_cpu(in.dbrec_off);
+	qp->sq_log_depth = in.sq_log_depth;
+	qp->sq_log_stride = in.sq_log_stride;
+	qp->rq_log_depth = in.rq_log_depth;
+	qp->rq_log_stride = in.rq_log_stride;
 	ibqp->qp_num = qpn;
 	init_attr->cap.max_send_wr = le32_to_cpu(ctx.max_send_wr);
 	init_attr->cap.max_recv_wr = le32_to_cpu(ctx.max_recv_wr);
@@ -101,6 +108,10 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	err = orca_track(dev, &dev->qps, qpn, qp, "QPN");
 	if (err)
 		goto err_destroy;
+	if (qp->kernel) {	/* no udata to answer */
+		orca_kqp_setup(qp, init_attr);
+		return 0;
+	}
 
 	if (orca_udata_ece(udata)) {
 		resp.comp_mask |= ORCA_IBV_CREATE_QP_RESP_ECE_OPTIONS;
@@ -118,6 +129,7 @@ err_destroy:
 	mutex_destroy(&qp->lock);
 err_release:
 	orca_umem_release(dev, qp->umem);
+	orca_kqp_destroy(dev, qp);
 	return err;
 }
 
@@ -192,6 +204,8 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		goto out;
 	qp->ctx = ctx;
 	WRITE_ONCE(qp->state, orca_qps_to_ib(ctx.state));
+	if (qp->kernel && ctx.state == ORCA_QPS_RESET)
+		orca_kqp_reset(qp);
 
 	if (orca_udata_ece(udata)) {
 		resp.comp_mask = ORCA_IBV_MODIFY_QP_RESP_ECE_OPTIONS |
@@ -300,7 +314,10 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		orca_track_again(dev, &dev->qps, ibqp->qp_num, qp, "QPN");
 		return err;
 	}
+	if (qp->kernel)
+		orca_kcq_disown(qp);
 	orca_umem_release(dev, qp->umem);
+	orca_kqp_destroy(dev, qp);
 	mutex_destroy(&qp->lock);
 	return 0;
 }
@@ -312,7 +329,7 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
  * names no QP: the device re-reads every doorbell record it owns, so a
  * kick is only a hint and a spurious one costs nothing.
  */
-static void orca_kick(struct orca_dev *dev)
+void orca_kick(struct orca_dev *dev)
 {
 	if (!orca_com_is_dead(&dev->com))
 		dev->com.ops->ring(&dev->com, ORCA_FW_VEC_DB);
@@ -323,7 +340,9 @@ int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct orca_dev *dev = to_odev(ibqp->device);
 
-	/* only user QPs exist: their WQEs are in their rings */
+	if (to_oqp(ibqp)->kernel)
+		return orca_kqp_post_send(dev, to_oqp(ibqp), wr, bad_wr);
+	/* a user QP's WQEs are in its rings: a WR here is no kick */
 	if (wr) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;
@@ -337,6 +356,8 @@ int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 {
 	struct orca_dev *dev = to_odev(ibqp->device);
 
+	if (to_oqp(ibqp)->kernel)
+		return orca_kqp_post_recv(dev, to_oqp(ibqp), wr, bad_wr);
 	if (wr) {
 		*bad_wr = wr;
 		return -EOPNOTSUPP;

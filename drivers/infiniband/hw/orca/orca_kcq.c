@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Completion queues of kernel consumers.  The ring and its doorbell record
+ * are the provider's format (orca_hw_io.h) in coherent memory the driver
+ * allocates; the kernel polls and arms them as libibverbs does in user
+ * space.  One queue format for both, as rxe has: the device does not know
+ * who owns a ring.
+ */
+
+#include "orca.h"
+
+/* Ring of 2^log_depth CQEs, then the doorbell record: one buffer. */
+int orca_kcq_create(struct orca_dev *dev, struct orca_cq *cq, u32 cqe,
+		    struct orca_create_cq_in *in, struct orca_pbl_buf *buf)
+{
+	/* the device wants more slots than CQEs: 2^n > cqe */
+	unsigned int log_depth = order_base_2(cqe + 1);
+	size_t ring = sizeof(struct orca_cqe) << log_depth;
+	int err;
+
+	err = orca_kbuf_alloc(dev, &cq->kbuf, ring + sizeof(*cq->dbrec),
+			      &in->ring, buf);
+	if (err)
+		return err;
+	spin_lock_init(&cq->lock);
+	INIT_LIST_HEAD(&cq->send_qps);
+	INIT_LIST_HEAD(&cq->recv_qps);
+	cq->kernel = true;
+	cq->ci = 0;
+	cq->arm_sn = 0;
+	cq->dbrec = cq->kbuf.va + ring;
+	in->log_depth = log_depth;
+	in->dbrec_off = cpu_to_le32(ring);
+	cq->dbrec_off = ring;
+	cq->log_depth = log_depth;
+	return 0;
+}
+
+void orca_kcq_destroy(struct orca_dev *dev, struct orca_cq *cq)
+{
+	orca_kbuf_release(dev, &cq->kbuf);
+	cq->dbrec = NULL;
+}
+
+/*
+ * The completion EQ said the CQ fired: the next arm is a new one (the
+ * device fires once per sequence number).  Also called for events that
+ * may have been lost, where a spurious step costs at most one event.
+ */
+void orca_kcq_event(struct orca_cq *cq)
+{
+	unsigned long flags;
+
+	if (!cq->kernel)
+		return;
+	spin_lock_irqsave(&cq->lock, flags);
+	cq->arm_sn++;
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/* The CQE at the consumer index if the device has written it; under lock. */
+static struct orca_cqe *orca_kcq_next(struct orca_cq *cq)
+{
+	struct orca_cqe *cqe = (struct orca_cqe *)cq->kbuf.va +
+			       (cq->ci & (BIT(cq->log_depth) - 1));
+
+	if (READ_ONCE(cqe->owner) != 1 + ((cq->ci >> cq->log_depth) & 1))
+		return NULL;
+	dma_rmb();	/* the owner byte is written last */
+	return cqe;
+}
+
+/*
+ * The wr_id of the WQE a CQE names, and on the send queue the unsignaled
+ * ones before it are done too: the tail moves past it.
+ */
+static u64 orca_kwq_retire(struct orca_kwq *wq, u32 idx)
+{
+	u64 wr_id = wq->wrid[idx & (wq->depth - 1)];
+
+	/*
+	 * The slot is read: posters (under another lock) may reuse it.
+	 * Pairs with the smp_load_acquire() of the posts (orca_kqp.c).
+	 */
+	smp_store_release(&wq->tail, idx + 1);
+	return wr_id;
+}
+
+static void orca_kcq_fill(const struct orca_cqe *cqe, struct orca_qp *qp,
+			  struct ib_wc *wc)
+{
+	u32 idx = le32_to_cpu(cqe->wqe_idx);
+
+	memset(wc, 0, sizeof(*wc));
+	wc->qp = &qp->ibqp;
+	/* orca_hw_io.h: the values of enum ib_wc_status / ib_wc_opcode */
+	wc->status = cqe->status;
+	wc->opcode = cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = le32_to_cpu(cqe->byte_len);
+	wc->src_qp = le32_to_cpu(cqe->src_qp);
+	wc->slid = le16_to_cpu(cqe->slid);
+	wc->pkey_index = le16_to_cpu(cqe->pkey_index);
+	wc->sl = cqe->sl;
+	wc->dlid_path_bits = cqe->dlid_path_bits;
+	wc->port_num = 1;
+	if (cqe->flags & ORCA_CQE_F_IMM) {
+		wc->wc_flags |= IB_WC_WITH_IMM;
+		wc->ex.imm_data = cqe->imm_data;
+	}
+	if (cqe->flags & ORCA_CQE_F_INV) {
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
+		wc->ex.invalidate_rkey = le32_to_cpu(cqe->inv_rkey);
+	}
+	if (cqe->flags & ORCA_CQE_F_GRH)
+		wc->wc_flags |= IB_WC_GRH;
+	if (cqe->flags & ORCA_CQE_F_SQ)
+		wc->wr_id = orca_kwq_retire(&qp->sq, idx);
+	else if (qp->rq.depth)
+		wc->wr_id = orca_kwq_retire(&qp->rq, idx);
+}
+
+/*
+ * A dead device completes nothing more: what its kernel QPs on this CQ
+ * still have outstanding completes here with WR_FLUSH_ERR, one WQE at a
+ * time, so that ib_drain_qp() and the consumers' teardown finish.
+ */
+static bool orca_kcq_flush_one(struct orca_cq *cq, struct ib_wc *wc)
+{
+	struct orca_kwq *wq = NULL;
+	struct orca_qp *qp;
+	bool sq = false;
+
+	list_for_each_entry(qp, &cq->send_qps, sq_node) {
+		if (READ_ONCE(qp->sq.head) != qp->sq.tail) {
+			wq = &qp->sq;
+			sq = true;
+			break;
+		}
+	}
+	if (!wq) {
+		list_for_each_entry(qp, &cq->recv_qps, rq_node) {
+			if (READ_ONCE(qp->rq.head) != qp->rq.tail) {
+				wq = &qp->rq;
+				break;
+			}
+		}
+	}
+	if (!wq)
+		return false;
+	memset(wc, 0, sizeof(*wc));
+	wc->qp = &qp->ibqp;
+	wc->status = IB_WC_WR_FLUSH_ERR;
+	wc->opcode = sq ? IB_WC_SEND : IB_WC_RECV;
+	wc->port_num = 1;
+	wc->wr_id = orca_kwq_retire(wq, wq->tail);
+	return true;
+}
+
+/**
+ * orca_kcq_attach - put a kernel QP on its CQs' lists
+ * @qp: the QP, created on the device
+ */
+void orca_kcq_attach(struct orca_qp *qp)
+{
+	struct orca_cq *scq = to_ocq(qp->ibqp.send_cq);
+	struct orca_cq *rcq = to_ocq(qp->ibqp.recv_cq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&scq->lock, flags);
+	list_add_tail(&qp->sq_node, &scq->send_qps);
+	spin_unlock_irqrestore(&scq->lock, flags);
+	spin_lock_irqsave(&rcq->lock, flags);
+	list_add_tail(&qp->rq_node, &rcq->recv_qps);
+	spin_unlock_irqrestore(&rcq->lock, flags);
+}
+
+/* The CQEs of QP @qpn still in @cq's ring name no QP from now on. */
+static void orca_kcq_disown_one(struct orca_cq *cq, u32 qpn,
+				struct list_head *node)
+{
+	u32 ci, mask = BIT(cq->log_depth) - 1;
+	struct orca_cqe *cqe;
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	list_del(node);
+	for (ci = cq->ci; ci - cq->ci <= mask; ci++) {
+		cqe = (struct orca_cqe *)cq->kbuf.va + (ci & mask);
+		if (READ_ONCE(cqe->owner) != 1 + ((ci >> cq->log_depth) & 1))
+			break;
+		dma_rmb();
+		if (le32_to_cpu(cqe->qpn) == qpn)
+			cqe->qpn = 0;
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/**
+ * orca_kcq_disown - take a destroyed kernel QP off its CQs
+ * @qp: the QP, which the device has destroyed: it writes no more CQEs
+ *
+ * Its CQEs still in the rings are skipped by poll_cq from now on, so that
+ * none names a later QP that gets its number; and once each CQ's lock was
+ * taken here, no poller still looks at the QP.
+ */
+void orca_kcq_disown(struct orca_qp *qp)
+{
+	orca_kcq_disown_one(to_ocq(qp->ibqp.send_cq), qp->ibqp.qp_num,
+			    &qp->sq_node);
+	orca_kcq_disown_one(to_ocq(qp->ibqp.recv_cq), qp->ibqp.qp_num,
+			    &qp->rq_node);
+}
+
+int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct orca_dev *dev = to_odev(ibcq->device);
+	struct orca_cq *cq = to_ocq(ibcq);
+	struct orca_cqe *cqe;
+	struct orca_qp *qp;
+	unsigned long flags;
+	int n = 0;
+
+	if (!cq->kernel)	/* user CQs are polled in user space */
+		return -EOPNOTSUPP;
+	spin_lock_irqsave(&cq->lock, flags);
+	while (n < num_entries && (cqe = orca_kcq_next(cq))) {
+		cq->ci++;
+		/*
+		 * A destroyed QP's CQEs were disowned (orca_kcq_disown()):
+		 * every other names a QP that is on this CQ's lists, whose
+		 * destroy waits for this lock.
+		 */
+		if (!cqe->qpn)
+			continue;
+		qp = xa_load(&dev->qps, le32_to_cpu(cqe->qpn));
+		if (!qp) {	/* being destroyed: its CQEs go with it */
+			ibdev_dbg(&dev->ibdev, "CQ %u: CQE of destroyed QP %u dropped\n",
+				  cq->cqn, le32_to_cpu(cqe->qpn));
+			continue;
+		}
+		if (!qp->kernel) {
+			dev_err_ratelimited(&dev->pdev->dev,
+					    "CQ %u: CQE of user QP %u in a kernel CQ dropped\n",
+					    cq->cqn, le32_to_cpu(cqe->qpn));
+			continue;
+		}
+		orca_kcq_fill(cqe, qp, &wc[n++]);
+	}
+	if (n || !orca_com_is_dead(&dev->com))
+		/* the slots are free for the device again */
+		smp_store_release(&cq->dbrec->ci, cpu_to_le32(cq->ci));
+	else
+		while (n < num_entries && orca_kcq_flush_one(cq, &wc[n]))
+			n++;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+/*
+ * Arm for the next (solicited) completion: a store into the doorbell
+ * record, which the device reads after every CQE it writes.  With
+ * IB_CQ_REPORT_MISSED_EVENTS, 1 if a CQE is already there: it may have
+ * come before the arm, and no event would tell of it.
+ */
+int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct orca_cq *cq = to_ocq(ibcq);
+	u32 arm = ORCA_CQ_ARM_NEXT;
+	unsigned long irqflags;
+	int ret = 0;
+
+	if (!cq->kernel)
+		return -EOPNOTSUPP;
+	if ((flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED)
+		arm |= ORCA_CQ_ARM_SOLICITED;
+	spin_lock_irqsave(&cq->lock, irqflags);
+	arm |= cq->arm_sn << ORCA_CQ_ARM_SN_SHIFT;
+	WRITE_ONCE(cq->dbrec->arm, cpu_to_le32(arm));
+	/* the arm before the look at the ring, as the device writes first */
+	smp_mb();
+	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && orca_kcq_next(cq))
+		ret = 1;
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return ret;
+}

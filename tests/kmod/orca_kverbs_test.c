@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Kernel verbs on an orca device, as a kernel consumer (ib_mad, IPoIB,
+ * NVMe/RDMA) uses them: a PD with ib_core's local_dma_lkey, CQs polled
+ * directly and by ib_core's softirq poller, RC and UD QPs on driver
+ * rings, SEND / SEND_WITH_IMM / inline sends between them with every byte
+ * checked, completion events with IB_CQ_REPORT_MISSED_EVENTS, a bad lkey's
+ * error completion and ib_drain_qp().
+ *
+ * Loaded by tests/vm/kverbs.sh: insmod orca_kverbs_test.ko dev=orca0
+ * run=ID.  Each check is one TAP line in the kernel log, prefixed with
+ * "orca_kverbs[ID]: "; the load fails with -EIO if any check failed.
+ */
+
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_verbs.h>
+
+static char *dev_name_param = "orca0";
+module_param_named(dev, dev_name_param, charp, 0444);
+MODULE_PARM_DESC(dev, "RDMA device to test (default orca0)");
+static char *run_id = "0";
+module_param_named(run, run_id, charp, 0444);
+MODULE_PARM_DESC(run, "Tag of this run's log lines");
+
+#define BUF_SIZE	(64 * 1024)
+#define WAIT_MS		10000	/* generous: a TCG guest on a busy host */
+
+struct kv {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	u32 port_lid;
+	enum ib_mtu mtu;
+	u8 *src, *dst;
+	u64 src_dma, dst_dma;
+	unsigned int n, failed;
+	bool found;
+};
+
+static struct kv kv;
+
+static void check(bool ok, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	kv.n++;
+	if (!ok)
+		kv.failed++;
+	pr_info("orca_kverbs[%s]: %sok %u - %pV\n", run_id, ok ? "" : "not ",
+		kv.n, &vaf);
+	va_end(args);
+}
+
+/* Poll @cq until @n completions, or WAIT_MS; returns how many came. */
+static int poll_n(struct ib_cq *cq, struct ib_wc *wc, int n)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(WAIT_MS);
+	int got = 0, r;
+
+	while (got < n && time_before(jiffies, end)) {
+		r = ib_poll_cq(cq, n - got, wc + got);
+		if (r < 0)
+			return r;
+		got += r;
+		if (got < n)
+			usleep_range(50, 200);
+	}
+	return got;
+}
+
+static struct ib_qp *make_qp(struct ib_cq *cq, enum ib_qp_type type)
+{
+	struct ib_qp_init_attr a = {
+		.send_cq = cq,
+		.recv_cq = cq,
+		.qp_type = type,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 1,
+			 .max_inline_data = 64 },
+	};
+
+	return ib_create_qp(kv.pd, &a);
+}
+
+static int to_rts(struct ib_qp *qp, u32 dest_qpn)
+{
+	struct ib_qp_attr a = {};
+	bool rc = qp->qp_type == IB_QPT_RC, ud = qp->qp_type == IB_QPT_UD;
+	int err;
+
+	a.qp_state = IB_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qkey = 0x11111111;
+	a.qp_access_flags = 0;
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | (ud ? IB_QP_QKEY : IB_QP_ACCESS_FLAGS));
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTR;
+	if (!ud) {
+		a.path_mtu = kv.mtu;
+		a.dest_qp_num = dest_qpn;
+		a.rq_psn = 100;
+		a.ah_attr.type = RDMA_AH_ATTR_TYPE_IB;
+		rdma_ah_set_dlid(&a.ah_attr, kv.port_lid);
+		rdma_ah_set_port_num(&a.ah_attr, 1);
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 1;
+	}
+	err = ib_modify_qp(qp, &a, IB_QP_STATE | (ud ? 0 :
+			   IB_QP_AV | IB_QP_PATH_MTU | IB_QP_DEST_QPN |
+			   IB_QP_RQ_PSN | (rc ? IB_QP_MAX_DEST_RD_ATOMIC |
+					   IB_QP_MIN_RNR_TIMER : 0)));
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IB_QPS_RTS;
+	a.sq_psn = 100;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN |
+			    (rc ? IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+			     IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC : 0));
+}
+
+static int post_recv(struct ib_qp *qp, u64 wr_id, u64 addr, u32 len)
+{
+	struct ib_sge sge = { .addr = addr, .length = len,
+			      .lkey = kv.pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge,
+				 .num_sge = 1 };
+
+	return ib_post_recv(qp, &wr, NULL);
+}
+
+static void fill(u8 *p, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(i * 31 + seed);
+}
+
+/* The wc of @qp and @opcode among @n, or NULL. */
+static struct ib_wc *find_wc(struct ib_wc *wc, int n, struct ib_qp *qp,
+			     enum ib_wc_opcode opcode)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (wc[i].qp == qp && wc[i].opcode == opcode)
+			return &wc[i];
+	return NULL;
+}
+
+/* RC: a 2-SGE SEND of 10000 bytes, SEND_WITH_IMM, an inline SEND. */
+static void test_rc(struct ib_cq *cq, struct ib_qp *a, struct ib_qp *b)
+{
+	const u32 len = 10000, half = 4000;
+	struct ib_sge sge[2] = {
+		{ .addr = kv.src_dma, .length = half,
+		  .lkey = kv.pd->local_dma_lkey },
+		{ .addr = kv.src_dma + half, .length = len - half,
+		  .lkey = kv.pd->local_dma_lkey },
+	};
+	struct ib_send_wr wr = { .wr_id = 0xa1, .sg_list = sge, .num_sge = 2,
+				 .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+	char inl[48] = "inline data, copied into the WQE by post_send";
+	struct ib_wc wc[4], *r, *s;
+	int got;
+
+	fill(kv.src, len, 7);
+	memset(kv.dst, 0, BUF_SIZE);
+	check(!post_recv(b, 0xb1, kv.dst_dma, BUF_SIZE), "RC post_recv");
+	check(!ib_post_send(a, &wr, NULL), "RC post_send of 2 SGEs");
+	got = poll_n(cq, wc, 2);
+	r = find_wc(wc, got, b, IB_WC_RECV);
+	s = find_wc(wc, got, a, IB_WC_SEND);
+	check(got == 2 && r && s, "RC SEND: 2 completions (%d)", got);
+	if (r && s) {
+		check(r->status == IB_WC_SUCCESS && s->status == IB_WC_SUCCESS,
+		      "RC SEND: success (%d, %d)", r->status, s->status);
+		check(r->wr_id == 0xb1 && s->wr_id == 0xa1,
+		      "RC SEND: wr_ids 0x%llx, 0x%llx", r->wr_id, s->wr_id);
+		check(r->byte_len == len && r->src_qp == a->qp_num,
+		      "RC SEND: byte_len %u from QP %u", r->byte_len,
+		      r->src_qp);
+	}
+	ib_dma_sync_single_for_cpu(kv.dev, kv.dst_dma, BUF_SIZE,
+				   DMA_FROM_DEVICE);
+	check(!memcmp(kv.src, kv.dst, len), "RC SEND: every byte arrived");
+
+	wr.opcode = IB_WR_SEND_WITH_IMM;
+	wr.ex.imm_data = cpu_to_be32(0x1234abcd);
+	wr.num_sge = 1;
+	sge[0].length = 100;
+	check(!post_recv(b, 0xb2, kv.dst_dma, BUF_SIZE), "RC post_recv 2");
+	check(!ib_post_send(a, &wr, NULL), "RC post SEND_WITH_IMM");
+	got = poll_n(cq, wc, 2);
+	r = find_wc(wc, got, b, IB_WC_RECV);
+	check(r && r->status == IB_WC_SUCCESS &&
+	      (r->wc_flags & IB_WC_WITH_IMM) &&
+	      r->ex.imm_data == cpu_to_be32(0x1234abcd) && r->byte_len == 100,
+	      "RC SEND_WITH_IMM: immediate data and length");
+
+	sge[0].addr = (uintptr_t)inl;
+	sge[0].length = sizeof(inl);
+	wr.opcode = IB_WR_SEND;
+	wr.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE;
+	memset(kv.dst, 0, BUF_SIZE);
+	check(!post_recv(b, 0xb3, kv.dst_dma, BUF_SIZE), "RC post_recv 3");
+	check(!ib_post_send(a, &wr, NULL), "RC post inline SEND");
+	got = poll_n(cq, wc, 2);
+	r = find_wc(wc, got, b, IB_WC_RECV);
+	ib_dma_sync_single_for_cpu(kv.dev, kv.dst_dma, BUF_SIZE,
+				   DMA_FROM_DEVICE);
+	check(r && r->status == IB_WC_SUCCESS && r->byte_len == sizeof(inl) &&
+	      !memcmp(kv.dst, inl, sizeof(inl)),
+	      "RC inline SEND: the bytes of the kernel buffer");
+}
+
+/* UD: a SEND through a (sleepable) AH; the payload after 40 GRH bytes. */
+static void test_ud(struct ib_cq *cq)
+{
+	struct rdma_ah_attr ah_attr = { .type = RDMA_AH_ATTR_TYPE_IB };
+	struct ib_qp *a = make_qp(cq, IB_QPT_UD), *b;
+	struct ib_sge sge = { .addr = kv.src_dma, .length = 512,
+			      .lkey = kv.pd->local_dma_lkey };
+	struct ib_ud_wr wr = {
+		.wr = { .wr_id = 0xc1, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_SEND, .send_flags = IB_SEND_SIGNALED },
+		.remote_qkey = 0x11111111,
+	};
+	struct ib_wc wc[2], *r;
+	struct ib_ah *ah;
+	int got;
+
+	b = make_qp(cq, IB_QPT_UD);
+	check(!IS_ERR(a) && !IS_ERR(b), "UD QPs created");
+	if (IS_ERR(a) || IS_ERR(b))
+		goto out;
+	check(!to_rts(a, 0) && !to_rts(b, 0), "UD QPs to RTS");
+	rdma_ah_set_dlid(&ah_attr, kv.port_lid);
+	rdma_ah_set_port_num(&ah_attr, 1);
+	ah = rdma_create_ah(kv.pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
+	check(!IS_ERR(ah), "UD address handle");
+	if (IS_ERR(ah))
+		goto out;
+	fill(kv.src, 512, 99);
+	memset(kv.dst, 0, BUF_SIZE);
+	check(!post_recv(b, 0xd1, kv.dst_dma, 40 + 512), "UD post_recv");
+	wr.ah = ah;
+	wr.remote_qpn = b->qp_num;
+	check(!ib_post_send(a, &wr.wr, NULL), "UD post_send");
+	got = poll_n(cq, wc, 2);
+	r = find_wc(wc, got, b, IB_WC_RECV);
+	ib_dma_sync_single_for_cpu(kv.dev, kv.dst_dma, BUF_SIZE,
+				   DMA_FROM_DEVICE);
+	check(r && r->status == IB_WC_SUCCESS && r->byte_len == 40 + 512 &&
+	      r->src_qp == a->qp_num && !memcmp(kv.dst + 40, kv.src, 512),
+	      "UD SEND: 40 + 512 bytes from QP %u, every byte",
+	      r ? r->src_qp : 0);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+out:
+	if (!IS_ERR_OR_NULL(a))
+		ib_destroy_qp(a);
+	if (!IS_ERR_OR_NULL(b))
+		ib_destroy_qp(b);
+}
+
+/* A key no region has: the send completes with a protection error. */
+static void test_bad_lkey(struct ib_cq *cq, struct ib_qp *a)
+{
+	struct ib_sge sge = { .addr = kv.src_dma, .length = 64,
+			      .lkey = kv.pd->local_dma_lkey ^ 0x5a5a00 };
+	struct ib_send_wr wr = { .wr_id = 0xe1, .sg_list = &sge, .num_sge = 1,
+				 .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+	struct ib_wc wc;
+
+	check(!ib_post_send(a, &wr, NULL), "post_send with a bad lkey");
+	check(poll_n(cq, &wc, 1) == 1 && wc.wr_id == 0xe1 &&
+	      wc.status == IB_WC_LOC_PROT_ERR,
+	      "bad lkey: IB_WC_LOC_PROT_ERR (%d)", wc.status);
+}
+
+static DECLARE_COMPLETION(comp_event);
+
+static void comp_handler(struct ib_cq *cq, void *ctx)
+{
+	complete(&comp_event);
+}
+
+/* Arm, post, the event comes; a CQE already there is reported as missed. */
+static void test_events(void)
+{
+	struct ib_cq_init_attr ca = { .cqe = 64 };
+	struct ib_wc wc[2];
+	struct ib_qp *a, *b;
+	struct ib_cq *cq;
+	struct ib_sge sge = { .addr = kv.src_dma, .length = 32,
+			      .lkey = kv.pd->local_dma_lkey };
+	struct ib_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				 .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+
+	cq = ib_create_cq(kv.dev, comp_handler, NULL, NULL, &ca);
+	check(!IS_ERR(cq), "CQ with a completion handler");
+	if (IS_ERR(cq))
+		return;
+	a = make_qp(cq, IB_QPT_RC);
+	b = make_qp(cq, IB_QPT_RC);
+	if (IS_ERR(a) || IS_ERR(b) || to_rts(a, b->qp_num) ||
+	    to_rts(b, a->qp_num)) {
+		check(false, "RC pair for the event test");
+		goto out;
+	}
+	reinit_completion(&comp_event);
+	check(ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS) == 0,
+	      "arm on an empty CQ: nothing missed");
+	post_recv(b, 2, kv.dst_dma, BUF_SIZE);
+	ib_post_send(a, &wr, NULL);
+	check(wait_for_completion_timeout(&comp_event,
+					  msecs_to_jiffies(WAIT_MS)),
+	      "completion event after the arm");
+	/* the CQEs are there: an arm now must say it may have missed them */
+	msleep(50);
+	check(ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS) == 1,
+	      "arm with CQEs waiting: reports missed events");
+	check(poll_n(cq, wc, 2) == 2, "both CQEs polled");
+out:
+	if (!IS_ERR_OR_NULL(a))
+		ib_destroy_qp(a);
+	if (!IS_ERR_OR_NULL(b))
+		ib_destroy_qp(b);
+	ib_destroy_cq(cq);
+}
+
+struct drain_wr {
+	struct ib_cqe cqe;
+	int status;
+	atomic_t *flushed;
+};
+
+static void drain_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct drain_wr *d = container_of(wc->wr_cqe, struct drain_wr, cqe);
+
+	d->status = wc->status;
+	atomic_inc(d->flushed);
+}
+
+/* ib_drain_qp() on a softirq-polled CQ: posted receives flush, it returns. */
+static void test_drain(void)
+{
+	struct drain_wr d[4];
+	atomic_t flushed = ATOMIC_INIT(0);
+	struct ib_sge sge = { .addr = kv.dst_dma, .length = 64,
+			      .lkey = kv.pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
+	struct ib_qp *a, *b;
+	struct ib_cq *cq;
+	int i, posted = 0;
+
+	cq = ib_alloc_cq(kv.dev, NULL, 64, 0, IB_POLL_SOFTIRQ);
+	check(!IS_ERR(cq), "CQ polled by ib_core (softirq)");
+	if (IS_ERR(cq))
+		return;
+	a = make_qp(cq, IB_QPT_RC);
+	b = make_qp(cq, IB_QPT_RC);
+	if (IS_ERR(a) || IS_ERR(b) || to_rts(a, b->qp_num) ||
+	    to_rts(b, a->qp_num)) {
+		check(false, "RC pair for the drain test");
+		goto out;
+	}
+	for (i = 0; i < 4; i++) {
+		d[i].cqe.done = drain_recv_done;
+		d[i].status = -1;
+		d[i].flushed = &flushed;
+		wr.wr_cqe = &d[i].cqe;
+		posted += !ib_post_recv(a, &wr, NULL);
+	}
+	check(posted == 4, "4 receives posted");
+	ib_drain_qp(a);		/* hangs if the device never flushes */
+	check(atomic_read(&flushed) == 4 && d[0].status == IB_WC_WR_FLUSH_ERR &&
+	      d[3].status == IB_WC_WR_FLUSH_ERR,
+	      "ib_drain_qp returned; 4 receives flushed (%d)",
+	      atomic_read(&flushed));
+out:
+	if (!IS_ERR_OR_NULL(a))
+		ib_destroy_qp(a);
+	if (!IS_ERR_OR_NULL(b))
+		ib_destroy_qp(b);
+	ib_free_cq(cq);
+}
+
+static void run(struct ib_device *dev)
+{
+	struct ib_port_attr pa;
+	struct ib_qp *a = NULL, *b = NULL;
+	struct ib_cq *cq;
+
+	check(dev->attrs.kernel_cap_flags & IBK_LOCAL_DMA_LKEY,
+	      "%s: IBK_LOCAL_DMA_LKEY", dev_name(&dev->dev));
+	check(!ib_query_port(dev, 1, &pa) && pa.state == IB_PORT_ACTIVE,
+	      "port 1 ACTIVE, LID %u", pa.lid);
+	kv.port_lid = pa.lid;
+	kv.mtu = min(pa.active_mtu, IB_MTU_1024);
+	kv.pd = ib_alloc_pd(dev, 0);
+	check(!IS_ERR(kv.pd), "ib_alloc_pd");
+	if (IS_ERR(kv.pd))
+		return;
+	check(kv.pd->local_dma_lkey == dev->local_dma_lkey,
+	      "the PD's local_dma_lkey is the device's (0x%x)",
+	      kv.pd->local_dma_lkey);
+	kv.src = kzalloc(BUF_SIZE, GFP_KERNEL);
+	kv.dst = kzalloc(BUF_SIZE, GFP_KERNEL);
+	if (!kv.src || !kv.dst)
+		goto out_pd;
+	kv.src_dma = ib_dma_map_single(dev, kv.src, BUF_SIZE, DMA_TO_DEVICE);
+	kv.dst_dma = ib_dma_map_single(dev, kv.dst, BUF_SIZE, DMA_FROM_DEVICE);
+	if (ib_dma_mapping_error(dev, kv.src_dma) ||
+	    ib_dma_mapping_error(dev, kv.dst_dma)) {
+		check(false, "DMA mapping of the buffers");
+		goto out_buf;
+	}
+	cq = ib_alloc_cq(dev, NULL, 256, 0, IB_POLL_DIRECT);
+	check(!IS_ERR(cq), "ib_alloc_cq (direct polling)");
+	if (IS_ERR(cq))
+		goto out_buf;
+	a = make_qp(cq, IB_QPT_RC);
+	b = make_qp(cq, IB_QPT_RC);
+	check(!IS_ERR(a) && !IS_ERR(b), "RC QPs created on kernel rings");
+	if (IS_ERR(a) || IS_ERR(b))
+		goto out_qp;
+	check(!to_rts(a, b->qp_num) && !to_rts(b, a->qp_num),
+	      "RC QPs connected: RESET -> INIT -> RTR -> RTS");
+	test_rc(cq, a, b);
+	test_ud(cq);
+	test_bad_lkey(cq, a);
+	test_events();
+	test_drain();
+out_qp:
+	if (!IS_ERR_OR_NULL(a))
+		ib_destroy_qp(a);
+	if (!IS_ERR_OR_NULL(b))
+		ib_destroy_qp(b);
+	ib_free_cq(cq);
+out_buf:
+	if (kv.src_dma && !ib_dma_mapping_error(dev, kv.src_dma))
+		ib_dma_unmap_single(dev, kv.src_dma, BUF_SIZE, DMA_TO_DEVICE);
+	if (kv.dst_dma && !ib_dma_mapping_error(dev, kv.dst_dma))
+		ib_dma_unmap_single(dev, kv.dst_dma, BUF_SIZE,
+				    DMA_FROM_DEVICE);
+	kfree(kv.src);
+	kfree(kv.dst);
+out_pd:
+	ib_dealloc_pd(kv.pd);
+}
+
+static int kv_add(struct ib_device *dev)
+{
+	if (strcmp(dev_name(&dev->dev), dev_name_param))
+		return -EOPNOTSUPP;
+	kv.found = true;
+	kv.dev = dev;
+	run(dev);
+	return -EOPNOTSUPP;	/* nothing to keep per device */
+}
+
+static void kv_remove(struct ib_device *dev, void *data)
+{
+}
+
+static struct ib_client kv_client = {
+	.name = "orca_kverbs_test",
+	.add = kv_add,
+	.remove = kv_remove,
+};
+
+static int __init kv_init(void)
+{
+	int err = ib_register_client(&kv_client);
+
+	if (err)
+		return err;
+	ib_unregister_client(&kv_client);
+	if (!kv.found)
+		check(false, "device %s found (a kernel verbs provider)",
+		      dev_name_param);
+	pr_info("orca_kverbs[%s]: 1..%u\n", run_id, kv.n);
+	return kv.failed ? -EIO : 0;
+}
+
+static void __exit kv_exit(void)
+{
+}
+
+module_init(kv_init);
+module_exit(kv_exit);
+MODULE_DESCRIPTION("orca: kernel verbs test (tests/vm/kverbs.sh)");
+MODULE_LICENSE("Dual BSD/GPL");

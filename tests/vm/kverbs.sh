@@ -1,0 +1,58 @@
+#!/bin/bash
+# Guest test: kernel verbs (issue 22, slice 1).  orca is a kernel verbs
+# provider now: ib_core attaches kernel clients to it.  The test module
+# build/ktest/orca_kverbs_test.ko uses orca0 as a kernel consumer does
+# (a PD with ib_core's local_dma_lkey, CQs polled directly and by ib_core,
+# RC and UD QPs on driver rings, SEND/SEND_WITH_IMM/inline with every
+# byte checked, completion events, a bad lkey, ib_drain_qp) and prints
+# one TAP line per check into the kernel log; they are relayed here.
+# Then the same again after a reload of orca (rings and lists start over),
+# and no oops, WARNING or sanitizer report in the log.
+# Prints TAP; exit status = number of failures.
+#   ORCA_DEV (orca0), ORCA_KO, ORCA_BUILD
+set -u
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=tests/lib/tap.sh
+. "$here/../lib/tap.sh"
+# shellcheck source=tests/lib/ibdev.sh
+. "$here/../lib/ibdev.sh"
+# shellcheck source=tests/lib/klog.sh
+. "$here/../lib/klog.sh"
+
+dev=${ORCA_DEV:-orca0}
+ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
+build=${ORCA_BUILD:-$here/../../build}
+ktest=$build/ktest/orca_kverbs_test.ko
+
+# One load of the module; its TAP lines become diagnostics, and the load
+# one test: all of its checks passed (and there were some).
+kverbs_run() {
+    local what=$1 id rc lines n bad planned
+    id=$(now_us)
+    echo "kverbs: run $id" > /dev/kmsg
+    insmod "$ktest" dev="$dev" run="$id" 2> /dev/null
+    rc=$?
+    rmmod orca_kverbs_test 2> /dev/null
+    lines=$(klog_since "kverbs: run $id" | sed -n "s/.*orca_kverbs\[$id\]: //p")
+    n=$(grep -c '^ok ' <<< "$lines")
+    bad=$(grep -c '^not ok ' <<< "$lines")
+    planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<< "$lines")
+    diag "$(grep -E '^not ok' <<< "$lines" | head -n 8)"
+    ((rc == 0 && bad == 0 && n == ${planned:-0} && n >= 30))
+    ok $? "$what: $n of ${planned:-?} checks passed, $bad failed (insmod exit $rc)"
+}
+
+plan 5
+mark="kverbs: $(now_us)"
+echo "$mark" > /dev/kmsg
+[[ -r $ktest ]]
+ok $? "the test module is built ($ktest)"
+kverbs_run "kernel verbs on $dev"
+rmmod orca && insmod "$ko" && wait_dev 1
+ok $? "orca reloaded ($WAITED s)"
+kverbs_run "kernel verbs on $dev after a reload"
+oops=$(klog_oopses "$mark")
+[[ -z $oops ]]
+ok $? "no oops, WARNING or sanitizer report in the kernel log"
+diag "$(head -n 12 <<< "$oops")"
+done_testing
