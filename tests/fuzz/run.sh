@@ -2,7 +2,8 @@
 # The device model's libFuzzer harnesses (emulator/fuzz/), as TAP.
 #
 # For each harness (fuzz_cmd: the command queue; fuzz_qp: the QP state
-# machine; fuzz_dp: the data path; fuzz_pkt: the packet decoder):
+# machine; fuzz_dp: the data path; fuzz_pkt: the packet decoder;
+# fuzz_mad: the SMA/PMA library):
 #   1. replay its regression corpus, emulator/fuzz/corpus/<name>/: inputs
 #      that once crashed it or that reach deep paths; every one must pass;
 #   2. fuzz for SECONDS (default $FUZZ_SECONDS or 60) from that corpus with
@@ -22,7 +23,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-$REPO/build}
 SECS=${1:-${FUZZ_SECONDS:-60}}
 SEED=${FUZZ_SEED:-$(date +%s)}
-names=(cmd qp dp pkt)
+names=(cmd qp dp pkt mad)
 out=$BUILD/fuzz
 
 plan $((1 + 2 * ${#names[@]}))

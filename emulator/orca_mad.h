@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * orca management agents: the subnet management agent (SMA, classes 0x01
+ * and 0x81, IBA vol 1 ch. 14) and the performance management agent (PMA,
+ * class 0x04, IBA 16.1) of one node, as a library that needs nothing of
+ * the device.  orca-emu answers MAD_IFC with it for its CA port, and
+ * orca-fabric answers for its switch's port 0.
+ *
+ * The owner fills a struct orca_mad_node (orca_mad_node_init() sets the
+ * defaults, then it sets GUIDs, description, capabilities), hands every
+ * MAD that reaches QP0/QP1 to orca_mad_process(), and acts on the change
+ * bits it returns by re-reading the node: the fields marked "SM" below
+ * are written by the subnet manager through PortInfo/P_KeyTable/... Sets
+ * and are read-only to the owner, who reports the physical link through
+ * orca_mad_link() and its capabilities through orca_mad_port_cap().
+ *
+ * Files: orca_pma.c (PerfMgmt), orca_sma.c (SubnMgmt attributes, PortInfo
+ * state machine, M_Key), orca_mad.c (the entry point: common header
+ * checks, dispatch, the reply's header; node defaults).
+ */
+#ifndef ORCA_MAD_H
+#define ORCA_MAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ORCA_MAD_SIZE		256
+#define ORCA_MAD_HDR		24	/* the common MAD header */
+#define ORCA_SMP_DATA		64	/* SMP attribute data at +64, 64 bytes */
+#define ORCA_PMA_DATA		64	/* PMA data at +64, 192 bytes */
+#define ORCA_SMP_DATA_LEN	64
+#define ORCA_PMA_DATA_LEN	192
+
+/* Management classes, methods, status (IBA 13.4.5-13.4.7). */
+#define ORCA_MGMT_SUBN_LID	0x01
+#define ORCA_MGMT_SUBN_DR	0x81
+#define ORCA_MGMT_PERF		0x04
+#define ORCA_METHOD_GET		0x01
+#define ORCA_METHOD_SET		0x02
+#define ORCA_METHOD_TRAP	0x05
+#define ORCA_METHOD_TRAP_REPRESS 0x07
+#define ORCA_METHOD_GET_RESP	0x81
+#define ORCA_METHOD_RESP	0x80	/* the R bit */
+#define ORCA_MAD_STATUS_BAD_VERSION	0x0004
+#define ORCA_MAD_STATUS_UNSUP_METHOD	0x0008
+#define ORCA_MAD_STATUS_UNSUP_ATTR	0x000c	/* method/attribute combination */
+#define ORCA_MAD_STATUS_INVALID		0x001c	/* field or modifier value */
+#define ORCA_SMP_STATUS_D		0x8000	/* DR SMP: direction bit */
+
+/* SMP attributes (IBA 14.2.5) and PMA attributes (IBA 16.1.3). */
+#define ORCA_SMP_NODE_DESC	0x0010
+#define ORCA_SMP_NODE_INFO	0x0011
+#define ORCA_SMP_SWITCH_INFO	0x0012
+#define ORCA_SMP_GUID_INFO	0x0014
+#define ORCA_SMP_PORT_INFO	0x0015
+#define ORCA_SMP_PKEY_TABLE	0x0016
+#define ORCA_SMP_SL2VL		0x0017
+#define ORCA_SMP_VL_ARB		0x0018
+#define ORCA_SMP_LFT		0x0019
+#define ORCA_SMP_MFT		0x001b
+#define ORCA_SMP_SM_INFO	0x0020
+#define ORCA_PMA_CLASS_PORT_INFO 0x0001
+#define ORCA_PMA_PORT_COUNTERS	0x0012
+#define ORCA_PMA_PORT_COUNTERS_EXT 0x001d
+/* PMA ClassPortInfo CapabilityMask bits */
+#define ORCA_PMA_CAP_ALL_PORT_SELECT	(1u << 8)
+#define ORCA_PMA_CAP_EXT_WIDTH		(1u << 9)
+#define ORCA_PMA_ALL_PORTS		0xff	/* PortSelect: every port */
+
+/* PortInfo values */
+#define ORCA_NODE_CA		1
+#define ORCA_NODE_SWITCH	2
+enum {
+	ORCA_PORT_NOP, ORCA_PORT_DOWN, ORCA_PORT_INIT, ORCA_PORT_ARMED,
+	ORCA_PORT_ACTIVE,
+};
+
+enum {
+	ORCA_PHYS_SLEEP = 1, ORCA_PHYS_POLLING = 2, ORCA_PHYS_DISABLED = 3,
+	ORCA_PHYS_LINKUP = 5,
+};
+/* CapabilityMask bits the owner may want (include/rdma/ib_mad.h) */
+#define ORCA_CAP_IS_SM			(1u << 1)
+#define ORCA_CAP_SYS_IMAGE_GUID		(1u << 11)
+#define ORCA_CAP_IS_CM			(1u << 16)
+#define ORCA_CAP_CLIENT_REREG		(1u << 25)
+#define ORCA_MAD_LID_MCAST_BASE		0xc000
+
+#define ORCA_MAD_MAX_PORTS	32	/* switch external ports */
+#define ORCA_MAD_PKEYS		64	/* PartitionCap at most: 2 blocks */
+#define ORCA_MAD_GUIDS		8	/* GUIDInfo: block 0 only */
+#define ORCA_MAD_LFT_CAP	0xc000	/* unicast LIDs, 768 blocks of 64 */
+#define ORCA_MAD_MFT_CAP	1024	/* MLIDs 0xc000.., 32 blocks of 32 */
+#define ORCA_MAD_MFT_POSITIONS	((ORCA_MAD_MAX_PORTS + 16) / 16)
+
+/* What orca_mad_process() and orca_mad_link() changed: the owner acts. */
+#define ORCA_MAD_CHG_LID	(1u << 0)	/* LID or LMC */
+#define ORCA_MAD_CHG_SM		(1u << 1)	/* MasterSMLID or MasterSMSL */
+#define ORCA_MAD_CHG_PKEY	(1u << 2)	/* P_Key table contents */
+#define ORCA_MAD_CHG_GID	(1u << 3)	/* GID prefix */
+#define ORCA_MAD_CHG_REREG	(1u << 4)	/* ClientReregister asked */
+#define ORCA_MAD_CHG_STATE	(1u << 5)	/* PortState or PhysState */
+#define ORCA_MAD_CHG_MKEY	(1u << 6)	/* M_Key or its protect bits */
+#define ORCA_MAD_CHG_COUNTERS	(1u << 7)	/* PMA counters cleared */
+#define ORCA_MAD_CHG_RETRAIN	(1u << 8)	/* link went down: retrain it */
+#define ORCA_MAD_CHG_PORT	(1u << 9)	/* other PortInfo fields */
+#define ORCA_MAD_CHG_QOS	(1u << 10)	/* SL2VL or VLArbitration */
+#define ORCA_MAD_CHG_FWD	(1u << 11)	/* SwitchInfo, LFT or MFT */
+
+/* PMA counters as the owner counts them: raw 64-bit totals, never reset. */
+enum orca_pma_counter {
+	ORCA_PMA_XMIT_BYTES, ORCA_PMA_RCV_BYTES,
+	ORCA_PMA_XMIT_PKTS, ORCA_PMA_RCV_PKTS,
+	ORCA_PMA_UCAST_XMIT_PKTS, ORCA_PMA_UCAST_RCV_PKTS,
+	ORCA_PMA_MCAST_XMIT_PKTS, ORCA_PMA_MCAST_RCV_PKTS,
+	ORCA_PMA_SYMBOL_ERRORS, ORCA_PMA_LINK_ERROR_RECOVERY,
+	ORCA_PMA_LINK_DOWNED, ORCA_PMA_RCV_ERRORS,
+	ORCA_PMA_RCV_REMPHYS_ERRORS, ORCA_PMA_RCV_SWITCH_RELAY_ERRORS,
+	ORCA_PMA_XMIT_DISCARDS, ORCA_PMA_XMIT_CONSTRAINT_ERRORS,
+	ORCA_PMA_RCV_CONSTRAINT_ERRORS, ORCA_PMA_LOCAL_LINK_INTEGRITY_ERRORS,
+	ORCA_PMA_EXCESSIVE_BUFFER_OVERRUNS, ORCA_PMA_VL15_DROPPED,
+	ORCA_PMA_NR
+};
+
+struct orca_pma_counters {
+	uint64_t c[ORCA_PMA_NR];
+};
+
+/*
+ * One port.  Owner: identity and capabilities, set after init.  SM: what
+ * PortInfo and the tables' Sets write.  On a switch the subnet-wide
+ * fields (M_Key .. SubnetTimeOut) of every port are port 0's.
+ */
+struct orca_mad_port {
+	/* owner */
+	uint64_t guid;
+	uint32_t cap_mask;		/* through orca_mad_port_cap() */
+	uint8_t link_width_supported;	/* 1 1x, 2 4x, 4 8x, 8 12x */
+	uint8_t link_speed_supported;	/* 1 SDR, 2 DDR, 4 QDR */
+	uint8_t mtu_cap;		/* 1 256 .. 5 4096 */
+	uint8_t vl_cap;			/* 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7 */
+	uint8_t vl_arb_high_cap, vl_arb_low_cap;
+	uint8_t guid_cap;		/* 1..ORCA_MAD_GUIDS */
+	uint8_t resp_time;		/* RespTimeValue, 5 bits */
+	/* SM (PortInfo) */
+	uint64_t mkey, gid_prefix;
+	uint16_t lid, sm_lid, mkey_lease;
+	uint8_t mkey_protect, lmc, sm_sl, subnet_timeout;
+	uint8_t link_width_enabled, link_speed_enabled;
+	uint8_t link_down_default, neighbor_mtu, vl_high_limit;
+	uint8_t vl_stall, hoq_life, op_vls, enforcement, init_type_reply;
+	uint8_t err_thresholds;		/* LocalPhyErrors:4, Overrun:4 */
+	uint16_t mkey_violations, pkey_violations, qkey_violations;
+	/* state: SM and orca_mad_link() */
+	uint8_t state, phys_state;
+	uint8_t link_width_active, link_speed_active;
+	/* tables: SM */
+	uint16_t pkeys[ORCA_MAD_PKEYS];
+	uint8_t sl2vl[ORCA_MAD_MAX_PORTS + 1][8]; /* [out port]; CA: [0] */
+	uint8_t vl_arb[4][64];		/* blocks 1..4: low, low, high, high */
+	/* PMA: the raw counts at the last clear */
+	struct orca_pma_counters pma_base;
+};
+
+struct orca_mad_switch {
+	uint16_t lft_cap, mft_cap;	/* owner: <= ORCA_MAD_*_CAP */
+	uint16_t lft_top;		/* SM */
+	uint8_t default_port, default_mcast_primary, default_mcast_other;
+	uint8_t life_time;		/* 5 bits */
+	bool port_state_change;		/* set on link transitions */
+	uint8_t lft[ORCA_MAD_LFT_CAP];	/* LID -> port, 0xff none */
+	/* [position][MLID - 0xc000]: a block is 32 entries in a row */
+	uint16_t mft[ORCA_MAD_MFT_POSITIONS][ORCA_MAD_MFT_CAP];
+};
+
+struct orca_mad_node {
+	/* owner */
+	uint8_t node_type;		/* ORCA_NODE_CA or ORCA_NODE_SWITCH */
+	uint8_t num_ports;		/* CA: ports 1..n; switch: 0..n */
+	uint64_t sys_guid, node_guid;
+	uint16_t partition_cap;		/* P_Key entries, <= ORCA_MAD_PKEYS */
+	uint16_t device_id;
+	uint32_t revision;
+	uint32_t vendor_id;		/* 24 bits */
+	char desc[64];			/* NodeDescription, NUL padded */
+	/* the counters of @port (1..n; a switch 0..n), raw totals */
+	void (*pma_read)(void *ctx, unsigned int port,
+			 struct orca_pma_counters *out);
+	void *pma_ctx;
+	struct orca_mad_port port[ORCA_MAD_MAX_PORTS + 1];
+	struct orca_mad_switch sw;	/* a switch's */
+};
+
+#define ORCA_MAD_IGNORE_MKEY	(1u << 0)	/* IB_MAD_IGNORE_MKEY */
+
+struct orca_mad_in {
+	const uint8_t *mad;		/* ORCA_MAD_SIZE bytes */
+	uint8_t port;			/* the port it arrived on */
+	uint32_t flags;			/* ORCA_MAD_IGNORE_MKEY */
+};
+
+enum orca_mad_result {
+	ORCA_MAD_PASS,	/* not the agents': hand it up (responses, SMInfo..) */
+	ORCA_MAD_REPLY,	/* out holds the GetResp to send back */
+	ORCA_MAD_DROP,	/* no reply: M_Key violation, TrapRepress, bad port */
+};
+
+/*
+ * Defaults for a CA with @num_ports ports (1..) or a switch with
+ * @num_ports external ports (1..ORCA_MAD_MAX_PORTS): ports DOWN/Polling
+ * (a switch's port 0 ACTIVE/LinkUp), P_Key 0xffff at index 0, 4x and
+ * SDR/DDR/QDR, MTU 4096, VL0 only.  GUIDs, description and IDs are the
+ * owner's to set.  Returns 0, or -1 on bad arguments.
+ */
+int orca_mad_node_init(struct orca_mad_node *node, uint8_t node_type,
+		       uint8_t num_ports);
+
+/*
+ * Handle one MAD.  On ORCA_MAD_REPLY @out is the GetResp (same TID,
+ * attribute and modifier); otherwise its contents mean nothing.
+ * @changes gets the ORCA_MAD_CHG_* bits of what the MAD changed.
+ */
+enum orca_mad_result orca_mad_process(struct orca_mad_node *node,
+				      const struct orca_mad_in *in,
+				      uint8_t out[ORCA_MAD_SIZE],
+				      uint32_t *changes);
+
+/*
+ * The physical link of @port came up (PhysState LinkUp, DOWN -> INIT) or
+ * went down (Polling, DOWN); a disabled port stays disabled.  On a switch
+ * a PortState transition sets SwitchInfo's PortStateChange.  Returns the
+ * ORCA_MAD_CHG_* bits.
+ */
+uint32_t orca_mad_link(struct orca_mad_node *node, unsigned int port, bool up);
+
+/* CapabilityMask |= @set, &= ~@clear (IsSM, IsCM: the owner's). */
+void orca_mad_port_cap(struct orca_mad_node *node, unsigned int port,
+		       uint32_t set, uint32_t clear);
+
+/* The port @port or NULL if the node has none by that number. */
+static inline struct orca_mad_port *orca_mad_port(struct orca_mad_node *node,
+						  unsigned int port)
+{
+	if (port > node->num_ports || port > ORCA_MAD_MAX_PORTS ||
+	    (port == 0 && node->node_type != ORCA_NODE_SWITCH))
+		return NULL;
+	return &node->port[port];
+}
+
+/* Internal to the library: the SMA and PMA behind orca_mad_process(). */
+enum orca_mad_result orca_sma_process(struct orca_mad_node *node,
+				      const struct orca_mad_in *in,
+				      uint8_t *out, uint16_t *status,
+				      uint32_t *changes);
+enum orca_mad_result orca_pma_process(struct orca_mad_node *node,
+				      const struct orca_mad_in *in,
+				      uint8_t *out, uint16_t *status,
+				      uint32_t *changes);
+
+/* Big-endian fields at byte offsets, for the library's files. */
+static inline uint16_t mad_get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t mad_get32(const uint8_t *p)
+{
+	return (uint32_t)mad_get16(p) << 16 | mad_get16(p + 2);
+}
+
+static inline uint64_t mad_get64(const uint8_t *p)
+{
+	return (uint64_t)mad_get32(p) << 32 | mad_get32(p + 4);
+}
+
+static inline void mad_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static inline void mad_put32(uint8_t *p, uint32_t v)
+{
+	mad_put16(p, v >> 16);
+	mad_put16(p + 2, v);
+}
+
+static inline void mad_put64(uint8_t *p, uint64_t v)
+{
+	mad_put32(p, v >> 32);
+	mad_put32(p + 4, v);
+}
+
+#endif /* ORCA_MAD_H */
