@@ -25,9 +25,9 @@ static void port_defaults(struct orca_mad_port *p)
 	p->guid_cap = 1;
 	/* 4.096 us * 2^18: about a second, as qib's PMA says */
 	p->resp_time = 18;
-	p->link_down_default = ORCA_PHYS_POLLING;
-	p->state = ORCA_PORT_DOWN;
-	p->phys_state = ORCA_PHYS_POLLING;
+	p->link_down_default = ORCA_MAD_PHYS_POLLING;
+	p->state = ORCA_MAD_PORT_DOWN;
+	p->phys_state = ORCA_MAD_PHYS_POLLING;
 	p->pkeys[0] = 0xffff;	/* ib_mad looks the default P_Key up at 0 */
 }
 
@@ -37,7 +37,7 @@ int orca_mad_node_init(struct orca_mad_node *node, uint8_t node_type,
 	unsigned int i;
 
 	if (num_ports < 1 || num_ports > ORCA_MAD_MAX_PORTS ||
-	    (node_type != ORCA_NODE_CA && node_type != ORCA_NODE_SWITCH))
+	    (node_type != ORCA_MAD_NODE_CA && node_type != ORCA_MAD_NODE_SWITCH))
 		return -1;
 	memset(node, 0, sizeof(*node));
 	node->node_type = node_type;
@@ -45,10 +45,10 @@ int orca_mad_node_init(struct orca_mad_node *node, uint8_t node_type,
 	node->partition_cap = ORCA_MAD_PKEYS;
 	for (i = 0; i <= ORCA_MAD_MAX_PORTS; i++)
 		port_defaults(&node->port[i]);
-	if (node_type == ORCA_NODE_SWITCH) {
+	if (node_type == ORCA_MAD_NODE_SWITCH) {
 		/* base port 0 has no link: it is always up */
-		node->port[0].state = ORCA_PORT_ACTIVE;
-		node->port[0].phys_state = ORCA_PHYS_LINKUP;
+		node->port[0].state = ORCA_MAD_PORT_ACTIVE;
+		node->port[0].phys_state = ORCA_MAD_PHYS_LINKUP;
 		node->port[0].link_width_active = 0x2;
 		node->port[0].link_speed_active = 0x1;
 		node->sw.lft_cap = ORCA_MAD_LFT_CAP;

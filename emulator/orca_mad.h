@@ -22,6 +22,7 @@
 #define ORCA_MAD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define ORCA_MAD_SIZE		256
@@ -68,16 +69,16 @@
 #define ORCA_PMA_ALL_PORTS		0xff	/* PortSelect: every port */
 
 /* PortInfo values */
-#define ORCA_NODE_CA		1
-#define ORCA_NODE_SWITCH	2
+#define ORCA_MAD_NODE_CA		1
+#define ORCA_MAD_NODE_SWITCH	2
 enum {
-	ORCA_PORT_NOP, ORCA_PORT_DOWN, ORCA_PORT_INIT, ORCA_PORT_ARMED,
-	ORCA_PORT_ACTIVE,
+	ORCA_MAD_PORT_NOP, ORCA_MAD_PORT_DOWN, ORCA_MAD_PORT_INIT, ORCA_MAD_PORT_ARMED,
+	ORCA_MAD_PORT_ACTIVE,
 };
 
 enum {
-	ORCA_PHYS_SLEEP = 1, ORCA_PHYS_POLLING = 2, ORCA_PHYS_DISABLED = 3,
-	ORCA_PHYS_LINKUP = 5,
+	ORCA_MAD_PHYS_SLEEP = 1, ORCA_MAD_PHYS_POLLING = 2, ORCA_MAD_PHYS_DISABLED = 3,
+	ORCA_MAD_PHYS_LINKUP = 5,
 };
 /* CapabilityMask bits the owner may want (include/rdma/ib_mad.h) */
 #define ORCA_CAP_IS_SM			(1u << 1)
@@ -175,7 +176,7 @@ struct orca_mad_switch {
 
 struct orca_mad_node {
 	/* owner */
-	uint8_t node_type;		/* ORCA_NODE_CA or ORCA_NODE_SWITCH */
+	uint8_t node_type;		/* ORCA_MAD_NODE_CA or ORCA_MAD_NODE_SWITCH */
 	uint8_t num_ports;		/* CA: ports 1..n; switch: 0..n */
 	uint64_t sys_guid, node_guid;
 	uint16_t partition_cap;		/* P_Key entries, <= ORCA_MAD_PKEYS */
@@ -242,7 +243,7 @@ static inline struct orca_mad_port *orca_mad_port(struct orca_mad_node *node,
 						  unsigned int port)
 {
 	if (port > node->num_ports || port > ORCA_MAD_MAX_PORTS ||
-	    (port == 0 && node->node_type != ORCA_NODE_SWITCH))
+	    (port == 0 && node->node_type != ORCA_MAD_NODE_SWITCH))
 		return NULL;
 	return &node->port[port];
 }

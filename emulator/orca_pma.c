@@ -78,7 +78,7 @@ static void port_counts(struct orca_mad_node *node, unsigned int port,
 static bool port_range(const struct orca_mad_node *node, uint8_t sel,
 		       unsigned int *first, unsigned int *last)
 {
-	unsigned int lo = node->node_type == ORCA_NODE_SWITCH ? 0 : 1;
+	unsigned int lo = node->node_type == ORCA_MAD_NODE_SWITCH ? 0 : 1;
 
 	if (sel == ORCA_PMA_ALL_PORTS) {
 		/* a switch's all-ports sums its external ports */

@@ -49,7 +49,7 @@ struct smp {
 static struct orca_mad_port *mgmt_port(struct orca_mad_node *node,
 				       unsigned int port)
 {
-	return &node->port[node->node_type == ORCA_NODE_SWITCH ? 0 : port];
+	return &node->port[node->node_type == ORCA_MAD_NODE_SWITCH ? 0 : port];
 }
 
 /*
@@ -83,8 +83,8 @@ static void set_state(struct orca_mad_node *node, unsigned int port,
 	if (p->state == state)
 		return;
 	/* IBA 14.2.5.4: Down<->Init, Armed/Active->Down set PortStateChange */
-	if (node->node_type == ORCA_NODE_SWITCH &&
-	    (p->state == ORCA_PORT_DOWN || state == ORCA_PORT_DOWN))
+	if (node->node_type == ORCA_MAD_NODE_SWITCH &&
+	    (p->state == ORCA_MAD_PORT_DOWN || state == ORCA_MAD_PORT_DOWN))
 		node->sw.port_state_change = true;
 	p->state = state;
 	*changes |= ORCA_MAD_CHG_STATE;
@@ -95,7 +95,7 @@ static void set_phys(struct orca_mad_port *p, uint8_t phys, uint32_t *changes)
 	if (p->phys_state == phys)
 		return;
 	/* a link that was up or disabled must train again to come up */
-	if (phys == ORCA_PHYS_POLLING)
+	if (phys == ORCA_MAD_PHYS_POLLING)
 		*changes |= ORCA_MAD_CHG_RETRAIN;
 	p->phys_state = phys;
 	*changes |= ORCA_MAD_CHG_STATE;
@@ -116,21 +116,21 @@ uint32_t orca_mad_link(struct orca_mad_node *node, unsigned int port, bool up)
 	uint32_t changes = 0;
 
 	/* a switch's port 0 has no link; a disabled port does not train */
-	if (!p || port == 0 || p->phys_state == ORCA_PHYS_DISABLED)
+	if (!p || port == 0 || p->phys_state == ORCA_MAD_PHYS_DISABLED)
 		return 0;
 	if (up) {
-		set_phys(p, ORCA_PHYS_LINKUP, &changes);
+		set_phys(p, ORCA_MAD_PHYS_LINKUP, &changes);
 		p->link_width_active = top_bit(p->link_width_enabled &
 					       p->link_width_supported);
 		p->link_speed_active = top_bit(p->link_speed_enabled &
 					       p->link_speed_supported);
-		if (p->state == ORCA_PORT_DOWN)
-			set_state(node, port, ORCA_PORT_INIT, &changes);
+		if (p->state == ORCA_MAD_PORT_DOWN)
+			set_state(node, port, ORCA_MAD_PORT_INIT, &changes);
 	} else {
-		set_phys(p, ORCA_PHYS_POLLING, &changes);
+		set_phys(p, ORCA_MAD_PHYS_POLLING, &changes);
 		/* the owner told us: nothing for it to retrain */
 		changes &= ~ORCA_MAD_CHG_RETRAIN;
-		set_state(node, port, ORCA_PORT_DOWN, &changes);
+		set_state(node, port, ORCA_MAD_PORT_DOWN, &changes);
 	}
 	return changes;
 }
@@ -238,21 +238,21 @@ static bool unicast(uint16_t lid)
 static bool state_ok(const struct smp *s, const struct orca_mad_port *p,
 		     unsigned int n, uint8_t state, uint8_t phys)
 {
-	if (phys && phys != ORCA_PHYS_POLLING && phys != ORCA_PHYS_DISABLED)
+	if (phys && phys != ORCA_MAD_PHYS_POLLING && phys != ORCA_MAD_PHYS_DISABLED)
 		return false;
-	if (phys && state != ORCA_PORT_NOP && state != ORCA_PORT_DOWN)
+	if (phys && state != ORCA_MAD_PORT_NOP && state != ORCA_MAD_PORT_DOWN)
 		return false;
 	/* a switch's port 0 is always up: only "no change" holds */
 	if (s->sw && n == 0)
-		return !phys && (state == ORCA_PORT_NOP || state == p->state);
+		return !phys && (state == ORCA_MAD_PORT_NOP || state == p->state);
 	switch (state) {
-	case ORCA_PORT_NOP:
-	case ORCA_PORT_DOWN:
+	case ORCA_MAD_PORT_NOP:
+	case ORCA_MAD_PORT_DOWN:
 		return true;
-	case ORCA_PORT_ARMED:	/* from INIT; ARMED again changes nothing */
-		return p->state == ORCA_PORT_INIT || p->state == ORCA_PORT_ARMED;
-	case ORCA_PORT_ACTIVE:
-		return p->state == ORCA_PORT_ARMED || p->state == ORCA_PORT_ACTIVE;
+	case ORCA_MAD_PORT_ARMED:	/* from INIT; ARMED again changes nothing */
+		return p->state == ORCA_MAD_PORT_INIT || p->state == ORCA_MAD_PORT_ARMED;
+	case ORCA_MAD_PORT_ACTIVE:
+		return p->state == ORCA_MAD_PORT_ARMED || p->state == ORCA_MAD_PORT_ACTIVE;
 	default:
 		return false;
 	}
@@ -272,7 +272,7 @@ static bool port_info_ok(const struct smp *s, const struct orca_mad_port *p,
 		return false;
 	if (lse && lse != 0xf && (lse & ~p->link_speed_supported))
 		return false;
-	if ((r[33] & 0xf) > ORCA_PHYS_POLLING)	/* LinkDownDefaultState */
+	if ((r[33] & 0xf) > ORCA_MAD_PHYS_POLLING)	/* LinkDownDefaultState */
 		return false;
 	if (mtu < 1 || mtu > p->mtu_cap || (r[43] >> 4) > p->vl_cap)
 		return false;
@@ -352,13 +352,13 @@ static uint16_t port_info_set(struct smp *s)
 		port_info_mgmt(s, p);
 
 	/* DOWN, or a new PhysState, takes the link down (qib does so) */
-	if (state == ORCA_PORT_DOWN || phys) {
+	if (state == ORCA_MAD_PORT_DOWN || phys) {
 		if (!phys)
-			phys = p->phys_state == ORCA_PHYS_DISABLED ?
-			       ORCA_PHYS_DISABLED : ORCA_PHYS_POLLING;
+			phys = p->phys_state == ORCA_MAD_PHYS_DISABLED ?
+			       ORCA_MAD_PHYS_DISABLED : ORCA_MAD_PHYS_POLLING;
 		set_phys(p, phys, s->changes);
-		set_state(s->node, n, ORCA_PORT_DOWN, s->changes);
-	} else if (state != ORCA_PORT_NOP) {
+		set_state(s->node, n, ORCA_MAD_PORT_DOWN, s->changes);
+	} else if (state != ORCA_MAD_PORT_NOP) {
 		set_state(s->node, n, state, s->changes);
 	}
 	return 0;
@@ -575,7 +575,7 @@ enum orca_mad_result orca_sma_process(struct orca_mad_node *node,
 		.data = out + ORCA_SMP_DATA,
 		.mod = mad_get32(in->mad + 20),
 		.in_port = in->port,
-		.sw = node->node_type == ORCA_NODE_SWITCH,
+		.sw = node->node_type == ORCA_MAD_NODE_SWITCH,
 		.changes = changes,
 	};
 	uint16_t st = 0, get_st;

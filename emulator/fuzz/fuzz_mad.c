@@ -109,20 +109,20 @@ static void check_port_info_set(const struct orca_mad_in *in,
 
 static void check_node(void)
 {
-	unsigned int i, first = node.node_type == ORCA_NODE_SWITCH ? 0 : 1;
+	unsigned int i, first = node.node_type == ORCA_MAD_NODE_SWITCH ? 0 : 1;
 
 	for (i = first; i <= node.num_ports; i++) {
 		const struct orca_mad_port *p = &node.port[i];
 
-		FZ_ASSERT(p->state >= ORCA_PORT_DOWN &&
-			  p->state <= ORCA_PORT_ACTIVE, "port %u state %u",
+		FZ_ASSERT(p->state >= ORCA_MAD_PORT_DOWN &&
+			  p->state <= ORCA_MAD_PORT_ACTIVE, "port %u state %u",
 			  i, p->state);
-		FZ_ASSERT(p->phys_state == ORCA_PHYS_POLLING ||
-			  p->phys_state == ORCA_PHYS_DISABLED ||
-			  p->phys_state == ORCA_PHYS_LINKUP,
+		FZ_ASSERT(p->phys_state == ORCA_MAD_PHYS_POLLING ||
+			  p->phys_state == ORCA_MAD_PHYS_DISABLED ||
+			  p->phys_state == ORCA_MAD_PHYS_LINKUP,
 			  "port %u phys %u", i, p->phys_state);
-		FZ_ASSERT(p->state == ORCA_PORT_DOWN ||
-			  p->phys_state == ORCA_PHYS_LINKUP,
+		FZ_ASSERT(p->state == ORCA_MAD_PORT_DOWN ||
+			  p->phys_state == ORCA_MAD_PHYS_LINKUP,
 			  "port %u up without a link", i);
 		FZ_ASSERT(p->lid < ORCA_MAD_LID_MCAST_BASE &&
 			  p->sm_lid < ORCA_MAD_LID_MCAST_BASE,
@@ -138,8 +138,8 @@ static void check_node(void)
 			  !(p->link_speed_enabled & ~p->link_speed_supported),
 			  "port %u enables what it lacks", i);
 	}
-	if (node.node_type == ORCA_NODE_SWITCH)
-		FZ_ASSERT(node.port[0].state == ORCA_PORT_ACTIVE,
+	if (node.node_type == ORCA_MAD_NODE_SWITCH)
+		FZ_ASSERT(node.port[0].state == ORCA_MAD_PORT_ACTIVE,
 			  "switch port 0 not active");
 }
 
@@ -176,8 +176,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	bool sw = fz_u8(&z) & 1;
 
-	FZ_ASSERT(!orca_mad_node_init(&node, sw ? ORCA_NODE_SWITCH :
-				      ORCA_NODE_CA, sw ? 8 : 1), "init");
+	FZ_ASSERT(!orca_mad_node_init(&node, sw ? ORCA_MAD_NODE_SWITCH :
+				      ORCA_MAD_NODE_CA, sw ? 8 : 1), "init");
 	node.port[1].vl_cap = 4;	/* VL arbitration reachable */
 	node.pma_read = read_counters;
 	counter_seed = fz_u64(&z);
