@@ -253,7 +253,7 @@ vm-default:
 	    env ORCA_FUZZ_CALLS=$(FUZZ_CALLS) \
 	    $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_* -d orca0' \
 	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/admin.sh $(T)/vm/doorbell.sh $(T)/vm/comp-events.sh \
-	    $(T)/vm/kverbs.sh \
+	    $(T)/vm/kverbs.sh $(T)/vm/port-counters.sh \
 	    "$(T)/vm/dio-poll.sh --lossy" $(T)/vm/verbs-fuzz.sh $(T)/vm/bigmem.sh $(T)/vm/rmmod.sh || true
 
 # data path under real applications: perftest (server and client in the

@@ -4,7 +4,7 @@
  * off the command queue, checks them and completes them through the EQ;
  * orca_cmd.c holds the opcode table and the device, PD, CQ and AH
  * handlers; orca_cmd_qp.c, orca_cmd_mr.c, orca_cmd_mw.c and
- * orca_cmd_srq.c the handlers of those objects.  A handler parses and
+ * orca_cmd_srq.c the handlers of those objects, orca_cmd_mad.c MAD_IFC.  A handler parses and
  * checks its input, then acts on the resources (orca_res.h) and the
  * engine (orca_engine.h).
  */
@@ -38,6 +38,11 @@ int cmd_rereg_mr(struct orca_dev *dev, struct cmd *c);
 /* orca_cmd_mw.c */
 int cmd_alloc_mw(struct orca_dev *dev, struct cmd *c);
 int cmd_dealloc_mw(struct orca_dev *dev, struct cmd *c);
+
+/* orca_cmd_mad.c: MAD_IFC, and the agents' node it answers with */
+int cmd_mad_ifc(struct orca_dev *dev, struct cmd *c);
+int mad_node_reset(struct orca_dev *dev);
+void mad_node_free(struct orca_dev *dev);
 
 /* orca_cmd_srq.c */
 int cmd_create_srq(struct orca_dev *dev, struct cmd *c);

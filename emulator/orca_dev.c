@@ -220,6 +220,8 @@ void orca_dev_connect(struct orca_dev *dev)
 	       (dev->cfg.max_qp + ORCA_QPN_BASE) * sizeof(*dev->mirror_seq));
 	memset(&dev->stats, 0, sizeof(dev->stats));
 	memset(&dev->stats_base, 0, sizeof(dev->stats_base));
+	/* the port's counters start over with the statistics they read */
+	mad_node_reset(dev);
 	dev->bad_pkey_cntr = dev->qkey_viol_cntr = 0;
 	dev->port_mirror_seq = 0;
 	REG_WR64(dev, generation, REG_RD64(dev, generation) + 1);
@@ -285,7 +287,7 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 	dev->mws = calloc(cfg->max_mw + 1, sizeof(*dev->mws));
 	if (!dev->pds || !dev->cqs || !dev->qps || !dev->mirror_seq ||
 	    !dev->mrs || !dev->ahs || !dev->srqs || !dev->mws ||
-	    fabric_init(dev)) {
+	    mad_node_reset(dev) || fabric_init(dev)) {
 		orca_dev_destroy(dev);
 		return -ENOMEM;
 	}
@@ -308,6 +310,7 @@ void orca_dev_destroy(struct orca_dev *dev)
 	wire_flush(dev);
 	pkt_cache_free(dev);
 	fabric_destroy(dev);
+	mad_node_free(dev);
 	free(dev->mrs);
 	dev->mrs = NULL;
 	free(dev->ahs);
@@ -337,7 +340,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu window_waits=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu events_deferred=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu window_waits=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu events_deferred=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu port_xmit_octets=%llu port_xmit_pkts=%llu port_rcv_octets=%llu port_xmit_discards=%llu",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -381,7 +384,11 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->db_hint_catches,
 		       (unsigned long long)s->db_poll_catches,
 		       (unsigned long long)s->db_poll_misses,
-		       (unsigned long long)s->db_writes);
+		       (unsigned long long)s->db_writes,
+		       (unsigned long long)s->port_xmit_octets,
+		       (unsigned long long)s->port_xmit_pkts,
+		       (unsigned long long)s->port_rcv_octets,
+		       (unsigned long long)s->port_xmit_discards);
 	if (off < len)
 		off += fabric_format_stats(dev, buf + off, len - off);
 	for (op = 0; op < 256 && off < len; op++) {

@@ -204,6 +204,13 @@ static uint8_t *put8_24(uint8_t *b, uint8_t hi, uint32_t lo)
 	return put32(b, (uint32_t)hi << 24 | (lo & 0xffffff));
 }
 
+size_t orca_pkt_wire_len(const struct orca_pkt *p)
+{
+	return ORCA_PKT_LRH_LEN + (p->hdrs & PKT_GRH ? ORCA_PKT_GRH_LEN : 0) +
+	       ORCA_PKT_BTH_LEN + ext_len(p->hdrs) + p->paylen +
+	       (-p->paylen & 3) + ORCA_PKT_ICRC_LEN;
+}
+
 size_t orca_pkt_encode(const struct orca_pkt *p, uint8_t *buf)
 {
 	uint32_t ext, icrc;

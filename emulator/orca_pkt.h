@@ -131,6 +131,8 @@ bool orca_pkt_opcode_hdrs(uint8_t opcode, uint32_t *hdrs, bool *payload);
  * never sent.
  */
 size_t orca_pkt_encode(const struct orca_pkt *p, uint8_t *buf);
+/* Its bytes from LRH to ICRC, as the port counters count them. */
+size_t orca_pkt_wire_len(const struct orca_pkt *p);
 
 /*
  * Decode @len bytes into @p (every field, next and deliver_at zeroed).

@@ -262,6 +262,10 @@ struct orca_stats {
 	uint64_t comp_events_lost;	/* completion EQEs dropped */
 	uint64_t rx_pkts;		/* packets the port received */
 	uint64_t rx_bytes;		/* payload bytes in them */
+	/* the PMA's port counters: LRH to ICRC octets (IBA 16.1.3.5) */
+	uint64_t port_xmit_octets, port_xmit_pkts;
+	uint64_t port_rcv_octets;	/* (the packets: rx_pkts) */
+	uint64_t port_xmit_discards;	/* port not ACTIVE, or no route */
 	uint64_t port_mirror_writes;
 	/* the fabric (cfg fabric=PATH) */
 	uint64_t fabric_tx_pkts;	/* packets sent to it, */
@@ -287,6 +291,7 @@ struct orca_caps_override {
 struct orca_pkt;
 struct orca_fab;
 struct orca_link_ops;
+struct orca_mad_node;
 
 struct orca_dev {
 	struct orca_cfg cfg;
@@ -357,6 +362,8 @@ struct orca_dev {
 	uint32_t db_kick_qpn;		/* ... on the kick before */
 	struct orca_fab *fab;		/* cable to orca-fabric, NULL: loopback */
 	const struct orca_link_ops *link;	/* the port's transmit ops */
+	/* the management agents' node (orca_cmd_mad.c): MAD_IFC */
+	struct orca_mad_node *mad;
 
 	/* objects */
 	struct orca_pd *pds;		/* [max_pd + 1], index 0 unused */

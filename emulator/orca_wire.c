@@ -117,9 +117,12 @@ static void wire_xmit(struct orca_dev *dev, struct orca_pkt *p)
 	if (dev->port_state != ORCA_PORT_ACTIVE ||
 	    (!dev->fab && !port_owns(dev, p))) {
 		dev->stats.pkts_dropped++;
+		dev->stats.port_xmit_discards++;
 		pkt_free(dev, p);
 		return;
 	}
+	dev->stats.port_xmit_pkts++;
+	dev->stats.port_xmit_octets += orca_pkt_wire_len(p);
 	if (link_hit(dev, g->link_drop_ppm)) {
 		dev->stats.link_drops++;
 		pkt_free(dev, p);
@@ -203,6 +206,7 @@ static void port_rx(struct orca_dev *dev, struct orca_pkt *p)
 
 	dev->stats.rx_pkts++;
 	dev->stats.rx_bytes += p->paylen;
+	dev->stats.port_rcv_octets += orca_pkt_wire_len(p);
 	if (!qp) {
 		dev->stats.pkts_dropped++;
 		return;

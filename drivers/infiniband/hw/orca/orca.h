@@ -372,6 +372,12 @@ int orca_kqp_post_recv(struct orca_dev *dev, struct orca_qp *qp,
 		       const struct ib_recv_wr *wr,
 		       const struct ib_recv_wr **bad_wr);
 
+/* orca_mad.c */
+int orca_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
+		     const struct ib_wc *in_wc, const struct ib_grh *in_grh,
+		     const struct ib_mad *in, struct ib_mad *out,
+		     size_t *out_mad_size, u16 *out_mad_pkey_index);
+
 /* orca_mr.c */
 int orca_kbuf_alloc(struct orca_dev *dev, struct orca_kbuf *kbuf, size_t len,
 		    struct orca_pbl *pbl, struct orca_pbl_buf *buf);

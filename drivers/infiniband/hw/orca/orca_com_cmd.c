@@ -65,6 +65,13 @@ int orca_cmd_query_pkey_table(struct orca_com *com, u8 port, u32 start,
 			     pkeys, n * sizeof(*pkeys));
 }
 
+int orca_cmd_mad_ifc(struct orca_com *com, const struct orca_mad_ifc_in *in,
+		     struct orca_mad_ifc_out *out)
+{
+	return orca_com_exec(com, ORCA_CMD_MAD_IFC, in, sizeof(*in), out,
+			     sizeof(*out));
+}
+
 int orca_cmd_alloc_pd(struct orca_com *com, u32 *pdn)
 {
 	struct orca_pd_handle out;

@@ -252,6 +252,45 @@ struct orca_query_counters_out {
 #define ORCA_GIDS_PER_CMD		(ORCA_MBOX_SIZE / ORCA_GID_LEN)
 #define ORCA_PKEYS_PER_CMD		(ORCA_MBOX_SIZE / sizeof(__le16))
 
+/*
+ * MAD_IFC input (mailbox), as mthca's and mlx4's: a management datagram
+ * for port @port that the firmware's management agents may answer.  The
+ * driver's process_mad() forwards what is theirs (ib_verbs.h); @flags say
+ * whether the M_Key is to be ignored and whether the fields of the work
+ * completion it arrived with (and its GRH) are valid.  Reserved fields 0.
+ */
+#define ORCA_MAD_IFC_F_IGNORE_MKEY	BIT(0)
+#define ORCA_MAD_IFC_F_WC		BIT(1)	/* slid .. src_qpn valid */
+#define ORCA_MAD_IFC_F_GRH		BIT(2)	/* grh valid */
+#define ORCA_MAD_SIZE			256
+
+struct orca_mad_ifc_in {
+	__u8 port;			/* 0x00 */
+	__u8 flags;			/* 0x01 ORCA_MAD_IFC_F_* */
+	__u8 sl;			/* 0x02 */
+	__u8 path_bits;			/* 0x03 */
+	__le16 slid;			/* 0x04 */
+	__le16 pkey_index;		/* 0x06 */
+	__le32 src_qpn;			/* 0x08 */
+	__le32 reserved;		/* 0x0c */
+	__u8 mad[ORCA_MAD_SIZE];	/* 0x10 */
+	__u8 grh[40];			/* 0x110 */
+};
+
+/* What the agents did with it. */
+enum orca_mad_ifc_result {
+	ORCA_MAD_IFC_PASS		= 0,	/* not theirs: deliver it up */
+	ORCA_MAD_IFC_REPLY		= 1,	/* @mad is the response */
+	ORCA_MAD_IFC_DROP		= 2,	/* no response (M_Key, ...) */
+};
+
+/* MAD_IFC output (mailbox). */
+struct orca_mad_ifc_out {
+	__u8 result;			/* 0x00 ORCA_MAD_IFC_* */
+	__u8 reserved[7];		/* 0x01 */
+	__u8 mad[ORCA_MAD_SIZE];	/* 0x08 */
+};
+
 /* ALLOC_PD output / DEALLOC_PD input. */
 struct orca_pd_handle {
 	__le32 pdn;
@@ -669,6 +708,8 @@ static_assert(sizeof(struct orca_port_attr) == 0x38, "orca_port_attr");
 static_assert(sizeof(struct orca_query_counters_out) == 0xa0,
 	      "orca_query_counters_out");
 static_assert(sizeof(struct orca_av) == 0x20, "orca_av");
+static_assert(sizeof(struct orca_mad_ifc_in) == 0x138, "orca_mad_ifc_in");
+static_assert(sizeof(struct orca_mad_ifc_out) == 0x108, "orca_mad_ifc_out");
 static_assert(sizeof(struct orca_qp_ctx) == 0x100, "orca_qp_ctx");
 static_assert(sizeof(struct orca_create_qp_in) == 0x48, "orca_create_qp_in");
 static_assert(sizeof(struct orca_create_cq_in) == 0x20, "orca_create_cq_in");
