@@ -56,7 +56,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
 	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-faults vm-data vm-packages deb run check bench kunit clean help \
 	reliability fuzz driver-debug driver-debug-kunit vm-debug verbs-fuzz \
-	kmod-tree ktest vm-features-off upstream upstream-check \
+	kmod-tree ktest ktest-debug vm-features-off upstream upstream-check \
 	soak vm-debug-full vm-fuzz-long vm-lossy-heavy vm-twohost-lossy-heavy
 
 all: build
@@ -143,12 +143,21 @@ testprogs: ktest
 
 # The kernel verbs test module (tests/kmod, loaded by tests/vm/kverbs.sh),
 # in a shadow tree of its own like the driver.
+define ktest-tree
+	@mkdir -p $(1)
+	@ln -sfn $(CURDIR)/tests/kmod/Kbuild $(1)/Kbuild
+	@ln -sfn $(CURDIR)/tests/kmod/orca_kverbs_test.c $(1)/orca_kverbs_test.c
+endef
 ktest:
 	@$(call header,"kernel verbs test module: kbuild W=1 -Werror")
-	@mkdir -p $(BUILD)/ktest
-	@ln -sfn $(CURDIR)/tests/kmod/Kbuild $(BUILD)/ktest/Kbuild
-	@ln -sfn $(CURDIR)/tests/kmod/orca_kverbs_test.c $(BUILD)/ktest/orca_kverbs_test.c
+	$(call ktest-tree,$(BUILD)/ktest)
 	$(MAKE) -C $(KDIR) M=$(BUILD)/ktest W=1 KCFLAGS=-Werror modules
+
+# ... and for the debug guest kernel (vm-debug runs tests/vm/kverbs.sh too)
+ktest-debug:
+	$(call ktest-tree,$(BUILD)/ktest-debug)
+	@kd=$$(scripts/debug-kernel.sh) && \
+	    $(MAKE) -C $$kd M=$(BUILD)/ktest-debug W=1 KCFLAGS=-Werror modules
 
 # ------------------------------------------------------------------ lint
 lint:
@@ -318,26 +327,27 @@ vm-packages:
 # kmemleak reports (tests/README).
 DEBUG_FUZZ_CALLS ?= 3000
 # the module for the debug kernel, first (a shell command for sh -c '...')
-debug-driver = mkdir -p $(BUILD) && { $(MAKE) driver-debug driver-debug-kunit > $(BUILD)/driver-debug.log 2>&1 || \
-	{ tail -30 $(BUILD)/driver-debug.log; echo "Bail out! make driver-debug driver-debug-kunit failed"; exit 1; }; }
+debug-driver = mkdir -p $(BUILD) && { $(MAKE) driver-debug driver-debug-kunit ktest-debug > $(BUILD)/driver-debug.log 2>&1 || \
+	{ tail -30 $(BUILD)/driver-debug.log; echo "Bail out! make driver-debug driver-debug-kunit ktest-debug failed"; exit 1; }; }
 vm-debug:
 	@$(STAGE) $@ -- sh -c '$(debug-driver) && \
 	    BUILD=$(BUILD) $(VM) --name $@ --kernel debug --timeout 2400 -- \
 	    env ORCA_TEST_TIMEOUT=1200 ORCA_FUZZ_CALLS=$(DEBUG_FUZZ_CALLS) ORCA_FUZZ_REGRESSION=0 \
 	    "ORCA_FUZZ_ARGS=--skip ioctl_get_context" ORCA_RELOAD_LOOPS=$(RELOAD_LOOPS) \
+	    ORCA_KTEST=$(BUILD)/ktest-debug/orca_kverbs_test.ko \
 	    $(T)/lib/run-tests.sh "$(T)/vm/debug-report.sh --clear" $(T)/vm/kunit.sh \
 	    $(T)/vm/devinfo.sh "$(BUILD)/tests/verbs_* -d orca0" "status:$(BUILD)/tests/orca-demo -d orca0" \
-	    $(T)/vm/comp-events.sh $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/unplug.sh $(T)/vm/rmmod.sh \
+	    $(T)/vm/comp-events.sh $(T)/vm/kverbs.sh $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/unplug.sh $(T)/vm/rmmod.sh \
 	    $(T)/vm/debug-report.sh' || true
 
 vm-debug-full:
 	@$(STAGE) $@ -- sh -c '$(debug-driver) && \
 	    BUILD=$(BUILD) $(VM) --name $@ --kernel debug --timeout 3600 --emu-restart 3000 -- \
 	    env ORCA_TEST_TIMEOUT=1500 ORCA_FUZZ_CALLS=20000 ORCA_FUZZ_REGRESSION=0 ORCA_UNPLUG_FUZZ_STEPS=20000 \
-	    "ORCA_FUZZ_ARGS=--skip ioctl_get_context" \
+	    "ORCA_FUZZ_ARGS=--skip ioctl_get_context" ORCA_KTEST=$(BUILD)/ktest-debug/orca_kverbs_test.ko \
 	    $(T)/lib/run-tests.sh "$(T)/vm/debug-report.sh --clear" $(T)/vm/kunit.sh \
 	    $(T)/vm/devinfo.sh "$(BUILD)/tests/verbs_* -d orca0" "status:$(BUILD)/tests/orca-demo -d orca0" \
-	    $(T)/vm/comp-events.sh $(T)/vm/dead-dma.sh $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/emu-restart.sh $(T)/vm/unplug.sh \
+	    $(T)/vm/comp-events.sh $(T)/vm/kverbs.sh $(T)/vm/dead-dma.sh $(T)/vm/failslab.sh $(T)/vm/verbs-fuzz.sh $(T)/vm/emu-restart.sh $(T)/vm/unplug.sh \
 	    $(T)/vm/rmmod.sh $(T)/vm/debug-report.sh' || true
 
 # (b) non-default emulator configuration (tests/vm/caps.conf changes nearly

@@ -9,7 +9,8 @@
 # Then the same again after a reload of orca (rings and lists start over),
 # and no oops, WARNING or sanitizer report in the log.
 # Prints TAP; exit status = number of failures.
-#   ORCA_DEV (orca0), ORCA_KO, ORCA_BUILD
+#   ORCA_DEV (orca0), ORCA_KO, ORCA_BUILD, ORCA_KTEST (the module; the
+#   debug kernel's is build/ktest-debug/)
 set -u
 here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lib/tap.sh
@@ -22,7 +23,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 dev=${ORCA_DEV:-orca0}
 ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 build=${ORCA_BUILD:-$here/../../build}
-ktest=$build/ktest/orca_kverbs_test.ko
+ktest=${ORCA_KTEST:-$build/ktest/orca_kverbs_test.ko}
 
 # One load of the module; its TAP lines become diagnostics, and the load
 # one test: all of its checks passed (and there were some).
