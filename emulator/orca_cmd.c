@@ -503,10 +503,7 @@ static int cmd_create_ah(struct orca_dev *dev, struct cmd *c)
 	if (!pd_get(dev, pdn))
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no PD %u", pdn);
-	if (av->port != 1 || av->sl > 15 || (av->flags & ~ORCA_AV_F_GRH) ||
-	    le32toh(av->flow_label) > 0xfffff ||
-	    ((av->flags & ORCA_AV_F_GRH) && av->sgid_index >= g->gid_tbl_len) ||
-	    av->timeout || av->pkey_index)
+	if (!ud_av_ok(dev, av))
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
 			    "address vector: port %u sl %u flags 0x%x sgid_index %u",
 			    av->port, av->sl, av->flags, av->sgid_index);

@@ -120,7 +120,7 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
 			    "sq_sig_all %u", in->sq_sig_all);
 	if (flags & ~(ORCA_QP_CREATE_PCI_WRITE_END_PADDING |
-		      ORCA_QP_CREATE_RESERVED_LKEY))
+		      ORCA_QP_CREATE_RESERVED_LKEY | ORCA_QP_CREATE_UD_AV))
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
 			    "unknown create_flags 0x%x", flags);
 	if ((flags & ORCA_QP_CREATE_PCI_WRITE_END_PADDING) &&
@@ -131,6 +131,14 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_RESERVED_LKEY))
 		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
 			    "reserved lkey not enabled");
+	if ((flags & ORCA_QP_CREATE_UD_AV) &&
+	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_UD_AV))
+		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
+			    "address vectors in WQEs not enabled");
+	if ((flags & ORCA_QP_CREATE_UD_AV) && in->qp_type != ORCA_QPT_UD)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
+			    "address vectors in WQEs on a QP of type %u",
+			    in->qp_type);
 	if (!pd_get(dev, pdn))
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no PD %u", pdn);

@@ -75,7 +75,7 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 	struct orca_req *r = &qp->req;
 	const struct orca_qp_ctx *x = &qp->ctx;
 	uint32_t stride = 1U << qp->sq.log_stride, i;
-	uint32_t body = stride - sizeof(struct orca_send_wqe);
+	uint32_t hdr = sizeof(struct orca_send_wqe), body = stride - hdr;
 	uint32_t pdn = le32toh(x->pdn);
 	const uint8_t *w = sq_wqe(dev, qp, qp->sq.ci);
 	uint8_t status = ORCA_CQE_SUCCESS;
@@ -102,9 +102,24 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 	memcpy(&r->wqe, w, sizeof(r->wqe));
 	if (!opcode_ok(x->qp_type, r->wqe.opcode) ||
 	    (r->wqe.flags & ~(ORCA_WQE_F_SIGNALED | ORCA_WQE_F_SOLICITED |
-			      ORCA_WQE_F_FENCE | ORCA_WQE_F_INLINE))) {
+			      ORCA_WQE_F_FENCE | ORCA_WQE_F_INLINE |
+			      ORCA_WQE_F_UD_AV))) {
 		status = ORCA_CQE_LOC_QP_OP_ERR;
 		goto bad;
+	}
+	/* the address vector the WQE carries: checked as CREATE_AH does */
+	if (r->wqe.flags & ORCA_WQE_F_UD_AV) {
+		if (!qp_ud_av(qp) || r->wqe.ud_ah || body < sizeof(r->av)) {
+			status = ORCA_CQE_LOC_QP_OP_ERR;
+			goto bad;
+		}
+		memcpy(&r->av, w + hdr, sizeof(r->av));
+		if (!ud_av_ok(dev, &r->av)) {
+			status = ORCA_CQE_LOC_QP_OP_ERR;
+			goto bad;
+		}
+		hdr += sizeof(r->av);
+		body -= sizeof(r->av);
 	}
 	/* BIND_MW and LOCAL_INV carry no data */
 	if (is_local(r->wqe.opcode) &&
@@ -120,7 +135,7 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 			status = ORCA_CQE_LOC_QP_OP_ERR;
 			goto bad;
 		}
-		memcpy(r->inl, w + sizeof(r->wqe), len);
+		memcpy(r->inl, w + hdr, len);
 	} else {
 		if (r->wqe.num_sge > le32toh(x->max_send_sge) ||
 		    (r->wqe.opcode == ORCA_WR_RDMA_READ &&
@@ -129,7 +144,7 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 			status = ORCA_CQE_LOC_QP_OP_ERR;
 			goto bad;
 		}
-		memcpy(r->sge, w + sizeof(r->wqe),
+		memcpy(r->sge, w + hdr,
 		       r->wqe.num_sge * sizeof(struct orca_sge));
 		need = r->wqe.opcode == ORCA_WR_RDMA_READ ||
 		       is_atomic(r->wqe.opcode) ? MR_LOCAL_WRITE : MR_LOCAL_READ;
@@ -154,7 +169,8 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 	}
 	if (is_atomic(r->wqe.opcode))
 		len = 8;
-	if (x->qp_type == ORCA_QPT_UD) {
+	if (x->qp_type == ORCA_QPT_UD &&
+	    !(r->wqe.flags & ORCA_WQE_F_UD_AV)) {
 		uint32_t ahn = le32toh(r->wqe.ud_ah);
 
 		/* an address handle of this QP's PD */
@@ -209,7 +225,8 @@ static uint8_t transport(const struct orca_qp *qp)
 static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 {
 	struct orca_req *r = &qp->req;
-	const struct orca_av *av = &dev->ahs[le32toh(r->wqe.ud_ah)].av;
+	const struct orca_av *av = r->wqe.flags & ORCA_WQE_F_UD_AV ? &r->av :
+				   &dev->ahs[le32toh(r->wqe.ud_ah)].av;
 	uint32_t qkey = le32toh(r->wqe.ud_remote_qkey);
 	struct orca_pkt *p;
 

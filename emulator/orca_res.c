@@ -60,6 +60,20 @@ uint32_t roundup_pow2(uint32_t v)
 	return r;
 }
 
+/*
+ * An address vector a UD send may use (CREATE_AH's, or one a WQE
+ * carries): port 1, SL, GRH flag and flow label in range, a source GID
+ * the table has, no timeout or P_Key index (those are a QP path's).
+ */
+bool ud_av_ok(const struct orca_dev *dev, const struct orca_av *av)
+{
+	return av->port == 1 && av->sl <= 15 && !(av->flags & ~ORCA_AV_F_GRH) &&
+	       le32toh(av->flow_label) <= 0xfffff &&
+	       (!(av->flags & ORCA_AV_F_GRH) ||
+		av->sgid_index < dev->cfg.gid_tbl_len) &&
+	       !av->timeout && !av->pkey_index;
+}
+
 uint16_t qp_pkey(struct orca_dev *dev, const struct orca_qp *qp)
 {
 	uint32_t idx = le16toh(qp->ctx.pkey_index);

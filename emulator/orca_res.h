@@ -28,6 +28,7 @@ uint32_t rr_next(uint32_t *cursor, uint32_t lo, uint32_t hi,
 		 struct orca_dev *dev);
 uint32_t roundup_pow2(uint32_t v);
 uint16_t qp_pkey(struct orca_dev *dev, const struct orca_qp *qp);
+bool ud_av_ok(const struct orca_dev *dev, const struct orca_av *av);
 
 /* orca_mem.c */
 bool pages_copy_in(struct orca_dev *dev, const struct orca_pbl *pbl,
@@ -79,6 +80,12 @@ bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
 static inline bool qp_rlkey(const struct orca_qp *qp)
 {
 	return le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_RESERVED_LKEY;
+}
+
+/* May the QP's send WQEs carry their address vector (ORCA_WQE_F_UD_AV)? */
+static inline bool qp_ud_av(const struct orca_qp *qp)
+{
+	return le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_UD_AV;
 }
 
 /*

@@ -137,6 +137,7 @@ struct orca_req {
 	bool rnr_wait;			/* RNR NAK: wait for deadline */
 	uint32_t idx;			/* SQ index */
 	struct orca_send_wqe wqe;
+	struct orca_av av;		/* UD: with ORCA_WQE_F_UD_AV */
 	struct orca_sge sge[ORCA_EMU_MAX_SGE];
 	uint8_t inl[ORCA_EMU_MAX_INLINE];
 	uint64_t len;			/* message length */

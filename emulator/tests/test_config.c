@@ -41,7 +41,7 @@ static void query_caps_defaults(void)
 		 ORCA_DEV_CAP_PCI_WRITE_END_PADDING | ORCA_DEV_CAP_ECE |
 		 ORCA_DEV_CAP_SQD_ASYNC_NOTIFY |
 		 ORCA_DEV_CAP_MEM_WINDOW | ORCA_DEV_CAP_MW_TYPE_2B |
-		 ORCA_DEV_CAP_RESERVED_LKEY);
+		 ORCA_DEV_CAP_RESERVED_LKEY | ORCA_DEV_CAP_UD_AV);
 	CHECK_EQ(le32toh(c.max_qp), 1024);
 	CHECK_EQ(le32toh(c.max_qp_wr), 4096);
 	CHECK_EQ(le32toh(c.max_send_sge), 16);

@@ -178,7 +178,7 @@ static void qp_create_checks(void)
 		     ORCA_SYND_ATTR_RANGE);
 	CREATE_FAILS(in.sq_sig_all = 2, ORCA_STATUS_BAD_PARAM,
 		     ORCA_SYND_ATTR_RANGE);
-	CREATE_FAILS(in.create_flags = htole32(4), ORCA_STATUS_BAD_PARAM,
+	CREATE_FAILS(in.create_flags = htole32(8), ORCA_STATUS_BAD_PARAM,
 		     ORCA_SYND_FLAGS);
 	CREATE_FAILS(in.reserved0[1] = 1, ORCA_STATUS_BAD_PARAM,
 		     ORCA_SYND_RESERVED_NZ);

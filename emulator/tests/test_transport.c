@@ -486,6 +486,93 @@ static void ud_send_error_sqe(void)
 	fx_free(f);
 }
 
+/* A UD SEND of 16 bytes whose WQE carries its address vector @av. */
+static void ud_post_av(struct fx *f, struct ring_qp *q, uint64_t buf,
+		       uint32_t lk, const struct orca_av *av, uint32_t dqpn)
+{
+	uint8_t *w = gpa(f, q->base + ((uint64_t)(q->sq_pi & 7) <<
+				       SQ_LOG_STRIDE));
+	struct orca_send_wqe *h = (void *)w;
+	struct orca_av *a = (void *)(h + 1);
+	struct orca_sge *s = (void *)(a + 1);
+	__le32 *db = gpa(f, q->base + q->db_off);
+
+	memset(w, 0, 1U << SQ_LOG_STRIDE);
+	h->opcode = ORCA_WR_SEND;
+	h->flags = ORCA_WQE_F_SIGNALED | ORCA_WQE_F_UD_AV;
+	h->num_sge = 1;
+	h->ud_remote_qpn = htole32(dqpn);
+	h->ud_remote_qkey = htole32(0x1234);
+	*a = *av;
+	s->addr = htole64(iova(buf));
+	s->length = htole32(16);
+	s->lkey = htole32(lk);
+	*db = htole32(++q->sq_pi);
+	orca_dev_doorbell(&f->dev, ORCA_FW_VEC_DB);
+}
+
+/*
+ * ORCA_WQE_F_UD_AV: on a QP created with ORCA_QP_CREATE_UD_AV a send WQE
+ * carries its address vector after the header and reaches the port it
+ * names, with the SGE after it; a bad vector, or one on any other QP, is
+ * refused like a bad address handle.
+ */
+static void ud_av_in_wqe(void)
+{
+	struct fx *f = dp_up();
+	uint64_t buf = heap_alloc(PAGE);
+	uint8_t *b = gpa(f, buf);
+	struct orca_create_qp_in in = {};
+	struct orca_av av = { .port = 1 };
+	struct ring_qp u, v;
+	struct ring_cq cq;
+	struct orca_cqe c;
+	uint32_t lk;
+
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, &lk), 0);
+	memcpy(b, "sixteen bytes ok", 16);
+	CHECK(make_cq(f, &cq, 5));
+	make_qp_type = ORCA_QPT_UD;
+	make_qp_flags = ORCA_QP_CREATE_UD_AV;
+	CHECK(make_qp(f, &u, cq.cqn));
+	make_qp_flags = 0;
+	CHECK(make_qp(f, &v, cq.cqn));
+	make_qp_type = ORCA_QPT_RC;
+	ud_rts(f, &u);
+	ud_rts(f, &v);
+	av.dlid = htole16(f->cfg.lid);
+
+	post_recv(f, &v, buf + 1024, 256, lk);
+	ud_post_av(f, &u, buf, lk, &av, v.qpn);
+	expect_cqe(f, &cq, u.qpn, true, 0, ORCA_CQE_SUCCESS);
+	CHECK(poll_cqe(f, &cq, &c));
+	CHECK_EQ(le32toh(c.qpn), v.qpn);
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK_EQ(le32toh(c.byte_len), 40 + 16);
+	CHECK_EQ(le32toh(c.src_qp), u.qpn);
+	CHECK(!memcmp(b + 1024 + 40, "sixteen bytes ok", 16));
+
+	/* a QP without the flag: the vector is refused, the QP to SQE */
+	ud_post_av(f, &v, buf, lk, &av, u.qpn);
+	expect_cqe(f, &cq, v.qpn, true, 0, ORCA_CQE_LOC_QP_OP_ERR);
+	CHECK_EQ(qp_state_of(f, v.qpn), ORCA_QPS_SQE);
+	/* a vector CREATE_AH would refuse: SL 16 */
+	av.sl = 16;
+	ud_post_av(f, &u, buf, lk, &av, v.qpn);
+	expect_cqe(f, &cq, u.qpn, true, 1, ORCA_CQE_LOC_QP_OP_ERR);
+	CHECK(!poll_cqe(f, &cq, &c));
+
+	/* only UD QPs take the flag */
+	in.qp_type = ORCA_QPT_RC;
+	in.pdn = htole32(f->pdn);
+	in.send_cqn = in.recv_cqn = htole32(cq.cqn);
+	in.create_flags = htole32(ORCA_QP_CREATE_UD_AV);
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_CREATE_QP, &in, sizeof(in), NULL, 0),
+		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
 /* A SEND_ONLY from @slid (and @sgid, if not NULL) off the fabric. */
 static void send_from(struct fx *f, uint32_t qpn, uint32_t psn,
 		      uint16_t slid, const uint8_t *sgid)
@@ -583,6 +670,7 @@ int main(int argc, char **argv)
 	RUN(dup_atomic_replay);
 	RUN(uc_send_error_sqe);
 	RUN(ud_send_error_sqe);
+	RUN(ud_av_in_wqe);
 	RUN(peer_check);
 	return tap_done();
 }

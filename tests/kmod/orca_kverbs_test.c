@@ -233,7 +233,13 @@ static void test_rc(struct ib_cq *cq, struct ib_qp *a, struct ib_qp *b)
 	      "RC inline SEND: the bytes of the kernel buffer");
 }
 
-/* UD: a SEND through a (sleepable) AH; the payload after 40 GRH bytes. */
+static DEFINE_SPINLOCK(atomic_ctx);
+
+/*
+ * UD: a SEND through an AH created and destroyed where no one may sleep
+ * (as ib_cm and ib_sa do, under a spinlock); the payload after the 40
+ * bytes of GRH room.
+ */
 static void test_ud(struct ib_cq *cq)
 {
 	struct rdma_ah_attr ah_attr = { .type = RDMA_AH_ATTR_TYPE_IB };
@@ -256,8 +262,10 @@ static void test_ud(struct ib_cq *cq)
 	check(!to_rts(a, 0) && !to_rts(b, 0), "UD QPs to RTS");
 	rdma_ah_set_dlid(&ah_attr, kv.port_lid);
 	rdma_ah_set_port_num(&ah_attr, 1);
-	ah = rdma_create_ah(kv.pd, &ah_attr, RDMA_CREATE_AH_SLEEPABLE);
-	check(!IS_ERR(ah), "UD address handle");
+	spin_lock(&atomic_ctx);
+	ah = rdma_create_ah(kv.pd, &ah_attr, 0);
+	spin_unlock(&atomic_ctx);
+	check(!IS_ERR(ah), "UD address handle created under a spinlock");
 	if (IS_ERR(ah))
 		goto out;
 	fill(kv.src, 512, 99);
@@ -274,7 +282,10 @@ static void test_ud(struct ib_cq *cq)
 	      r->src_qp == a->qp_num && !memcmp(kv.dst + 40, kv.src, 512),
 	      "UD SEND: 40 + 512 bytes from QP %u, every byte",
 	      r ? r->src_qp : 0);
-	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+	spin_lock(&atomic_ctx);
+	check(!rdma_destroy_ah_user(ah, 0, NULL),
+	      "UD address handle destroyed under a spinlock");
+	spin_unlock(&atomic_ctx);
 out:
 	if (!IS_ERR_OR_NULL(a))
 		ib_destroy_qp(a);

@@ -160,6 +160,9 @@ struct orca_mw {
 struct orca_ah {
 	struct ib_ah ibah;
 	u32 ahn;
+	/* a kernel consumer's: no device object, its WQEs carry @av */
+	bool in_wqe;
+	struct orca_av av;
 };
 
 struct orca_srq {
@@ -218,6 +221,7 @@ struct orca_qp {
 	/* a kernel consumer's QP (orca_kqp.c): rings in kbuf */
 	bool kernel;
 	bool sig_all;
+	bool ud_av;			/* WQEs may carry an AV */
 	u32 max_inline;
 	struct orca_kbuf kbuf;
 	struct orca_kwq sq, rq;

@@ -53,6 +53,7 @@ enum orca_dev_cap {
 	ORCA_DEV_CAP_MEM_WINDOW		= BIT(13),	/* type 1 windows */
 	ORCA_DEV_CAP_MW_TYPE_2B		= BIT(14),	/* type 2 windows */
 	ORCA_DEV_CAP_RESERVED_LKEY	= BIT(15),	/* ORCA_RESERVED_LKEY */
+	ORCA_DEV_CAP_UD_AV		= BIT(16),	/* ORCA_WQE_F_UD_AV */
 };
 
 enum orca_atomic_cap {
@@ -578,6 +579,13 @@ struct orca_qp_ctx {
 #define ORCA_QP_CREATE_RESERVED_LKEY		BIT(1)
 /* Index 0 never names a region, so this key is no region's. */
 #define ORCA_RESERVED_LKEY			0x000000ffU
+/*
+ * A UD QP whose send WQEs may carry their address vector themselves
+ * (ORCA_WQE_F_UD_AV), on a device with ORCA_DEV_CAP_UD_AV: the driver's
+ * kernel address handles, which must be created without sleeping (no
+ * command).  The device checks each such AV as CREATE_AH checks one.
+ */
+#define ORCA_QP_CREATE_UD_AV			BIT(2)
 
 struct orca_create_qp_in {
 	__u8 qp_type;			/* 0x00 ORCA_QPT_* */

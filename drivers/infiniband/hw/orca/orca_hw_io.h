@@ -108,6 +108,11 @@ enum orca_wr_opcode {
 #define ORCA_WQE_F_SOLICITED		BIT(1)
 #define ORCA_WQE_F_FENCE		BIT(2)
 #define ORCA_WQE_F_INLINE		BIT(3)	/* data follows the header */
+/*
+ * UD, on a QP created with ORCA_QP_CREATE_UD_AV: a struct orca_av
+ * follows the header (ud_ah is 0), then the SGEs or the inline data.
+ */
+#define ORCA_WQE_F_UD_AV		BIT(4)
 
 /* Scatter/gather element. */
 struct orca_sge {

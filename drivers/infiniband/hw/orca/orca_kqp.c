@@ -45,7 +45,7 @@ int orca_kqp_create(struct orca_dev *dev, struct orca_qp *qp,
 {
 	const struct ib_qp_cap *cap = &init_attr->cap;
 	size_t sq_bytes = 0, rq_bytes = 0, rq_off, db_off;
-	u32 swr, rwr, inl;
+	u32 swr, rwr, inl, av_sges = 0;
 	int err;
 
 	if (!(dev->attr.kernel_cap_flags & IBK_LOCAL_DMA_LKEY))
@@ -57,9 +57,18 @@ int orca_kqp_create(struct orca_dev *dev, struct orca_qp *qp,
 	swr = orca_pow2_up(cap->max_send_wr);
 	rwr = init_attr->srq ? 0 : orca_pow2_up(cap->max_recv_wr);
 	inl = ALIGN(cap->max_inline_data, 16);
+	/* kernel AHs: the AV rides in the WQE, two SGEs' worth */
+	if (init_attr->qp_type == IB_QPT_UD &&
+	    (le32_to_cpu(dev->caps.dev_caps) & ORCA_DEV_CAP_UD_AV)) {
+		in->create_flags |= cpu_to_le32(ORCA_QP_CREATE_UD_AV);
+		qp->ud_av = true;
+		av_sges = sizeof(struct orca_av) / sizeof(struct orca_sge);
+	}
 	if (swr) {
 		in->sq_log_depth = ilog2(swr);
-		in->sq_log_stride = orca_sq_log_stride(cap->max_send_sge, inl);
+		in->sq_log_stride =
+			orca_sq_log_stride(cap->max_send_sge + av_sges,
+					   inl + av_sges * sizeof(struct orca_sge));
 		if (in->sq_log_stride > ORCA_SQ_MAX_LOG_STRIDE)
 			return -EINVAL;
 		sq_bytes = (size_t)swr << in->sq_log_stride;
@@ -171,9 +180,8 @@ static u8 orca_wr_opcode(enum ib_qp_type type, enum ib_wr_opcode op)
 
 /* Inline data: the bytes of the SGEs, which are kernel virtual addresses. */
 static int orca_kwqe_inline(struct orca_qp *qp, const struct ib_send_wr *wr,
-			    struct orca_send_wqe *w)
+			    struct orca_send_wqe *w, u8 *dst)
 {
-	u8 *dst = (u8 *)(w + 1);
 	u32 len = 0;
 	int i;
 
@@ -196,8 +204,9 @@ static int orca_kwqe_send(struct orca_qp *qp, const struct ib_send_wr *wr,
 			  struct orca_send_wqe *w)
 {
 	enum ib_qp_type type = qp->ibqp.qp_type;
-	struct orca_sge *sge = (struct orca_sge *)(w + 1);
+	u8 *body = (u8 *)(w + 1);
 	u8 op = orca_wr_opcode(type, wr->opcode);
+	struct orca_sge *sge;
 	int i;
 
 	if (!op || wr->num_sge < 0)
@@ -240,9 +249,20 @@ static int orca_kwqe_send(struct orca_qp *qp, const struct ib_send_wr *wr,
 		break;
 	}
 	if (type == IB_QPT_UD) {
+		const struct orca_ah *ah;
+
 		if (!ud_wr(wr)->ah)
 			return -EINVAL;
-		w->ud_ah = cpu_to_le32(to_oah(ud_wr(wr)->ah)->ahn);
+		ah = to_oah(ud_wr(wr)->ah);
+		if (ah->in_wqe) {
+			if (!qp->ud_av)
+				return -EINVAL;
+			w->flags |= ORCA_WQE_F_UD_AV;
+			memcpy(body, &ah->av, sizeof(ah->av));
+			body += sizeof(ah->av);
+		} else {
+			w->ud_ah = cpu_to_le32(ah->ahn);
+		}
 		w->ud_remote_qpn = cpu_to_le32(ud_wr(wr)->remote_qpn);
 		w->ud_remote_qkey = cpu_to_le32(ud_wr(wr)->remote_qkey);
 	}
@@ -250,8 +270,9 @@ static int orca_kwqe_send(struct orca_qp *qp, const struct ib_send_wr *wr,
 		if (op == ORCA_WR_RDMA_READ || op == ORCA_WR_ATOMIC_CMP_AND_SWP ||
 		    op == ORCA_WR_ATOMIC_FETCH_AND_ADD)
 			return -EINVAL;
-		return orca_kwqe_inline(qp, wr, w);
+		return orca_kwqe_inline(qp, wr, w, body);
 	}
+	sge = (struct orca_sge *)body;
 	if ((u32)wr->num_sge > qp->sq.max_sge)
 		return -EINVAL;
 	for (i = 0; i < wr->num_sge; i++) {
