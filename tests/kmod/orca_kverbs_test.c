@@ -4,8 +4,9 @@
  * NVMe/RDMA) uses them: a PD with ib_core's local_dma_lkey, CQs polled
  * directly and by ib_core's softirq poller, RC and UD QPs on driver
  * rings, SEND / SEND_WITH_IMM / inline sends between them with every byte
- * checked, completion events with IB_CQ_REPORT_MISSED_EVENTS, a bad lkey's
- * error completion and ib_drain_qp().
+ * checked, a shared receive queue, UD address handles made where no one
+ * may sleep, completion events with IB_CQ_REPORT_MISSED_EVENTS, a bad
+ * lkey's error completion and ib_drain_qp().
  *
  * Loaded by tests/vm/kverbs.sh: insmod orca_kverbs_test.ko dev=orca0
  * run=ID.  Each check is one TAP line in the kernel log, prefixed with
@@ -293,6 +294,79 @@ out:
 		ib_destroy_qp(b);
 }
 
+/*
+ * A shared receive queue: 3 WQEs, 3 SENDs to a QP on it; each receive
+ * completes with its own WQE's wr_id and bytes, and the ids come back.
+ */
+static void test_srq(struct ib_cq *cq)
+{
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 8, .max_sge = 1 } };
+	struct ib_qp_init_attr qa = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 8, .max_send_sge = 1 },
+	};
+	struct ib_sge sge = { .length = 256, .lkey = kv.pd->local_dma_lkey };
+	struct ib_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				 .opcode = IB_WR_SEND };
+	static struct ib_wc wc[6];	/* off the stack: the test runs once */
+	struct ib_qp *a = NULL, *b = NULL;
+	struct ib_srq *srq;
+	struct ib_wc *r;
+	int i, ok = 0, got, round;
+
+	srq = ib_create_srq(kv.pd, &sa);
+	check(!IS_ERR(srq), "kernel SRQ created");
+	if (IS_ERR(srq))
+		return;
+	a = ib_create_qp(kv.pd, &qa);
+	qa.srq = srq;
+	b = ib_create_qp(kv.pd, &qa);
+	if (IS_ERR(a) || IS_ERR(b) || to_rts(a, b->qp_num) ||
+	    to_rts(b, a->qp_num)) {
+		check(false, "RC pair on the SRQ");
+		goto out;
+	}
+	fill(kv.src, 3 * 256, 55);
+	/* twice round: the ids of the first 3 are free for the next 3 */
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 3; i++) {
+			struct ib_sge rs = { .addr = kv.dst_dma + i * 256,
+					     .length = 256,
+					     .lkey = kv.pd->local_dma_lkey };
+			struct ib_recv_wr rw = { .wr_id = 0x500 + i,
+						 .sg_list = &rs,
+						 .num_sge = 1 };
+
+			ok += !ib_post_srq_recv(srq, &rw, NULL);
+		}
+		for (i = 0; i < 3; i++) {
+			sge.addr = kv.src_dma + i * 256;
+			ok += !ib_post_send(a, &wr, NULL);
+		}
+		got = poll_n(cq, wc, 6);
+		for (i = 0; i < 3; i++) {
+			r = find_wc(wc, got, b, IB_WC_RECV);
+			if (r && r->status == IB_WC_SUCCESS &&
+			    r->wr_id == 0x500 + i && r->byte_len == 256)
+				ok++;
+			if (r)	/* next time find the next one */
+				r->qp = NULL;
+		}
+	}
+	ib_dma_sync_single_for_cpu(kv.dev, kv.dst_dma, BUF_SIZE,
+				   DMA_FROM_DEVICE);
+	check(ok == 2 * 9 && !memcmp(kv.dst, kv.src, 3 * 256),
+	      "SRQ: 2 x 3 receives, each with its WQE's wr_id and bytes (%d)",
+	      ok);
+out:
+	if (!IS_ERR_OR_NULL(a))
+		ib_destroy_qp(a);
+	if (!IS_ERR_OR_NULL(b))
+		ib_destroy_qp(b);
+	ib_destroy_srq(srq);
+}
+
 /* A key no region has: the send completes with a protection error. */
 static void test_bad_lkey(struct ib_cq *cq, struct ib_qp *a)
 {
@@ -464,6 +538,7 @@ static void run(struct ib_device *dev)
 	      "RC QPs connected: RESET -> INIT -> RTR -> RTS");
 	test_rc(cq, a, b);
 	test_ud(cq);
+	test_srq(cq);
 	test_bad_lkey(cq, a);
 	test_events();
 	test_drain();

@@ -171,6 +171,23 @@ struct orca_srq {
 	u32 max_wr;			/* as the device applied them */
 	u32 max_sge;
 	struct ib_umem *umem;		/* ring + doorbell record */
+	/* a kernel consumer's SRQ (orca_ksrq.c): ring in kbuf */
+	bool kernel;
+	struct orca_kbuf kbuf;
+	spinlock_t lock;		/* head, the ids */
+	u8 *base;
+	u32 depth;			/* entries, a power of two */
+	u8 log_stride;
+	u32 head;
+	struct orca_srq_dbrec *dbrec;
+	/*
+	 * WQEs complete in any order across QPs: each carries a free id
+	 * (wqe_id), under which the wr_id waits for its CQE.
+	 */
+	u64 *wrid;			/* [depth], by id */
+	u32 *free_ids;			/* stack of nfree ids */
+	u32 nfree;
+	unsigned long *posted;		/* bitmap of the ids in use */
 };
 
 /* One 4 KiB piece of a page list. */
@@ -361,6 +378,16 @@ void orca_kcq_attach(struct orca_qp *qp);
 void orca_kcq_disown(struct orca_qp *qp);
 int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+
+/* orca_ksrq.c */
+int orca_ksrq_create(struct orca_dev *dev, struct orca_srq *srq,
+		     const struct ib_srq_attr *attr,
+		     struct orca_create_srq_in *in, struct orca_pbl_buf *buf);
+void orca_ksrq_setup(struct orca_srq *srq);
+void orca_ksrq_destroy(struct orca_dev *dev, struct orca_srq *srq);
+u64 orca_ksrq_complete(struct orca_dev *dev, struct orca_srq *srq, u32 id);
+int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
 
 /* orca_kqp.c */
 int orca_kqp_create(struct orca_dev *dev, struct orca_qp *qp,

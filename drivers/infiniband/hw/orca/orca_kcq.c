@@ -86,8 +86,8 @@ static u64 orca_kwq_retire(struct orca_kwq *wq, u32 idx)
 	return wr_id;
 }
 
-static void orca_kcq_fill(const struct orca_cqe *cqe, struct orca_qp *qp,
-			  struct ib_wc *wc)
+static void orca_kcq_fill(struct orca_dev *dev, const struct orca_cqe *cqe,
+			  struct orca_qp *qp, struct ib_wc *wc)
 {
 	u32 idx = le32_to_cpu(cqe->wqe_idx);
 
@@ -114,10 +114,16 @@ static void orca_kcq_fill(const struct orca_cqe *cqe, struct orca_qp *qp,
 	}
 	if (cqe->flags & ORCA_CQE_F_GRH)
 		wc->wc_flags |= IB_WC_GRH;
-	if (cqe->flags & ORCA_CQE_F_SQ)
+	if (cqe->flags & ORCA_CQE_F_SRQ) {
+		if (qp->ibqp.srq)
+			wc->wr_id = orca_ksrq_complete(dev,
+						       to_osrq(qp->ibqp.srq),
+						       idx);
+	} else if (cqe->flags & ORCA_CQE_F_SQ) {
 		wc->wr_id = orca_kwq_retire(&qp->sq, idx);
-	else if (qp->rq.depth)
+	} else if (qp->rq.depth) {
 		wc->wr_id = orca_kwq_retire(&qp->rq, idx);
+	}
 }
 
 /*
@@ -245,7 +251,7 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 					    cq->cqn, le32_to_cpu(cqe->qpn));
 			continue;
 		}
-		orca_kcq_fill(cqe, qp, &wc[n++]);
+		orca_kcq_fill(dev, cqe, qp, &wc[n++]);
 	}
 	if (n || !orca_com_is_dead(&dev->com))
 		/* the slots are free for the device again */

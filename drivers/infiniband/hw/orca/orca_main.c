@@ -155,6 +155,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,
 	.poll_cq = orca_poll_cq,
+	.post_srq_recv = orca_post_srq_recv,
 	.process_mad = orca_process_mad,
 	.post_recv = orca_post_recv,
 	.post_send = orca_post_send,

@@ -43,8 +43,8 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		/* the device checks the geometry against caps and buffer */
 		if (cmd.rq_off >= cmd.buf_len || cmd.dbrec_off >= cmd.buf_len)
 			return -EINVAL;
-	} else if (init_attr->srq) {	/* no kernel SRQs yet */
-		return -EOPNOTSUPP;
+	} else if (init_attr->srq && !to_osrq(init_attr->srq)->kernel) {
+		return -EINVAL;		/* a user SRQ for a kernel QP */
 	}
 
 	in.qp_type = qpt;

@@ -4,6 +4,7 @@
  * live in one buffer the provider allocates; the kernel pins it for the
  * device to read and hands the device its page list.  Posting happens in
  * userspace; the device takes WQEs when messages for the SRQ's QPs arrive.
+ * A kernel consumer's SRQ has the same ring in driver memory (orca_ksrq.c).
  */
 
 #include <rdma/ib_umem.h>
@@ -20,9 +21,6 @@ static int orca_srq_udata(struct orca_dev *dev, struct ib_udata *udata,
 	u64 ring_bytes;
 	int err;
 
-	/* no kernel consumers: queues live in user memory only */
-	if (!udata)
-		return -EOPNOTSUPP;
 	if (udata->inlen < sizeof(*cmd))
 		return -EINVAL;
 	err = ib_copy_from_udata(cmd, udata, sizeof(*cmd));
@@ -66,22 +64,27 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	/* a device without SRQs is asked nothing */
 	if (!dev->attr.max_srq || init_attr->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
-	err = orca_srq_udata(dev, udata, &init_attr->attr, &cmd);
-	if (err)
-		return err;
-
-	/* the device only reads the ring and the doorbell record */
-	srq->umem = orca_umem_ring(dev, cmd.buf_va, cmd.buf_len, 0, &in.ring,
-				   &buf);
-	if (IS_ERR(srq->umem))
-		return PTR_ERR(srq->umem);
+	if (udata) {
+		err = orca_srq_udata(dev, udata, &init_attr->attr, &cmd);
+		if (err)
+			return err;
+		/* the device only reads the ring and the doorbell record */
+		srq->umem = orca_umem_ring(dev, cmd.buf_va, cmd.buf_len, 0,
+					   &in.ring, &buf);
+		if (IS_ERR(srq->umem))
+			return PTR_ERR(srq->umem);
+		in.log_depth = cmd.log_depth;
+		in.log_stride = cmd.log_stride;
+		in.dbrec_off = cpu_to_le32(cmd.dbrec_off);
+	} else {
+		err = orca_ksrq_create(dev, srq, &init_attr->attr, &in, &buf);
+		if (err)
+			return err;
+	}
 	in.pdn = cpu_to_le32(to_opd(ibsrq->pd)->pdn);
 	in.max_wr = cpu_to_le32(init_attr->attr.max_wr);
 	in.max_sge = cpu_to_le32(init_attr->attr.max_sge);
 	/* srq_limit is irrelevant for create (ibv_create_srq(3)): unarmed */
-	in.log_depth = cmd.log_depth;
-	in.log_stride = cmd.log_stride;
-	in.dbrec_off = cpu_to_le32(cmd.dbrec_off);
 	err = orca_cmd_create_srq(&dev->com, &in, &out);
 	orca_pbl_free(dev, &buf);
 	if (err)
@@ -92,6 +95,8 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	init_attr->attr.max_wr = srq->max_wr;
 	init_attr->attr.max_sge = srq->max_sge;
 
+	if (srq->kernel)
+		orca_ksrq_setup(srq);
 	err = orca_track(dev, &dev->srqs, srq->srqn, srq, "SRQN");
 	if (err)
 		goto err_destroy;
@@ -107,6 +112,7 @@ err_destroy:
 	orca_cmd_destroy_srq(&dev->com, srq->srqn);
 err_release:
 	orca_umem_release(dev, srq->umem);
+	orca_ksrq_destroy(dev, srq);
 	return err;
 }
 
@@ -168,5 +174,6 @@ int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 		return err;
 	}
 	orca_umem_release(dev, srq->umem);
+	orca_ksrq_destroy(dev, srq);
 	return 0;
 }
