@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The doorbell hint's protocol (orca_hw.h, "Doorbell hint"), model-checked:
+ * every interleaving of a poster's steps and the device's stop steps, on
+ * x86-TSO (each side's stores wait in its store buffer until they drain,
+ * a load sees its own side's newest buffered store first, a full fence
+ * waits until the buffer has drained).
+ *
+ *   poster (providers/orca/qp.c orca_qp_kick()):
+ *     store record = 1 (the new producer index); fence; load awake;
+ *     kick if awake was 0, else skip the kick
+ *   device (emulator/orca_dbhint.c orca_dev_idle()):
+ *     store awake = 0; fence; load record (dp_run's read of it);
+ *     stay awake if it saw the post, else sleep
+ *
+ * Lost wakeup: the poster skipped its kick and the device went to sleep
+ * without having seen the post.  With both fences no interleaving ends
+ * so; without either, one does (so the checker can find one).  Also the
+ * device that saw the post must not have slept, and a kick must not be
+ * lost when the device is already asleep at the start.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tap.h"
+
+enum op { ST, FENCE, LD, END };
+
+struct step {
+	enum op op;
+	int var;		/* 0: awake, 1: record */
+	int val;		/* ST: the value */
+};
+
+struct side {
+	const struct step *prog;
+	int pc;
+	int buf_var[4], buf_val[4], nbuf;	/* FIFO store buffer */
+	int loaded;				/* the value LD saw */
+};
+
+struct world {
+	int mem[2];
+	struct side s[2];	/* 0: poster, 1: device */
+};
+
+static unsigned long explored, bad_runs;
+/* the property an end state must not have */
+static bool (*bad)(const struct world *w);
+
+static int load(const struct world *w, int who, int var)
+{
+	const struct side *s = &w->s[who];
+	int i;
+
+	for (i = s->nbuf - 1; i >= 0; i--)
+		if (s->buf_var[i] == var)
+			return s->buf_val[i];
+	return w->mem[var];
+}
+
+/* An end state: poster skipped its kick, device slept unaware. */
+static bool lost_wakeup(const struct world *w)
+{
+	bool skipped = w->s[0].loaded != 0;	/* awake was seen */
+	bool slept = w->s[1].loaded == 0;	/* record not seen */
+
+	return skipped && slept;
+}
+
+static void explore(struct world w)
+{
+	int who;
+	bool moved = false;
+
+	for (who = 0; who < 2; who++) {
+		struct side *s = &w.s[who];
+		const struct step *st = &s->prog[s->pc];
+		struct world n;
+
+		/* drain the oldest buffered store */
+		if (s->nbuf) {
+			n = w;
+			n.mem[n.s[who].buf_var[0]] = n.s[who].buf_val[0];
+			memmove(n.s[who].buf_var, n.s[who].buf_var + 1,
+				--n.s[who].nbuf * sizeof(int));
+			memmove(n.s[who].buf_val, n.s[who].buf_val + 1,
+				n.s[who].nbuf * sizeof(int));
+			explore(n);
+			moved = true;
+		}
+		if (st->op == END || (st->op == FENCE && s->nbuf))
+			continue;
+		n = w;
+		switch (st->op) {
+		case ST:
+			n.s[who].buf_var[n.s[who].nbuf] = st->var;
+			n.s[who].buf_val[n.s[who].nbuf++] = st->val;
+			break;
+		case LD:
+			n.s[who].loaded = load(&n, who, st->var);
+			break;
+		default:
+			break;
+		}
+		n.s[who].pc++;
+		explore(n);
+		moved = true;
+	}
+	if (!moved) {		/* both ended, buffers drained */
+		explored++;
+		if (bad(&w))
+			bad_runs++;
+	}
+}
+
+/*
+ * Every run from awake = @awake, record = 0; returns how many end in a
+ * state with property @is_bad.
+ */
+static unsigned long check(const struct step *poster,
+			   const struct step *device, int awake,
+			   bool (*is_bad)(const struct world *w))
+{
+	struct world w;
+
+	bad = is_bad;
+	memset(&w, 0, sizeof(w));
+	w.mem[0] = awake;
+	w.s[0].prog = poster;
+	w.s[1].prog = device;
+	w.s[0].loaded = w.s[1].loaded = -1;
+	explored = bad_runs = 0;
+	explore(w);
+	return bad_runs;
+}
+
+static const struct step poster[] = {
+	{ ST, 1, 1 }, { FENCE, 0, 0 }, { LD, 0, 0 }, { END, 0, 0 },
+};
+static const struct step device[] = {
+	{ ST, 0, 0 }, { FENCE, 0, 0 }, { LD, 1, 0 }, { END, 0, 0 },
+};
+static const struct step poster_no_fence[] = {
+	{ ST, 1, 1 }, { LD, 0, 0 }, { END, 0, 0 },
+};
+static const struct step device_no_fence[] = {
+	{ ST, 0, 0 }, { LD, 1, 0 }, { END, 0, 0 },
+};
+
+static void fenced_protocol_loses_nothing(void)
+{
+	CHECK_EQ(check(poster, device, 1, lost_wakeup), 0);
+	CHECK(explored > 10);		/* it did explore */
+	printf("# %lu interleavings, none loses the post\n", explored);
+}
+
+static void each_fence_is_needed(void)
+{
+	/* store buffering: both loads may read the old values */
+	CHECK(check(poster_no_fence, device, 1, lost_wakeup) > 0);
+	CHECK(check(poster, device_no_fence, 1, lost_wakeup) > 0);
+	CHECK(check(poster_no_fence, device_no_fence, 1, lost_wakeup) > 0);
+}
+
+static bool no_kick(const struct world *w)
+{
+	return w->s[0].loaded != 0;
+}
+
+static bool kicked(const struct world *w)
+{
+	return w->s[0].loaded == 0;
+}
+
+/*
+ * A device asleep from the start (awake 0) is always kicked; one that is
+ * awake and stays so (it does not stop) never is: the hint saves kicks.
+ */
+static void kick_only_when_needed(void)
+{
+	static const struct step running[] = { { END, 0, 0 } };
+
+	CHECK_EQ(check(poster, running, 0, no_kick), 0);
+	CHECK(explored > 0);
+	CHECK_EQ(check(poster, running, 1, kicked), 0);
+	CHECK(explored > 0);
+}
+
+int main(void)
+{
+	RUN(fenced_protocol_loses_nothing);
+	RUN(each_fence_is_needed);
+	RUN(kick_only_when_needed);
+	return tap_done();
+}
