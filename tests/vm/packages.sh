@@ -144,13 +144,20 @@ ok $? "before install: orca function $bdf, no orca module, provider or ib device
 [[ -z $bad ]] || diag "$bad"
 
 # ---------------------------------------------------------------- 1. install
-# the compiler cache, if any: gcc-12 (dkms' CC) is ccache for this step
-# only (apt runs dpkg with its own PATH, DPkg::Path)
+# the compiler cache, if any: the compiler dkms calls (the first word of
+# each kernel's CONFIG_CC_VERSION_TEXT, gcc-12 on Debian 12) is ccache for
+# this step only (apt runs dpkg with its own PATH, DPkg::Path)
 ccenv=() ccapt=()
 cc=${ORCA_DKMS_CCACHE:-}
+kccs=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ "]*\).*/\1/p' "$R"/lib/modules/*/build/.config 2> /dev/null | sort -u)
+ccbin_links() {
+    local c
+    [[ -n $kccs ]] || return 1
+    for c in $kccs; do ln -s /usr/bin/ccache "$R/run/ccbin/$c" || return 1; done
+}
 if [[ -n $cc && -d $cc ]] && command -v ccache > /dev/null &&
     cp -a "$cc" "$R/tmp/dkms-ccache" && mkdir -p "$R/run/ccbin" &&
-    ln -s /usr/bin/ccache "$R/run/ccbin/gcc-12"; then
+    ccbin_links; then
     ccenv=(PATH=/run/ccbin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
         CCACHE_DIR=/tmp/dkms-ccache)
     ccapt=(-o DPkg::Path=/run/ccbin:/usr/sbin:/usr/bin:/sbin:/bin)
