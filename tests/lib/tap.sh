@@ -22,6 +22,9 @@
 #                           that, or the server PID has exited (a wait
 #                           for a server that failed ends at once)
 #   ended PID | -PGID       the process (group) no longer exists
+#   fuzz_finish PID SECONDS a verbs_fuzz started with --after-usr1: SIGUSR1
+#                           (it makes its last steps and exits), a wait of
+#                           at most SECONDS, then SIGKILL; its exit status
 #   done_testing            exit status = number of failures (max 255)
 #
 # No wall-clock asserts (issue 19): CI machines are shared and slow (TCG,
@@ -99,6 +102,11 @@ listening() {   # /proc/net/tcp{,6}: local port PORT in state 0A (LISTEN)
 }
 ended() { ! kill -0 -- "$1" 2>/dev/null; }
 listening_or_ended() { listening "$1" || ended "$2"; }
+fuzz_finish() {
+    kill -USR1 "$1" 2>/dev/null
+    wait_until "$2" ended "$1" || kill -9 "$1" 2>/dev/null
+    wait "$1"
+}
 done_testing() {
     ((TAP_FAILED > 255)) && TAP_FAILED=255
     exit "$TAP_FAILED"

@@ -101,9 +101,7 @@ kill -9 "$cli" "$srv" 2>/dev/null
 wait "$cli" "$srv" 2>/dev/null
 
 # 4: the fuzzer runs its last 20000 calls against the dead device, to a normal exit
-kill -USR1 "$fz" 2>/dev/null
-wait_until "$bound" ended "$fz" || kill -9 "$fz" 2>/dev/null
-wait "$fz"
+fuzz_finish "$fz" "$bound"
 frc=$?
 took=$(secs_since "$t0")
 ((frc == 0))

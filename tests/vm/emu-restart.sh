@@ -135,9 +135,7 @@ for ((r = 1; r <= rounds; r++)); do
     kill "$watch" 2>/dev/null
     wait "$watch" 2>/dev/null
     # the device is dead: the fuzzer makes its last steps on it and ends
-    kill -USR1 "$fz" 2>/dev/null
-    wait_until "$bound" ended "$fz" || kill -9 "$fz" 2>/dev/null
-    wait "$fz"
+    fuzz_finish "$fz" "$bound"
     frc=$?
     ((frc == 0))
     ok $? "round $r: verbs_fuzz runs to a normal exit on the dead device (exit $frc)"

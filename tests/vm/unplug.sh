@@ -99,8 +99,7 @@ wait_dev 0
 ok $? "$dev is gone"
 check_hold "hot unplug"
 if ((fuzz_steps)); then
-    kill -USR1 "$fuzzer" 2> /dev/null
-    wait "$fuzzer"
+    fuzz_finish "$fuzzer" "${ORCA_TEST_TIMEOUT:-300}"  # run-tests bounds it too
     rc=$?
     ((rc == 0)) && grep -q '^# children: .* 0 crashed' "$fout"
     ok $? "verbs_fuzz, forking, through the PCI remove and $fuzz_steps steps after: exit $rc, $(grep -o 'children: [^;]*' "$fout")"
