@@ -17,7 +17,8 @@
 # Exit status: 0 when everything was measured (whether or not the targets
 # are met), 1 when a measurement failed.
 # Knobs (environment): BENCH_BATCHES (15), BENCH_BATCH_MS (40),
-# BENCH_WARMUP (2000), BENCH_FW_CALLS (1000), BENCH_SC_CALLS (200).
+# BENCH_WARMUP (2000), BENCH_FW_CALLS (1000), BENCH_SC_CALLS (200);
+# BENCH_ONLY_PERF=1 runs step 4 alone (the loaded pass of run.sh).
 set -u
 export LC_ALL=C
 
@@ -51,6 +52,21 @@ for ((i = 0; i < 50; i++)); do
 done
 [[ -e /sys/class/infiniband/$RXE ]] || fail "$RXE did not appear"
 say "rxe setup done ($(since "$t0")); devices: $(cd /sys/class/infiniband && echo *)"
+
+run_perf() {
+    say "data path: perftest on $ORCA and $RXE (tests/bench/perf.sh)"
+    t0=$EPOCHREALTIME
+    perf_ok=1
+    "$(dirname "${BASH_SOURCE[0]}")/perf.sh" "$OUT" > "$OUT/perf.log" 2>&1 || perf_ok=0
+    say "data path done ($(since "$t0"))"
+}
+if [[ ${BENCH_ONLY_PERF:-0} == 1 ]]; then
+    run_perf
+    echo
+    cat "$OUT/perf_table.txt" 2> /dev/null
+    ((perf_ok)) || fail "some perftest values are missing (see $OUT/perf.txt, perf.log)"
+    exit 0
+fi
 
 # ------------------------------------------------------------ 1. timing
 say "timing: ${BENCH_BATCHES:-15} interleaved batches of ~${BENCH_BATCH_MS:-40} ms per verb and device"
@@ -174,11 +190,7 @@ END {
 }' "$OUT/data.txt" > "$OUT/table.txt" || fail "table (awk)"
 
 # ------------------------------------------------------------ 4. data path
-say "data path: perftest on $ORCA and $RXE (tests/bench/perf.sh)"
-t0=$EPOCHREALTIME
-perf_ok=1
-"$(dirname "${BASH_SOURCE[0]}")/perf.sh" "$OUT" > "$OUT/perf.log" 2>&1 || perf_ok=0
-say "data path done ($(since "$t0"))"
+run_perf
 
 echo
 cat "$OUT/table.txt" "$OUT/perf_table.txt" 2> /dev/null

@@ -2,8 +2,9 @@
 # Guest side of `make bench`, data path part (run by bench.sh once rxe0 is
 # up).  perftest on orca0 and on rxe0 in the same boot, server
 # and client in this guest (exchange on 127.0.0.1; rxe0 addressed by its
-# RoCE GID, -x 1): latency (t_typical, us) and bandwidth (BW average, MB/s)
-# at 8 B, 4 KiB and 64 KiB, and the orca/rxe ratio.
+# RoCE GID, -x 1): latency (t_typical, the median, and t_avg and the 99%
+# percentile, the tail; us) and bandwidth (BW average, MB/s) at 8 B, 4 KiB
+# and 64 KiB, and the orca/rxe ratios.
 #
 # In the first guest of scripts/vm2.sh (ORCA_PEER set) the servers run in
 # the other guest (tests/lib/pair.sh) and rxe0 is the guest link's on
@@ -52,16 +53,20 @@ for prog in ib_send_lat ib_write_lat ib_read_lat ib_write_bw ib_send_bw ib_read_
             if [[ $prog == *_lat ]]; then n=$LAT_N; else n=$BW_N; fi
             t0=$EPOCHREALTIME
             # a run whose clock calibration failed prints "inf": one retry
+            tail=
             for try in 1 2; do
                 row=$(run_pair "$dev" "$prog" "$size" "$n")
-                # lat: bytes iters t_min t_max t_typical ...; bw: bytes iters peak avg rate
+                # lat: bytes iters t_min t_max t_typical t_avg t_stdev p99 p99.9
+                # bw: bytes iters peak avg rate
                 if [[ $prog == *_lat ]]; then col=5; else col=4; fi
                 v=$(awk -v c=$col '{ print $c }' <<< "$row")
+                [[ $prog == *_lat ]] &&
+                    tail=$(awk '{ printf "mean=%s p99=%s", ($6 ~ /^[0-9.]+$/ ? $6 : "?"), ($8 ~ /^[0-9.]+$/ ? $8 : "?") }' <<< "$row")
                 [[ $v =~ ^[0-9.]+$ ]] && break
                 v='?'
             done
-            echo "PERF $prog $size $dev $v try=$try $(( (${EPOCHREALTIME/./} - ${t0/./}) / 1000 ))ms" >> "$OUT/perf.txt"
-            printf 'bench: %s %s B on %s: %s\n' "$prog" "$size" "$dev" "$v"
+            echo "PERF $prog $size $dev $v try=$try $(( (${EPOCHREALTIME/./} - ${t0/./}) / 1000 ))ms $tail" >> "$OUT/perf.txt"
+            printf 'bench: %s %s B on %s: %s %s\n' "$prog" "$size" "$dev" "$v" "$tail"
         done
     done
 done
@@ -105,7 +110,11 @@ if ! pair_remote && [[ -n ${ORCA_JOB:-} && -n ${ORCA_KO:-} ]]; then
 fi
 
 awk -v orca=$ORCA -v rxe=$RXE -v where="$WHERE" '
-$1 == "PERF" { v[$2, $3, $4] = $5; if (!(($2, $3) in seen)) { seen[$2, $3] = 1; key[++n] = $2 " " $3 } }
+$1 == "PERF" {
+    v[$2, $3, $4] = $5
+    for (i = 6; i <= NF; i++) if (split($i, kv, "=") == 2) t[$2, $3, $4, kv[1]] = kv[2]
+    if (!(($2, $3) in seen)) { seen[$2, $3] = 1; key[++n] = $2 " " $3 }
+}
 $1 == "HINT" { hint[$2] = $0 }
 END {
     printf "\ndata path: perftest 4.5 on %s vs %s, same boot, %s\n", orca, rxe, where
@@ -120,6 +129,14 @@ END {
             r = k[1] ~ /_lat$/ ? sprintf("%.2fx latency", a / b) : sprintf("%.1fx bandwidth", a / b)
         printf fmt, k[1], k[2], a, b, r
     }
+    printf "\nlatency tails: median (t_typical) / mean (t_avg) / 99%% percentile, us\n"
+    fmt = "%-13s | %6s | %-24s | %-24s | %s\n"
+    printf fmt, "program", "bytes", orca, rxe, "orca vs rxe (median mean p99)"
+    for (i = 1; i <= n; i++) {
+        split(key[i], k, " ")
+        if (k[1] !~ /_lat$/) continue
+        printf fmt, k[1], k[2], trio(k[1], k[2], orca), trio(k[1], k[2], rxe), ratios(k[1], k[2])
+    }
     a = v["ib_write_bw", 65536, orca]; b = v["ib_write_bw", 65536, rxe]
     printf "\ntargets:\n"
     if (a != "?" && b != "?" && b > 0)
@@ -129,12 +146,36 @@ END {
     if (a != "?" && b != "?" && b > 0)
         printf "  %-42s %-8s %s\n", "ib_send_lat 8 B <= rxe", sprintf("%.2fx", a / b), (a <= b ? "MET" : "MISSED")
     else printf "  %-42s %-8s %s\n", "ib_send_lat 8 B <= rxe", "?", "NOT MEASURED"
+    tailtarget("ib_send_lat", 8)
+    tailtarget("ib_send_lat", 4096)
+    if (("on" in hint) && ("off" in hint)) {
+        split(hint["on"], hon, " "); split(hint["off"], hoff, " ")
+        if (hon[3] ~ /^[0-9.]+$/ && hoff[3] ~ /^[0-9.]+$/ && hoff[3] > 0)
+            printf "  %-42s %-8s %s\n", "median, hint on <= 3x db_hint=0", sprintf("%.2fx", hon[3] / hoff[3]), (hon[3] <= 3 * hoff[3] ? "MET" : "MISSED")
+        else printf "  %-42s %-8s %s\n", "median, hint on <= 3x db_hint=0", "?", "NOT MEASURED"
+    }
     if ("on" in hint || "off" in hint) {
         printf "\nwhere the time goes: ib_send_lat 8 B on %s again, emulator counters over the run\n", orca
         printf "(kicks = posts that rang the doorbell; caught = answers found by the device polling after a kick)\n"
         hrow("on", "doorbell hint on (default)")
         hrow("off", "doorbell hint off (db_hint=0)")
     }
+}
+function num(x) { return x ~ /^[0-9.]+$/ }
+function trio(p, s, d) {
+    return sprintf("%s / %s / %s", v[p, s, d], t[p, s, d, "mean"], t[p, s, d, "p99"])
+}
+function ratio(a, b) { return (num(a) && num(b) && b > 0) ? sprintf("%.2fx", a / b) : "?" }
+function ratios(p, s) {
+    return ratio(v[p, s, orca], v[p, s, rxe]) " " ratio(t[p, s, orca, "mean"], t[p, s, rxe, "mean"]) " " ratio(t[p, s, orca, "p99"], t[p, s, rxe, "p99"])
+}
+# issue 24: median <= 0.5x rxe, mean <= rxe, p99 <= rxe
+function tailtarget(p, s,    m, mean, p99, name) {
+    name = p " " (s == 8 ? "8 B" : s " B") " median <= 0.5x, mean, p99 <= rxe"
+    m = ratio(v[p, s, orca], v[p, s, rxe]); mean = ratio(t[p, s, orca, "mean"], t[p, s, rxe, "mean"])
+    p99 = ratio(t[p, s, orca, "p99"], t[p, s, rxe, "p99"])
+    if (m == "?" || mean == "?" || p99 == "?") { printf "  %-52s %-20s %s\n", name, m " " mean " " p99, "NOT MEASURED"; return }
+    printf "  %-52s %-20s %s\n", name, m " " mean " " p99, ((m + 0 <= 0.5 && mean + 0 <= 1 && p99 + 0 <= 1) ? "MET" : "MISSED")
 }
 function hrow(k, label,    f, i, kv, c, w) {
     if (!(k in hint)) return
