@@ -137,6 +137,27 @@ static int to_rts(struct ib_qp *qp, u32 dest_qpn)
 			     IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC : 0));
 }
 
+/* Two RC QPs on @cq, connected to each other in RTS; 0 or an error. */
+static int rc_pair(struct ib_cq *cq, struct ib_qp **a, struct ib_qp **b)
+{
+	*a = make_qp(cq, IB_QPT_RC);
+	*b = make_qp(cq, IB_QPT_RC);
+	if (IS_ERR(*a) || IS_ERR(*b))
+		return -ENOMEM;
+	if (to_rts(*a, (*b)->qp_num) || to_rts(*b, (*a)->qp_num))
+		return -EINVAL;
+	return 0;
+}
+
+/* The QPs a test made, those it did make (NULL or ERR_PTR: none). */
+static void destroy_qps(struct ib_qp *a, struct ib_qp *b)
+{
+	if (!IS_ERR_OR_NULL(a))
+		ib_destroy_qp(a);
+	if (!IS_ERR_OR_NULL(b))
+		ib_destroy_qp(b);
+}
+
 static int post_recv(struct ib_qp *qp, u64 wr_id, u64 addr, u32 len)
 {
 	struct ib_sge sge = { .addr = addr, .length = len,
@@ -288,10 +309,7 @@ static void test_ud(struct ib_cq *cq)
 	      "UD address handle destroyed under a spinlock");
 	spin_unlock(&atomic_ctx);
 out:
-	if (!IS_ERR_OR_NULL(a))
-		ib_destroy_qp(a);
-	if (!IS_ERR_OR_NULL(b))
-		ib_destroy_qp(b);
+	destroy_qps(a, b);
 }
 
 /*
@@ -360,10 +378,7 @@ static void test_srq(struct ib_cq *cq)
 	      "SRQ: 2 x 3 receives, each with its WQE's wr_id and bytes (%d)",
 	      ok);
 out:
-	if (!IS_ERR_OR_NULL(a))
-		ib_destroy_qp(a);
-	if (!IS_ERR_OR_NULL(b))
-		ib_destroy_qp(b);
+	destroy_qps(a, b);
 	ib_destroy_srq(srq);
 }
 
@@ -407,10 +422,7 @@ static void test_events(void)
 	check(!IS_ERR(cq), "CQ with a completion handler");
 	if (IS_ERR(cq))
 		return;
-	a = make_qp(cq, IB_QPT_RC);
-	b = make_qp(cq, IB_QPT_RC);
-	if (IS_ERR(a) || IS_ERR(b) || to_rts(a, b->qp_num) ||
-	    to_rts(b, a->qp_num)) {
+	if (rc_pair(cq, &a, &b)) {
 		check(false, "RC pair for the event test");
 		goto out;
 	}
@@ -430,10 +442,7 @@ static void test_events(void)
 	      "arm with CQEs waiting: reports missed events");
 	check(poll_n(cq, wc, 2) == 2, "both CQEs polled");
 out:
-	if (!IS_ERR_OR_NULL(a))
-		ib_destroy_qp(a);
-	if (!IS_ERR_OR_NULL(b))
-		ib_destroy_qp(b);
+	destroy_qps(a, b);
 	ib_destroy_cq(cq);
 }
 
@@ -467,10 +476,7 @@ static void test_drain(void)
 	check(!IS_ERR(cq), "CQ polled by ib_core (softirq)");
 	if (IS_ERR(cq))
 		return;
-	a = make_qp(cq, IB_QPT_RC);
-	b = make_qp(cq, IB_QPT_RC);
-	if (IS_ERR(a) || IS_ERR(b) || to_rts(a, b->qp_num) ||
-	    to_rts(b, a->qp_num)) {
+	if (rc_pair(cq, &a, &b)) {
 		check(false, "RC pair for the drain test");
 		goto out;
 	}
@@ -488,10 +494,7 @@ static void test_drain(void)
 	      "ib_drain_qp returned; 4 receives flushed (%d)",
 	      atomic_read(&flushed));
 out:
-	if (!IS_ERR_OR_NULL(a))
-		ib_destroy_qp(a);
-	if (!IS_ERR_OR_NULL(b))
-		ib_destroy_qp(b);
+	destroy_qps(a, b);
 	ib_free_cq(cq);
 }
 
@@ -543,10 +546,7 @@ static void run(struct ib_device *dev)
 	test_events();
 	test_drain();
 out_qp:
-	if (!IS_ERR_OR_NULL(a))
-		ib_destroy_qp(a);
-	if (!IS_ERR_OR_NULL(b))
-		ib_destroy_qp(b);
+	destroy_qps(a, b);
 	ib_free_cq(cq);
 out_buf:
 	if (kv.src_dma && !ib_dma_mapping_error(dev, kv.src_dma))
