@@ -402,30 +402,6 @@ static void uc_send_error_sqe(void)
 	fx_free(f);
 }
 
-/* UD: INIT (Q_Key 0x1234), RTR, RTS. */
-static void ud_rts(struct fx *f, struct ring_qp *q)
-{
-	static const uint8_t st[] = { ORCA_QPS_INIT, ORCA_QPS_RTR,
-				      ORCA_QPS_RTS };
-	struct orca_modify_qp_in mi;
-	struct orca_qp_ctx ctx;
-	unsigned int k;
-
-	for (k = 0; k < 3; k++) {
-		memset(&mi, 0, sizeof(mi));
-		mi.qpn = htole32(q->qpn);
-		mi.attr_mask = htole32(ORCA_QP_STATE |
-			(k == 0 ? ORCA_QP_PKEY_INDEX | ORCA_QP_PORT |
-				  ORCA_QP_QKEY : 0) |
-			(k == 2 ? ORCA_QP_SQ_PSN : 0));
-		mi.ctx.state = st[k];
-		mi.ctx.port = 1;
-		mi.ctx.qkey = htole32(0x1234);
-		CHECK_EQ(fx_cmd(f, ORCA_CMD_MODIFY_QP, &mi, sizeof(mi), &ctx,
-				sizeof(ctx)), 0);
-	}
-}
-
 /* A UD SEND of 16 bytes to @dqpn through address handle @ahn. */
 static void ud_post(struct fx *f, struct ring_qp *q, uint64_t buf,
 		    uint32_t lk, uint32_t ahn, uint32_t dqpn)
