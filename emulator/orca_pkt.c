@@ -227,8 +227,8 @@ size_t orca_pkt_encode(const struct orca_pkt *p, uint8_t *buf)
 	      ORCA_PKT_BTH_LEN + ext_len(ext) + p->paylen + pad +
 	      ORCA_PKT_ICRC_LEN;
 
-	/* LRH: VL 0, LVer 0 */
-	*b++ = 0;
+	/* LRH: VL, LVer 0 */
+	*b++ = (p->vl & 0xf) << 4;
 	*b++ = (p->sl & 0xf) << 4 |
 	       (p->hdrs & PKT_GRH ? LNH_GLOBAL : LNH_LOCAL);
 	b = put16(b, p->dlid);
@@ -329,6 +329,7 @@ enum orca_pkt_err orca_pkt_decode(const uint8_t *buf, size_t len,
 		return ORCA_PKT_E_LRH;
 	if (len & 3 || (get16(buf + 4) & 0x7ff) * 4U != len)
 		return ORCA_PKT_E_LEN;
+	p->vl = buf[0] >> 4;
 	p->sl = buf[1] >> 4;
 	p->dlid = get16(buf + 2);
 	p->slid = get16(buf + 6);

@@ -50,6 +50,8 @@ enum {
 
 #define PSN_MASK		0xffffffU
 #define ORCA_MAX_PMTU		4096
+#define ORCA_VL15		15	/* QP0's virtual lane, never flow-controlled */
+#define ORCA_LID_PERMISSIVE	0xffff
 
 /* Which headers a packet carries; the fields are in host order. */
 #define PKT_GRH			(1U << 0)
@@ -67,7 +69,7 @@ struct orca_pkt {
 	uint32_t hdrs;			/* PKT_* */
 	/* LRH */
 	uint16_t dlid, slid;
-	uint8_t sl;
+	uint8_t vl, sl;			/* VL 15: subnet management */
 	/* GRH */
 	uint8_t sgid[16], dgid[16];
 	/* BTH */

@@ -42,6 +42,7 @@ static void random_pkt(struct orca_pkt *p, uint8_t opcode, bool grh,
 	p->dlid = rnd();
 	p->slid = rnd();
 	p->sl = rnd() & 0xf;
+	p->vl = rnd() & 0xf;
 	if (grh) {
 		for (i = 0; i < 16; i++) {
 			p->sgid[i] = rnd();
