@@ -558,6 +558,8 @@ const struct cmd_desc orca_cmd_table[256] = {
 	[ORCA_CMD_MAD_IFC] = { sizeof(struct orca_mad_ifc_in),
 			       sizeof(struct orca_mad_ifc_out), true,
 			       cmd_mad_ifc },
+	[ORCA_CMD_MODIFY_PORT] = { sizeof(struct orca_modify_port_in), 0, true,
+				   cmd_modify_port },
 	[ORCA_CMD_ALLOC_PD] = { 0, sizeof(struct orca_pd_handle), true,
 				cmd_alloc_pd },
 	[ORCA_CMD_DEALLOC_PD] = { sizeof(struct orca_pd_handle), 0, true,

@@ -41,6 +41,7 @@ int cmd_dealloc_mw(struct orca_dev *dev, struct cmd *c);
 
 /* orca_cmd_mad.c: MAD_IFC, and the agents' node it answers with */
 int cmd_mad_ifc(struct orca_dev *dev, struct cmd *c);
+int cmd_modify_port(struct orca_dev *dev, struct cmd *c);
 int mad_node_reset(struct orca_dev *dev);
 void mad_node_free(struct orca_dev *dev);
 

@@ -17,8 +17,17 @@ static uint32_t qp_type_cap(unsigned int type)
 		return ORCA_DEV_CAP_UC;
 	case ORCA_QPT_UD:
 		return ORCA_DEV_CAP_UD;
+	case ORCA_QPT_SMI:
+	case ORCA_QPT_GSI:
+		return ORCA_DEV_CAP_MAD_QPS;
 	}
 	return 0;
+}
+
+/* QP0 and QP1 are UD QPs by the numbers IBA reserves for them. */
+static bool qp_type_special(unsigned int type)
+{
+	return type == ORCA_QPT_SMI || type == ORCA_QPT_GSI;
 }
 
 /* Work request and inline limits: range check, then device rounding. */
@@ -135,10 +144,18 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_UD_AV))
 		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
 			    "address vectors in WQEs not enabled");
-	if ((flags & ORCA_QP_CREATE_UD_AV) && in->qp_type != ORCA_QPT_UD)
+	if ((flags & ORCA_QP_CREATE_UD_AV) && in->qp_type != ORCA_QPT_UD &&
+	    !qp_type_special(in->qp_type))
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
 			    "address vectors in WQEs on a QP of type %u",
 			    in->qp_type);
+	if (qp_type_special(in->qp_type) && srqn)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_HANDLE,
+			    "QP%u with an SRQ", in->qp_type - ORCA_QPT_SMI);
+	if (qp_type_special(in->qp_type) &&
+	    dev->qps[in->qp_type - ORCA_QPT_SMI])
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_LIMIT,
+			    "QP%u exists", in->qp_type - ORCA_QPT_SMI);
 	if (!pd_get(dev, pdn))
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no PD %u", pdn);
@@ -173,11 +190,14 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 		free(qp);
 		return ret;
 	}
-	qpn = rr_next(&dev->next_qpn, ORCA_QPN_BASE,
-		      dev->cfg.max_qp + ORCA_QPN_BASE, qp_busy, dev);
+	if (qp_type_special(in->qp_type))
+		qpn = in->qp_type - ORCA_QPT_SMI;
+	else
+		qpn = rr_next(&dev->next_qpn, ORCA_QPN_BASE,
+			      dev->cfg.max_qp + ORCA_QPN_BASE, qp_busy, dev);
 
 	ctx.qpn = htole32(qpn);
-	ctx.qp_type = in->qp_type;
+	ctx.qp_type = qp_type_special(in->qp_type) ? ORCA_QPT_UD : in->qp_type;
 	ctx.state = ORCA_QPS_RESET;
 	ctx.sq_sig_all = in->sq_sig_all;
 	ctx.path_mig_state = ORCA_MIG_MIGRATED;

@@ -125,7 +125,8 @@ uint32_t mirror_write(struct orca_dev *dev, uint32_t qpn,
 
 struct orca_qp *qp_get(struct orca_dev *dev, uint32_t qpn)
 {
-	if (qpn < ORCA_QPN_BASE || qpn >= dev->cfg.max_qp + ORCA_QPN_BASE)
+	/* QPN 0 and 1 are QP0 and QP1, when they exist */
+	if (qpn >= dev->cfg.max_qp + ORCA_QPN_BASE)
 		return NULL;
 	return dev->qps[qpn];
 }

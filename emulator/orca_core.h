@@ -69,6 +69,7 @@ void port_attr_fill(struct orca_dev *dev, struct orca_port_attr *o);
 void port_mirror_write(struct orca_dev *dev);
 /* Port 1 to @state: mirror, then PORT_EVENT; nothing if no change. */
 void port_set_state(struct orca_dev *dev, uint8_t state);
+void port_mgmt_event(struct orca_dev *dev, uint16_t changes);
 void port_count_violation(struct orca_dev *dev, bool pkey);
 
 /* orca_pktpool.c */

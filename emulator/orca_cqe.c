@@ -47,6 +47,11 @@ bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
 			cqe.flags |= ORCA_CQE_F_GRH;
 		cqe.slid = htole16(p->slid);
 		cqe.sl = p->sl;
+		/* QP1 answers in the partition the request came in */
+		if (le32toh(qp->ctx.qpn) == 1 && pkey_index_of(dev, p->pkey) > 0)
+			cqe.pkey_index = htole16(pkey_index_of(dev, p->pkey));
+		if (le32toh(qp->ctx.qpn) == 0)
+			cqe.pkey_index = 0;
 		if (status == ORCA_CQE_SUCCESS && (p->hdrs & PKT_IMM)) {
 			cqe.flags |= ORCA_CQE_F_IMM;
 			memcpy(&cqe.imm_data, &p->imm, 4);

@@ -11,7 +11,8 @@
 void port_attr_fill(struct orca_dev *dev, struct orca_port_attr *o)
 {
 	const struct orca_cfg *g = &dev->cfg;
-	bool up = dev->port_state == ORCA_PORT_ACTIVE;
+	/* the physical link is up in every state past DOWN (IBA 7.2) */
+	bool up = dev->port_state >= ORCA_PORT_INIT;
 
 	memset(o, 0, sizeof(*o));
 	o->subnet_prefix = htole64(g->subnet_prefix);
@@ -67,22 +68,50 @@ void port_mirror_write(struct orca_dev *dev)
 	dev->stats.port_mirror_writes++;
 }
 
-void port_set_state(struct orca_dev *dev, uint8_t state)
+static const char *const port_state_names[] = {
+	[ORCA_PORT_DOWN] = "DOWN", [ORCA_PORT_INIT] = "INIT",
+	[ORCA_PORT_ARMED] = "ARMED", [ORCA_PORT_ACTIVE] = "ACTIVE",
+};
+
+static void port_event(struct orca_dev *dev, uint8_t event, uint16_t changes)
 {
 	struct orca_eqe eqe;
 
-	if (dev->port_state == state)
-		return;	/* no transition, no event */
-	dev->port_state = state;
-	port_mirror_write(dev);
-	orca_log("port 1 %s", state == ORCA_PORT_ACTIVE ? "ACTIVE" : "DOWN");
 	memset(&eqe, 0, sizeof(eqe));
 	eqe.type = ORCA_EQE_PORT_EVENT;
 	eqe.port.port = 1;
-	eqe.port.event = state == ORCA_PORT_ACTIVE ? ORCA_PORT_EV_ACTIVE :
-						     ORCA_PORT_EV_DOWN;
+	eqe.port.event = event;
+	eqe.port.changes = htole16(changes);
 	post_async(dev, &eqe);
 	flush_irq(dev);
+}
+
+/*
+ * A PortState transition.  Entering ACTIVE and leaving it are events
+ * (ib_core's PORT_ACTIVE and PORT_ERR); DOWN, INIT and ARMED among
+ * themselves are seen in the mirror only.
+ */
+void port_set_state(struct orca_dev *dev, uint8_t state)
+{
+	uint8_t old = dev->port_state;
+
+	if (old == state || state < ORCA_PORT_DOWN || state > ORCA_PORT_ACTIVE)
+		return;	/* no transition, no event */
+	dev->port_state = state;
+	port_mirror_write(dev);
+	orca_log("port 1 %s", port_state_names[state]);
+	if (state == ORCA_PORT_ACTIVE)
+		port_event(dev, ORCA_PORT_EV_ACTIVE, 0);
+	else if (old == ORCA_PORT_ACTIVE)
+		port_event(dev, ORCA_PORT_EV_DOWN, 0);
+}
+
+/* The SM changed what @changes (ORCA_PORT_CHG_*) says; mirror first. */
+void port_mgmt_event(struct orca_dev *dev, uint16_t changes)
+{
+	port_mirror_write(dev);
+	if (changes)
+		port_event(dev, ORCA_PORT_EV_MGMT, changes);
 }
 
 /*

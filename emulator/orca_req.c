@@ -218,6 +218,34 @@ static uint8_t transport(const struct orca_qp *qp)
 }
 
 /*
+ * QP0 and QP1 (IBA 13.5.3, 14.2.2): QP0 sends on VL15 with the default
+ * P_Key, and from the permissive LID while the port has no LID or the
+ * packet is a directed-route SMP; QP1 sends with the P_Key the WQE's
+ * index names.  False: that index is not in the table.
+ */
+static bool ud_special_address(struct orca_dev *dev, const struct orca_qp *qp,
+			       uint16_t pkey_index, struct orca_pkt *p)
+{
+	const struct orca_cfg *g = &dev->cfg;
+
+	switch (le32toh(qp->ctx.qpn)) {
+	case 0:
+		p->vl = ORCA_VL15;
+		p->pkey = 0xffff;
+		if (!g->lid || p->dlid == ORCA_LID_PERMISSIVE)
+			p->slid = ORCA_LID_PERMISSIVE;
+		return true;
+	case 1:
+		if (pkey_index >= g->n_pkey_table ||
+		    !(g->pkey_table[pkey_index] & 0x7fff))
+			return false;
+		p->pkey = g->pkey_table[pkey_index];
+		return true;
+	}
+	return true;
+}
+
+/*
  * UD: one SEND_ONLY from the address handle, with a DETH.  A message over
  * the port's MTU is not sent at all and still completes successfully
  * (IBTA C10-93.1.1: a UD requester does not report it).
@@ -249,6 +277,11 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 	p->paylen = r->len;
 	av_address(dev, av, p);
 	p->pkey = qp_pkey(dev, qp);
+	if (!ud_special_address(dev, qp, le16toh(r->wqe.ud_pkey_index), p)) {
+		pkt_free(dev, p);
+		comp_send_done(dev, qp, ORCA_CQE_LOC_QP_OP_ERR, 4);
+		return true;
+	}
 	p->dqpn = le32toh(r->wqe.ud_remote_qpn);
 	p->hdrs |= PKT_DETH;
 	/* IBTA: a Q_Key with its high bit set means the QP's own */

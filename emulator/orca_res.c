@@ -74,6 +74,25 @@ bool ud_av_ok(const struct orca_dev *dev, const struct orca_av *av)
 	       !av->timeout && !av->pkey_index;
 }
 
+/* The index of @pkey's partition in the P_Key table, or -1. */
+int pkey_index_of(const struct orca_dev *dev, uint16_t pkey)
+{
+	const struct orca_cfg *g = &dev->cfg;
+	unsigned int i;
+
+	if (!(pkey & 0x7fff))
+		return -1;
+	/* a full member's entry first: it is the one to answer with */
+	for (i = 0; i < g->n_pkey_table; i++)
+		if (g->pkey_table[i] == (pkey | 0x8000U))
+			return i;
+	for (i = 0; i < g->n_pkey_table; i++)
+		if ((g->pkey_table[i] & 0x7fff) == (pkey & 0x7fff) &&
+		    ((g->pkey_table[i] | pkey) & 0x8000))
+			return i;
+	return -1;
+}
+
 uint16_t qp_pkey(struct orca_dev *dev, const struct orca_qp *qp)
 {
 	uint32_t idx = le16toh(qp->ctx.pkey_index);

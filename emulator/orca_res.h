@@ -28,6 +28,7 @@ uint32_t rr_next(uint32_t *cursor, uint32_t lo, uint32_t hi,
 		 struct orca_dev *dev);
 uint32_t roundup_pow2(uint32_t v);
 uint16_t qp_pkey(struct orca_dev *dev, const struct orca_qp *qp);
+int pkey_index_of(const struct orca_dev *dev, uint16_t pkey);
 bool ud_av_ok(const struct orca_dev *dev, const struct orca_av *av);
 
 /* orca_mem.c */

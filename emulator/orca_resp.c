@@ -246,7 +246,8 @@ static void rx_ud(struct orca_dev *dev, struct orca_qp *qp,
 		dev->stats.pkts_dropped++;
 		return;
 	}
-	if (p->qkey != le32toh(qp->ctx.qkey)) {
+	/* QP0 has no Q_Key to check (IBA 13.5.3.2) */
+	if (qp->ctx.qpn && p->qkey != le32toh(qp->ctx.qkey)) {
 		dev->stats.pkts_dropped++;
 		port_count_violation(dev, false);
 		return;

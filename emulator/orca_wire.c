@@ -46,7 +46,22 @@ static bool port_owns(struct orca_dev *dev, const struct orca_pkt *p)
 		}
 		return false;
 	}
-	return p->dlid >= g->lid && p->dlid - g->lid < (1U << g->lmc);
+	/* a permissive DLID is never looped back: DR SMPs go out */
+	return p->dlid != ORCA_LID_PERMISSIVE && g->lid &&
+	       p->dlid >= g->lid && p->dlid - g->lid < (1U << g->lmc);
+}
+
+/*
+ * IBA 7.2: subnet management (VL15) passes in every state past DOWN,
+ * data only in ACTIVE (and, received, in ARMED, which it makes ACTIVE).
+ */
+static bool port_passes(const struct orca_dev *dev, const struct orca_pkt *p,
+			bool rx)
+{
+	if (p->vl == ORCA_VL15)
+		return dev->port_state >= ORCA_PORT_INIT;
+	return dev->port_state == ORCA_PORT_ACTIVE ||
+	       (rx && dev->port_state == ORCA_PORT_ARMED);
 }
 
 /* xorshift64*: a roll in [0, 1000000) */
@@ -114,8 +129,7 @@ static void wire_xmit(struct orca_dev *dev, struct orca_pkt *p)
 
 	dev->stats.pkts++;
 	dev->stats.pkt_bytes += p->paylen;
-	if (dev->port_state != ORCA_PORT_ACTIVE ||
-	    (!dev->fab && !port_owns(dev, p))) {
+	if (!port_passes(dev, p, false) || (!dev->fab && !port_owns(dev, p))) {
 		dev->stats.pkts_dropped++;
 		dev->stats.port_xmit_discards++;
 		pkt_free(dev, p);
@@ -199,19 +213,38 @@ static bool from_peer(const struct orca_qp *qp, const struct orca_pkt *p)
 	       (qp->ctx.alt_av.dlid && from_av(&qp->ctx.alt_av, p));
 }
 
+/*
+ * QP0 takes VL15 only and is the only one to (IBA 13.5.3, qib's ud
+ * receive checks), without a P_Key check; QP1 takes any P_Key of the
+ * table.  Both take a MAD, 256 bytes, and nothing else.
+ */
+static bool special_ok(struct orca_dev *dev, const struct orca_qp *qp,
+		       const struct orca_pkt *p, bool *pkey_ok)
+{
+	uint32_t qpn = le32toh(qp->ctx.qpn);
+
+	*pkey_ok = qpn == 0 || (qpn == 1 && pkey_index_of(dev, p->pkey) >= 0);
+	if ((p->vl == ORCA_VL15) != (qpn == 0))
+		return false;
+	return qpn > 1 || p->paylen == ORCA_MAD_SIZE;
+}
+
 /* Receive side of the port: BTH destination, P_Key, then the QP. */
 static void port_rx(struct orca_dev *dev, struct orca_pkt *p)
 {
 	struct orca_qp *qp = qp_get(dev, p->dqpn);
+	bool pkey_ok;
 
 	dev->stats.rx_pkts++;
 	dev->stats.rx_bytes += p->paylen;
 	dev->stats.port_rcv_octets += orca_pkt_wire_len(p);
-	if (!qp) {
+	if (!qp || !special_ok(dev, qp, p, &pkey_ok)) {
 		dev->stats.pkts_dropped++;
 		return;
 	}
-	if (!pkey_match(p->pkey, qp_pkey(dev, qp))) {
+	if (le32toh(qp->ctx.qpn) > 1)
+		pkey_ok = pkey_match(p->pkey, qp_pkey(dev, qp));
+	if (!pkey_ok) {
 		dev->stats.pkts_dropped++;
 		port_count_violation(dev, true);
 		return;
@@ -269,12 +302,18 @@ unsigned int wire_drain(struct orca_dev *dev)
  */
 void wire_rx(struct orca_dev *dev, struct orca_pkt *p)
 {
-	if (dev->port_state != ORCA_PORT_ACTIVE || dev->fatal || dev->hung ||
+	bool dr_smp = p->dlid == ORCA_LID_PERMISSIVE && p->vl == ORCA_VL15;
+
+	if (!port_passes(dev, p, true) || dev->fatal || dev->hung ||
 	    !dev->ram || dev->state != ORCA_DEV_S_ACTIVE ||
-	    !port_owns(dev, p))
+	    (!port_owns(dev, p) && !dr_smp)) {
 		dev->stats.pkts_dropped++;
-	else
+	} else {
+		/* IBA 7.2.5: data received in ARMED makes the port ACTIVE */
+		if (p->vl != ORCA_VL15 && dev->port_state == ORCA_PORT_ARMED)
+			port_set_state(dev, ORCA_PORT_ACTIVE);
 		port_rx(dev, p);
+	}
 	pkt_free(dev, p);
 }
 

@@ -3,8 +3,8 @@
  * Unit tests of MAD_IFC: the performance management agent answers from
  * the port's counters, which count every octet from LRH to ICRC of what
  * the port sent and received (IBA 16.1.3.5); the expectations are the
- * IBA's header sizes, not the device's code.  SMPs are not the device's
- * yet, and the command's own checks.
+ * IBA's header sizes, not the device's code.  Which MADs are the
+ * firmware's, and the command's own checks (the SMA: test_mad_qps.c).
  */
 #include <string.h>
 
@@ -149,7 +149,7 @@ static void mad_ifc_checks(void)
 	struct orca_mad_ifc_in in = {};
 	struct orca_mad_ifc_out out;
 
-	/* an SMP: not the device's yet, handed back */
+	/* an SMP: the device's SMA answers it (test_mad_qps.c) ... */
 	in.port = 1;
 	in.mad[0] = 1;
 	in.mad[1] = 0x81;
@@ -158,7 +158,13 @@ static void mad_ifc_checks(void)
 	in.mad[17] = 0x11;		/* NodeInfo */
 	CHECK_EQ(fx_cmd(f, ORCA_CMD_MAD_IFC, &in, sizeof(in), &out,
 			sizeof(out)), 0);
+	CHECK_EQ(out.result, ORCA_MAD_IFC_REPLY);
+	/* ... an SMInfo is for the SM on this node, not the SMA */
+	in.mad[17] = 0x20;
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_MAD_IFC, &in, sizeof(in), &out,
+			sizeof(out)), 0);
 	CHECK_EQ(out.result, ORCA_MAD_IFC_PASS);
+	in.mad[17] = 0x11;
 	in.port = 2;
 	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_MAD_IFC, &in, sizeof(in), &out,
 			      sizeof(out)),

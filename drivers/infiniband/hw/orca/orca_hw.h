@@ -182,6 +182,7 @@ enum orca_cmd_opcode {
 	ORCA_CMD_QUERY_PKEY_TABLE	= 0x07,
 	ORCA_CMD_QUERY_COUNTERS		= 0x08,
 	ORCA_CMD_MAD_IFC		= 0x09,
+	ORCA_CMD_MODIFY_PORT		= 0x0a,
 	ORCA_CMD_ALLOC_PD		= 0x10,
 	ORCA_CMD_DEALLOC_PD		= 0x11,
 	ORCA_CMD_CREATE_CQ		= 0x20,
@@ -271,9 +272,21 @@ enum orca_qp_event {
 };
 
 enum orca_port_event {
-	ORCA_PORT_EV_ACTIVE		= 0x01,
-	ORCA_PORT_EV_DOWN		= 0x02,
+	ORCA_PORT_EV_ACTIVE		= 0x01,	/* PortState entered ACTIVE */
+	ORCA_PORT_EV_DOWN		= 0x02,	/* PortState left ACTIVE */
+	ORCA_PORT_EV_MGMT		= 0x03,	/* the SM changed @changes */
 };
+
+/*
+ * ORCA_PORT_EV_MGMT: what the subnet manager's Sets changed (mlx4's port
+ * management change event).  The port mirror and the tables QUERY_*
+ * read hold the new values when the event is posted.
+ */
+#define ORCA_PORT_CHG_LID		BIT(0)	/* LID or LMC */
+#define ORCA_PORT_CHG_SM		BIT(1)	/* MasterSMLID or MasterSMSL */
+#define ORCA_PORT_CHG_PKEY		BIT(2)	/* P_Key table */
+#define ORCA_PORT_CHG_GID		BIT(3)	/* GID prefix */
+#define ORCA_PORT_CHG_REREG		BIT(4)	/* ClientReregister */
 
 struct orca_eqe_cmd_done {
 	__le16 token;
@@ -296,7 +309,7 @@ struct orca_eqe_qp_event {
 struct orca_eqe_port_event {
 	__u8 port;
 	__u8 event;			/* ORCA_PORT_EV_* */
-	__u8 reserved[2];
+	__le16 changes;			/* ORCA_PORT_EV_MGMT: ORCA_PORT_CHG_* */
 };
 
 struct orca_eqe_cq_error {

@@ -54,6 +54,12 @@ enum orca_dev_cap {
 	ORCA_DEV_CAP_MW_TYPE_2B		= BIT(14),	/* type 2 windows */
 	ORCA_DEV_CAP_RESERVED_LKEY	= BIT(15),	/* ORCA_RESERVED_LKEY */
 	ORCA_DEV_CAP_UD_AV		= BIT(16),	/* ORCA_WQE_F_UD_AV */
+	/*
+	 * QP0 and QP1 (CREATE_QP of ORCA_QPT_SMI/GSI), the subnet
+	 * management agent behind MAD_IFC that programs the port, port
+	 * management events and MODIFY_PORT.
+	 */
+	ORCA_DEV_CAP_MAD_QPS		= BIT(17),
 };
 
 enum orca_atomic_cap {
@@ -292,6 +298,26 @@ struct orca_mad_ifc_out {
 	__u8 mad[ORCA_MAD_SIZE];	/* 0x08 */
 };
 
+/*
+ * MODIFY_PORT input (ORCA_DEV_CAP_MAD_QPS): PortInfo:CapabilityMask |=
+ * set_cap, then &= ~clr_cap, of the bits software owns (IsSM, IsCM,
+ * IsSNMP, IsDeviceManagement, IsVendorClass: ORCA_PORT_CAP_SW); with
+ * ORCA_MODIFY_PORT_F_RESET_QKEY_CNTR the Q_Key violation counter is
+ * cleared.  The port mirror is written before the completion.
+ */
+#define ORCA_MODIFY_PORT_F_RESET_QKEY_CNTR	BIT(0)
+#define ORCA_PORT_CAP_SW	(BIT(1) | BIT(16) | BIT(18) | BIT(19) | \
+				 BIT(22))
+
+struct orca_modify_port_in {
+	__u8 port;			/* 0x00 1-based */
+	__u8 flags;			/* 0x01 ORCA_MODIFY_PORT_F_* */
+	__u8 reserved[2];		/* 0x02 */
+	__le32 set_cap;			/* 0x04 */
+	__le32 clr_cap;			/* 0x08 */
+	__le32 reserved2;		/* 0x0c */
+};
+
 /* ALLOC_PD output / DEALLOC_PD input. */
 struct orca_pd_handle {
 	__le32 pdn;
@@ -451,6 +477,18 @@ enum orca_qp_type {
 	ORCA_QPT_RC			= 1,
 	ORCA_QPT_UC			= 2,
 	ORCA_QPT_UD			= 3,
+	/*
+	 * CREATE_QP only (ORCA_DEV_CAP_MAD_QPS): port 1's QP0 and QP1, one
+	 * each.  They are UD QPs (QUERY_QP says ORCA_QPT_UD) with QPN 0 and
+	 * 1 and the IBA's special rules: QP0 sends on VL15 with P_Key
+	 * 0xffff (and SLID 0xffff while the port has no LID or the DLID is
+	 * permissive) and takes only VL15 packets, without a P_Key or Q_Key
+	 * check; QP1 takes any P_Key of the table, reports its index in the
+	 * CQE and sends with the P_Key a WQE's ud_pkey_index names.  Both
+	 * take 256-byte payloads (a MAD) only.
+	 */
+	ORCA_QPT_SMI			= 4,
+	ORCA_QPT_GSI			= 5,
 };
 
 enum orca_qp_state {
@@ -718,6 +756,8 @@ static_assert(sizeof(struct orca_query_counters_out) == 0xa0,
 static_assert(sizeof(struct orca_av) == 0x20, "orca_av");
 static_assert(sizeof(struct orca_mad_ifc_in) == 0x138, "orca_mad_ifc_in");
 static_assert(sizeof(struct orca_mad_ifc_out) == 0x108, "orca_mad_ifc_out");
+static_assert(sizeof(struct orca_modify_port_in) == 0x10,
+	      "orca_modify_port_in");
 static_assert(sizeof(struct orca_qp_ctx) == 0x100, "orca_qp_ctx");
 static_assert(sizeof(struct orca_create_qp_in) == 0x48, "orca_create_qp_in");
 static_assert(sizeof(struct orca_create_cq_in) == 0x20, "orca_create_cq_in");

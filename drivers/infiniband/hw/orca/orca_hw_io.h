@@ -143,7 +143,8 @@ struct orca_send_wqe {
 	__le32 ud_ah;			/* 0x30 UD: address handle */
 	__le32 ud_remote_qpn;		/* 0x34 */
 	__le32 ud_remote_qkey;		/* 0x38 */
-	__le32 reserved3;		/* 0x3c */
+	__le16 ud_pkey_index;		/* 0x3c QP1 only: the P_Key to send */
+	__le16 reserved3;		/* 0x3e */
 };
 
 /*
