@@ -95,10 +95,18 @@ static void sma_port_load(struct orca_dev *dev)
 	for (i = 0; i < ORCA_MAD_PKEYS; i++)
 		p->pkeys[i] = i < g->n_pkey_table ? g->pkey_table[i] : 0;
 	p->state = dev->port_state;
-	if (p->state >= ORCA_PORT_INIT)
+	if (p->state >= ORCA_PORT_INIT) {
 		p->phys_state = ORCA_MAD_PHYS_LINKUP;
-	else if (p->phys_state == ORCA_MAD_PHYS_LINKUP)
+		p->link_width_active = g->active_width;
+		/*
+		 * FDR and faster are PortInfo's extended speeds, which this
+		 * SMA does not report: the fastest of the basic ones
+		 */
+		p->link_speed_active = g->active_speed <= 4 ? g->active_speed :
+				       4;
+	} else if (p->phys_state == ORCA_MAD_PHYS_LINKUP) {
 		p->phys_state = ORCA_MAD_PHYS_POLLING;
+	}
 	p->pkey_violations = dev->bad_pkey_cntr;
 	p->qkey_violations = dev->qkey_viol_cntr;
 }

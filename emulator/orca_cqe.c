@@ -47,6 +47,10 @@ bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
 			cqe.flags |= ORCA_CQE_F_GRH;
 		cqe.slid = htole16(p->slid);
 		cqe.sl = p->sl;
+		/* which of the port's 2^LMC LIDs it was sent to */
+		if (p->dlid >= dev->cfg.lid &&
+		    p->dlid - dev->cfg.lid < (1U << dev->cfg.lmc))
+			cqe.dlid_path_bits = p->dlid - dev->cfg.lid;
 		/* QP1 answers in the partition the request came in */
 		if (le32toh(qp->ctx.qpn) == 1 && pkey_index_of(dev, p->pkey) > 0)
 			cqe.pkey_index = htole16(pkey_index_of(dev, p->pkey));

@@ -42,11 +42,17 @@ struct orca_dev {
 	struct orca_query_counters_out counters;
 	struct mutex counters_lock;	/* counters */
 
-	/* port 1's GID and P_Key tables, read once at probe */
+	/*
+	 * port 1's GID and P_Key tables, read at probe and again when the
+	 * subnet manager changes them (port_work)
+	 */
 	union ib_gid *gids;
 	u16 *pkeys;
 	u32 gid_tbl_len;
 	u32 pkey_tbl_len;
+	spinlock_t port_lock;		/* gids, pkeys contents */
+	struct work_struct port_work;	/* ORCA_PORT_EV_MGMT: re-read, tell */
+	atomic_t port_changes;		/* ORCA_PORT_CHG_* not yet handled */
 
 	/* completion events (orca_eq.c) */
 	struct orca_eqe *ceq;
@@ -239,12 +245,19 @@ struct orca_qp {
 	bool kernel;
 	bool sig_all;
 	bool ud_av;			/* WQEs may carry an AV */
+	u8 port;			/* QP0 and QP1: theirs, from create */
 	u32 max_inline;
 	struct orca_kbuf kbuf;
 	struct orca_kwq sq, rq;
 	struct orca_qp_dbrec *dbrec;
 	struct list_head sq_node, rq_node;	/* on its CQs' lists */
 };
+
+/* UD, and QP0 and QP1, which are UD QPs with special numbers. */
+static inline bool orca_qpt_is_ud(enum ib_qp_type type)
+{
+	return type == IB_QPT_UD || type == IB_QPT_SMI || type == IB_QPT_GSI;
+}
 
 /**
  * orca_param_set_uint_range - set an unsigned int module parameter
@@ -335,6 +348,7 @@ static inline bool orca_udata_ece(struct ib_udata *udata)
 void orca_async_event(struct orca_com *com, const struct orca_eqe *eqe);
 void orca_events_lost(struct orca_com *com, u32 lost);
 void orca_resync_work(struct work_struct *work);
+void orca_port_work(struct work_struct *work);
 
 static inline struct orca_dev *com_to_odev(struct orca_com *com)
 {
@@ -344,6 +358,7 @@ static inline struct orca_dev *com_to_odev(struct orca_com *com)
 /* orca_ah.c */
 int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
+int orca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr);
 int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* orca_dead.c */
@@ -483,6 +498,11 @@ void orca_track_again(struct orca_dev *dev, struct xarray *xa, u32 index,
 void orca_forget(struct orca_dev *dev, struct xarray *xa, u32 index);
 bool orca_read_mirror(struct orca_dev *dev, u32 qpn, struct orca_qp_ctx *ctx);
 int orca_read_port_tables(struct orca_dev *dev);
+int orca_refresh_port_tables(struct orca_dev *dev);
+int orca_modify_device(struct ib_device *ibdev, int mask,
+		       struct ib_device_modify *props);
+int orca_modify_port(struct ib_device *ibdev, u32 port, int mask,
+		     struct ib_port_modify *props);
 int orca_port_attr_get(struct orca_dev *dev, u32 port,
 		       struct orca_port_attr *pa);
 void orca_free_port_tables(struct orca_dev *dev);

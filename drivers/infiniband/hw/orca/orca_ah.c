@@ -39,12 +39,21 @@ int orca_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 				 &ah->ahn);
 	if (err)
 		return err;
+	ah->av = av;
 	resp.ahn = ah->ahn;
 	err = orca_respond(udata, &resp, sizeof(resp));
 	if (err) {
 		orca_cmd_destroy_ah(&dev->com, ah->ahn);
 		return err;
 	}
+	return 0;
+}
+
+/* ib_mad matches a response to its request by the request's address. */
+int orca_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *ah_attr)
+{
+	memset(ah_attr, 0, sizeof(*ah_attr));
+	orca_av_to_ib(&to_oah(ibah)->av, ah_attr);
 	return 0;
 }
 

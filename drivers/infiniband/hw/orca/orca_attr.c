@@ -307,6 +307,10 @@ int orca_qpt_from_ib(enum ib_qp_type type)
 		return ORCA_QPT_UC;
 	case IB_QPT_UD:
 		return ORCA_QPT_UD;
+	case IB_QPT_SMI:
+		return ORCA_QPT_SMI;
+	case IB_QPT_GSI:
+		return ORCA_QPT_GSI;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -358,7 +362,7 @@ void orca_av_from_ib(const struct rdma_ah_attr *ah, struct orca_av *av)
 	}
 }
 
-static void orca_av_to_ib(const struct orca_av *av, struct rdma_ah_attr *ah)
+void orca_av_to_ib(const struct orca_av *av, struct rdma_ah_attr *ah)
 {
 	ah->type = RDMA_AH_ATTR_TYPE_IB;
 	rdma_ah_set_dlid(ah, le16_to_cpu(av->dlid));

@@ -72,6 +72,13 @@ int orca_cmd_mad_ifc(struct orca_com *com, const struct orca_mad_ifc_in *in,
 			     sizeof(*out));
 }
 
+int orca_cmd_modify_port(struct orca_com *com,
+			 const struct orca_modify_port_in *in)
+{
+	return orca_com_exec(com, ORCA_CMD_MODIFY_PORT, in, sizeof(*in), NULL,
+			     0);
+}
+
 int orca_cmd_alloc_pd(struct orca_com *com, u32 *pdn)
 {
 	struct orca_pd_handle out;

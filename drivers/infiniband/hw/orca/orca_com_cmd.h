@@ -17,6 +17,8 @@ int orca_cmd_query_pkey_table(struct orca_com *com, u8 port, u32 start,
 			      unsigned int n, __le16 *pkeys);
 int orca_cmd_mad_ifc(struct orca_com *com, const struct orca_mad_ifc_in *in,
 		     struct orca_mad_ifc_out *out);
+int orca_cmd_modify_port(struct orca_com *com,
+			 const struct orca_modify_port_in *in);
 int orca_cmd_alloc_pd(struct orca_com *com, u32 *pdn);
 int orca_cmd_dealloc_pd(struct orca_com *com, u32 pdn);
 int orca_cmd_create_cq(struct orca_com *com,

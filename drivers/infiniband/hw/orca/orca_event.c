@@ -168,6 +168,13 @@ void orca_async_event(struct orca_com *com, const struct orca_eqe *eqe)
 		orca_srq_event(dev, &eqe->srq);
 		break;
 	case ORCA_EQE_PORT_EVENT:
+		if (eqe->port.event == ORCA_PORT_EV_MGMT) {
+			/* the tables are read by commands: not here */
+			atomic_or(le16_to_cpu(eqe->port.changes),
+				  &dev->port_changes);
+			schedule_work(&dev->port_work);
+			break;
+		}
 		orca_port_event(dev, eqe->port.event == ORCA_PORT_EV_ACTIVE);
 		break;
 	case ORCA_EQE_DEVICE_FATAL:
@@ -179,6 +186,40 @@ void orca_async_event(struct orca_com *com, const struct orca_eqe *eqe)
 		dev_warn_ratelimited(&dev->pdev->dev,
 				     "unknown event type 0x%x\n", eqe->type);
 	}
+}
+
+/*
+ * The subnet manager changed port 1 (ORCA_PORT_EV_MGMT): the tables it
+ * changed are read again before ib_core hears of it, since its cache
+ * re-reads them when told (mlx4's port management change events).
+ */
+void orca_port_work(struct work_struct *work)
+{
+	static const struct {
+		u32 chg;
+		enum ib_event_type ev;
+	} map[] = {
+		{ ORCA_PORT_CHG_LID, IB_EVENT_LID_CHANGE },
+		{ ORCA_PORT_CHG_SM, IB_EVENT_SM_CHANGE },
+		{ ORCA_PORT_CHG_PKEY, IB_EVENT_PKEY_CHANGE },
+		{ ORCA_PORT_CHG_GID, IB_EVENT_GID_CHANGE },
+		{ ORCA_PORT_CHG_REREG, IB_EVENT_CLIENT_REREGISTER },
+	};
+	struct orca_dev *dev = container_of(work, struct orca_dev, port_work);
+	u32 chg = atomic_xchg(&dev->port_changes, 0);
+	unsigned long flags;
+	unsigned int i;
+
+	if ((chg & (ORCA_PORT_CHG_PKEY | ORCA_PORT_CHG_GID)) &&
+	    orca_refresh_port_tables(dev))
+		ibdev_warn(&dev->ibdev,
+			   "port 1 tables not re-read: the cache may be stale\n");
+	ibdev_dbg(&dev->ibdev, "port 1: the SM changed 0x%x\n", chg);
+	spin_lock_irqsave(&dev->com.eq_lock, flags);
+	for (i = 0; i < ARRAY_SIZE(map); i++)
+		if (chg & map[i].chg)
+			orca_device_event(dev, map[i].ev, 1);
+	spin_unlock_irqrestore(&dev->com.eq_lock, flags);
 }
 
 /* The device dropped events (EQ full): atomic context, defer the work. */

@@ -181,6 +181,12 @@ void orca_kcq_attach(struct orca_qp *qp)
 	spin_unlock_irqrestore(&rcq->lock, flags);
 }
 
+/*
+ * A CQE of a destroyed QP, in a kernel CQ's ring: QPNs are 24 bits, so
+ * this one names none (0 does: QP0).
+ */
+#define ORCA_KCQE_DISOWNED	U32_MAX
+
 /* The CQEs of QP @qpn still in @cq's ring name no QP from now on. */
 static void orca_kcq_disown_one(struct orca_cq *cq, u32 qpn,
 				struct list_head *node)
@@ -197,7 +203,7 @@ static void orca_kcq_disown_one(struct orca_cq *cq, u32 qpn,
 			break;
 		dma_rmb();
 		if (le32_to_cpu(cqe->qpn) == qpn)
-			cqe->qpn = 0;
+			cqe->qpn = cpu_to_le32(ORCA_KCQE_DISOWNED);
 	}
 	spin_unlock_irqrestore(&cq->lock, flags);
 }
@@ -237,7 +243,7 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 		 * every other names a QP that is on this CQ's lists, whose
 		 * destroy waits for this lock.
 		 */
-		if (!cqe->qpn)
+		if (cqe->qpn == cpu_to_le32(ORCA_KCQE_DISOWNED))
 			continue;
 		qp = xa_load(&dev->qps, le32_to_cpu(cqe->qpn));
 		if (!qp) {	/* being destroyed: its CQEs go with it */

@@ -58,7 +58,7 @@ int orca_kqp_create(struct orca_dev *dev, struct orca_qp *qp,
 	rwr = init_attr->srq ? 0 : orca_pow2_up(cap->max_recv_wr);
 	inl = ALIGN(cap->max_inline_data, 16);
 	/* kernel AHs: the AV rides in the WQE, two SGEs' worth */
-	if (init_attr->qp_type == IB_QPT_UD &&
+	if (orca_qpt_is_ud(init_attr->qp_type) &&
 	    (le32_to_cpu(dev->caps.dev_caps) & ORCA_DEV_CAP_UD_AV)) {
 		in->create_flags |= cpu_to_le32(ORCA_QP_CREATE_UD_AV);
 		qp->ud_av = true;
@@ -154,6 +154,8 @@ void orca_kqp_reset(struct orca_qp *qp)
 
 static u8 orca_wr_opcode(enum ib_qp_type type, enum ib_wr_opcode op)
 {
+	if (orca_qpt_is_ud(type))
+		type = IB_QPT_UD;
 	switch (op) {
 	case IB_WR_SEND:
 		return ORCA_WR_SEND;
@@ -248,7 +250,7 @@ static int orca_kwqe_send(struct orca_qp *qp, const struct ib_send_wr *wr,
 		w->swap = cpu_to_le64(atomic_wr(wr)->swap);
 		break;
 	}
-	if (type == IB_QPT_UD) {
+	if (orca_qpt_is_ud(type)) {
 		const struct orca_ah *ah;
 
 		if (!ud_wr(wr)->ah)
@@ -265,6 +267,9 @@ static int orca_kwqe_send(struct orca_qp *qp, const struct ib_send_wr *wr,
 		}
 		w->ud_remote_qpn = cpu_to_le32(ud_wr(wr)->remote_qpn);
 		w->ud_remote_qkey = cpu_to_le32(ud_wr(wr)->remote_qkey);
+		/* ib_mad answers a GMP in the partition it came in */
+		if (type == IB_QPT_GSI)
+			w->ud_pkey_index = cpu_to_le16(ud_wr(wr)->pkey_index);
 	}
 	if (wr->send_flags & IB_SEND_INLINE) {
 		if (op == ORCA_WR_RDMA_READ || op == ORCA_WR_ATOMIC_CMP_AND_SWP ||

@@ -156,7 +156,10 @@ static const struct ib_device_ops orca_dev_ops = {
 	.modify_srq = orca_modify_srq,
 	.poll_cq = orca_poll_cq,
 	.post_srq_recv = orca_post_srq_recv,
+	.modify_device = orca_modify_device,
+	.modify_port = orca_modify_port,
 	.process_mad = orca_process_mad,
+	.query_ah = orca_query_ah,
 	.post_recv = orca_post_recv,
 	.post_send = orca_post_send,
 	.query_device = orca_query_device,
@@ -356,6 +359,7 @@ static void orca_stop(struct orca_dev *dev)
 	orca_com_set_event_mode(&dev->com, false);
 	/* only the EQ (IRQ, or a waiter, and there is none) schedules it */
 	cancel_work_sync(&dev->resync_work);
+	cancel_work_sync(&dev->port_work);
 	cancel_work_sync(&dev->quiesce_work);
 	quiesced = !orca_com_dev_reset(&dev->com);
 	pci_free_irq_vectors(pdev);
@@ -449,6 +453,8 @@ static int orca_dev_create(struct orca_pci *opci)
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
 	INIT_WORK(&dev->resync_work, orca_resync_work);
+	INIT_WORK(&dev->port_work, orca_port_work);
+	spin_lock_init(&dev->port_lock);
 	INIT_DELAYED_WORK(&dev->health_work, orca_health_work);
 	INIT_WORK(&dev->quiesce_work, orca_dead_quiesce_work);
 	mutex_init(&dev->counters_lock);

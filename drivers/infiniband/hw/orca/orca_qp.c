@@ -29,6 +29,13 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qpt = orca_qpt_from_ib(init_attr->qp_type);
 	if (qpt < 0)
 		return qpt;
+	/* QP0 and QP1 are ib_mad's: kernel QPs of a device that has them */
+	if (qpt == ORCA_QPT_SMI || qpt == ORCA_QPT_GSI) {
+		if (udata || init_attr->port_num != 1 ||
+		    !(le32_to_cpu(dev->caps.dev_caps) & ORCA_DEV_CAP_MAD_QPS))
+			return -EOPNOTSUPP;
+		qp->port = init_attr->port_num;
+	}
 	if (init_attr->create_flags & ~IB_QP_CREATE_PCI_WRITE_END_PADDING)
 		return -EOPNOTSUPP;
 	if (udata) {
@@ -187,6 +194,14 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		return err;
 	in.qpn = cpu_to_le32(ibqp->qp_num);
+	/*
+	 * ib_mad gives QP0 and QP1 no port (IBA: theirs is fixed); the
+	 * device's UD rules want it at INIT, so it is the one they have.
+	 */
+	if (qp->port && (mask & IB_QP_STATE) && attr->qp_state == IB_QPS_INIT) {
+		in.attr_mask |= cpu_to_le32(ORCA_QP_PORT);
+		in.ctx.port = qp->port;
+	}
 
 	mutex_lock(&qp->lock);
 	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : orca_qp_state(dev, qp);

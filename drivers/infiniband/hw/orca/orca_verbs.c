@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ib_device_ops: every verb is answered by the device's firmware. */
 
+#include <rdma/ib_mad.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/orca-abi.h>
 #include <rdma/uverbs_ioctl.h>
@@ -105,16 +106,45 @@ int orca_query_port(struct ib_device *ibdev, u32 port,
 }
 
 /*
- * ib_core asks for every entry when it fills its cache: read the tables
- * once, a mailbox of entries per command, instead of one command each.
+ * Port 1's tables into @gids and @pkeys (gid_tbl_len and pkey_tbl_len
+ * entries), a mailbox of entries per command: ib_core asks for every
+ * entry when it fills its cache, one command each would be slow.
  */
+static int orca_fetch_port_tables(struct orca_dev *dev, union ib_gid *gids,
+				  u16 *pkeys)
+{
+	unsigned int n, i;
+	__le16 *buf;
+	u32 start;
+	int err = 0;
+
+	buf = kcalloc(ORCA_PKEYS_PER_CMD, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (start = 0; start < dev->gid_tbl_len; start += n) {
+		n = min_t(u32, dev->gid_tbl_len - start, ORCA_GIDS_PER_CMD);
+		err = orca_cmd_query_gid_table(&dev->com, 1, start, n,
+					       gids[start].raw);
+		if (err)
+			goto out;
+	}
+	for (start = 0; start < dev->pkey_tbl_len; start += n) {
+		n = min_t(u32, dev->pkey_tbl_len - start, ORCA_PKEYS_PER_CMD);
+		err = orca_cmd_query_pkey_table(&dev->com, 1, start, n, buf);
+		if (err)
+			goto out;
+		for (i = 0; i < n; i++)
+			pkeys[start + i] = le16_to_cpu(buf[i]);
+	}
+out:
+	kfree(buf);
+	return err;
+}
+
 int orca_read_port_tables(struct orca_dev *dev)
 {
 	struct device *d = &dev->pdev->dev;
 	struct orca_port_attr pa;
-	unsigned int n, i;
-	__le16 *pkeys;
-	u32 start;
 	int err;
 
 	err = orca_cmd_query_port(&dev->com, 1, &pa);
@@ -132,30 +162,38 @@ int orca_read_port_tables(struct orca_dev *dev)
 	dev->gids = kcalloc(dev->gid_tbl_len, sizeof(*dev->gids), GFP_KERNEL);
 	dev->pkeys = kcalloc(dev->pkey_tbl_len, sizeof(*dev->pkeys),
 			     GFP_KERNEL);
-	pkeys = kcalloc(ORCA_PKEYS_PER_CMD, sizeof(*pkeys), GFP_KERNEL);
-	if (!dev->gids || !dev->pkeys || !pkeys) {
+	if (!dev->gids || !dev->pkeys)
 		err = -ENOMEM;
-		goto out;
-	}
-	for (start = 0; start < dev->gid_tbl_len; start += n) {
-		n = min_t(u32, dev->gid_tbl_len - start, ORCA_GIDS_PER_CMD);
-		err = orca_cmd_query_gid_table(&dev->com, 1, start, n,
-					       dev->gids[start].raw);
-		if (err)
-			goto out;
-	}
-	for (start = 0; start < dev->pkey_tbl_len; start += n) {
-		n = min_t(u32, dev->pkey_tbl_len - start, ORCA_PKEYS_PER_CMD);
-		err = orca_cmd_query_pkey_table(&dev->com, 1, start, n, pkeys);
-		if (err)
-			goto out;
-		for (i = 0; i < n; i++)
-			dev->pkeys[start + i] = le16_to_cpu(pkeys[i]);
-	}
-out:
-	kfree(pkeys);
+	else
+		err = orca_fetch_port_tables(dev, dev->gids, dev->pkeys);
 	if (err)
 		orca_free_port_tables(dev);
+	return err;
+}
+
+/* The SM changed the tables: read them again, then swap the contents. */
+int orca_refresh_port_tables(struct orca_dev *dev)
+{
+	union ib_gid *gids;
+	unsigned long flags;
+	unsigned int i;
+	u16 *pkeys;
+	int err = -ENOMEM;
+
+	gids = kcalloc(dev->gid_tbl_len, sizeof(*gids), GFP_KERNEL);
+	pkeys = kcalloc(dev->pkey_tbl_len, sizeof(*pkeys), GFP_KERNEL);
+	if (gids && pkeys)
+		err = orca_fetch_port_tables(dev, gids, pkeys);
+	if (!err) {
+		spin_lock_irqsave(&dev->port_lock, flags);
+		memcpy(dev->gids, gids, dev->gid_tbl_len * sizeof(*gids));
+		spin_unlock_irqrestore(&dev->port_lock, flags);
+		/* a P_Key is read whole (query_pkey): no lock needed */
+		for (i = 0; i < dev->pkey_tbl_len; i++)
+			WRITE_ONCE(dev->pkeys[i], pkeys[i]);
+	}
+	kfree(gids);
+	kfree(pkeys);
 	return err;
 }
 
@@ -171,10 +209,13 @@ int orca_query_gid(struct ib_device *ibdev, u32 port, int index,
 		   union ib_gid *gid)
 {
 	struct orca_dev *dev = to_odev(ibdev);
+	unsigned long flags;
 
 	if (index < 0 || index >= dev->gid_tbl_len)
 		return -EINVAL;
+	spin_lock_irqsave(&dev->port_lock, flags);
 	*gid = dev->gids[index];
+	spin_unlock_irqrestore(&dev->port_lock, flags);
 	return 0;
 }
 
@@ -184,8 +225,43 @@ int orca_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 
 	if (index >= dev->pkey_tbl_len)
 		return -EINVAL;
-	*pkey = dev->pkeys[index];
+	*pkey = READ_ONCE(dev->pkeys[index]);
 	return 0;
+}
+
+/* NodeDescription, which process_mad() answers with (sysfs node_desc). */
+int orca_modify_device(struct ib_device *ibdev, int mask,
+		       struct ib_device_modify *props)
+{
+	if (mask & ~IB_DEVICE_MODIFY_NODE_DESC)
+		return -EOPNOTSUPP;
+	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
+		memcpy(ibdev->node_desc, props->node_desc,
+		       IB_DEVICE_NODE_DESC_MAX);
+	return 0;
+}
+
+/*
+ * IsSM (ib_umad's issm device), IsCM (ib_cm) and the other capability
+ * bits software owns are the device's PortInfo bits, which the SM reads.
+ */
+int orca_modify_port(struct ib_device *ibdev, u32 port, int mask,
+		     struct ib_port_modify *props)
+{
+	struct orca_dev *dev = to_odev(ibdev);
+	struct orca_modify_port_in in = { .port = port };
+
+	if (!(le32_to_cpu(dev->caps.dev_caps) & ORCA_DEV_CAP_MAD_QPS))
+		return -EOPNOTSUPP;
+	/* the port's link is the subnet manager's to take down */
+	if (mask & IB_PORT_SHUTDOWN)
+		return -EOPNOTSUPP;
+	in.set_cap = cpu_to_le32(props->set_port_cap_mask);
+	in.clr_cap = cpu_to_le32(props->clr_port_cap_mask);
+	if (mask & IB_PORT_RESET_QKEY_CNTR)
+		in.flags |= ORCA_MODIFY_PORT_F_RESET_QKEY_CNTR;
+	/* IB_PORT_INIT_TYPE: no InitType support, mlx4 ignores it too */
+	return orca_cmd_modify_port(&dev->com, &in);
 }
 
 int orca_get_port_immutable(struct ib_device *ibdev, u32 port,
@@ -195,8 +271,13 @@ int orca_get_port_immutable(struct ib_device *ibdev, u32 port,
 
 	immutable->pkey_tbl_len = dev->pkey_tbl_len;
 	immutable->gid_tbl_len = dev->gid_tbl_len;
-	/* no MAD agent: the port needs neither SMI nor GSI QPs */
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_IB;
+	/* QP0, QP1 and the firmware's agents: ib_mad and its clients */
+	if (le32_to_cpu(dev->caps.dev_caps) & ORCA_DEV_CAP_MAD_QPS) {
+		immutable->core_cap_flags = RDMA_CORE_PORT_IBA_IB;
+		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	} else {
+		immutable->core_cap_flags = RDMA_CORE_CAP_PROT_IB;
+	}
 	return 0;
 }
 
