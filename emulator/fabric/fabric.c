@@ -7,7 +7,7 @@
  *   orca-fabric --socket PATH [--ctl PATH] [--log FILE] [--once]
  *
  * Emulators connect to PATH (SOCK_SEQPACKET) and say HELLO; the SM
- * answers LID_ASSIGN.  A PKT is forwarded to the port whose LID range
+ * (fabric_sm.c) answers LID_ASSIGN.  A PKT is forwarded to the port whose LID range
  * (lid .. lid + 2^lmc - 1) holds the LRH's DLID, or dropped and counted
  * (unknown LID, port down or gone, multicast).  The switch never waits
  * for a port: what a port does not take at once waits in its bounded
@@ -49,7 +49,7 @@ static uint64_t now_s(void)
 }
 
 /* A port may be hostile: at most one complaint a second in the log. */
-static void complain(struct fabric *f, const char *what, int conn)
+void fab_complain(struct fabric *f, const char *what, int conn)
 {
 	uint64_t s = now_s();
 
@@ -89,71 +89,18 @@ static int listen_on(const char *path)
 }
 
 /* ------------------------------------------------------------------ */
-/* Subnet manager                                                     */
+/* Connections                                                        */
 /* ------------------------------------------------------------------ */
 
-/* The entry of @guid, made (with fresh LIDs) if the SM never saw it. */
-static struct fab_lid *sm_lookup(struct fabric *f, uint64_t guid,
-				 uint8_t lmc)
-{
-	struct fab_lid *l;
-	uint32_t n = 1U << lmc, lid;
-	unsigned int i;
-
-	for (i = 0; i < f->n_lids; i++)
-		if (f->lids[i].port_guid == guid)
-			return &f->lids[i];
-	/* LMC: the base LID is a multiple of 2^lmc */
-	lid = (f->next_lid + n - 1) & ~(n - 1);
-	if (f->n_lids == FAB_MAX_LIDS || lid + n - 1 > ORCA_FAB_MAX_LID)
-		return NULL;
-	l = &f->lids[f->n_lids++];
-	memset(l, 0, sizeof(*l));
-	l->port_guid = guid;
-	l->lid = lid;
-	l->lmc = lmc;
-	l->conn = -1;
-	f->next_lid = lid + n;
-	orca_log("SM: port GUID 0x%016llx gets LID 0x%x (LMC %u)",
-		 (unsigned long long)guid, lid, lmc);
-	return l;
-}
-
-static void send_lid(struct fabric *f, struct fab_conn *c,
-		     const struct fab_lid *l)
-{
-	struct orca_fab_lid m;
-	uint8_t *slot = msgq_tail(&c->q);
-
-	memset(&m, 0, sizeof(m));
-	m.h.type = ORCA_FAB_LID_ASSIGN;
-	m.h.version = ORCA_FAB_VERSION;
-	m.lid = htole16(l->lid);
-	m.sm_lid = htole16(ORCA_FAB_SM_LID);
-	m.lmc = l->lmc;
-	if (!slot) {
-		/* a port that reads nothing gets no LID either */
-		complain(f, "queue full, LID_ASSIGN dropped", c - f->conns);
-		return;
-	}
-	memcpy(slot, &m, sizeof(m));
-	msgq_push(&c->q, sizeof(m));
-}
-
-static void conn_close(struct fabric *f, struct fab_conn *c, const char *why)
+void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why)
 {
 	int i = c - f->conns;
 
 	if (c->lid >= 0) {
-		struct fab_lid *l = &f->lids[c->lid];
-
-		l->conn = -1;
-		l->up = false;
-		orca_log("port GUID 0x%016llx (LID 0x%x) left: %s",
-			 (unsigned long long)l->port_guid, l->lid, why);
+		fab_sm_close(f, c, why);
 	} else {
 		/* a port refused again and again: rate-limited */
-		complain(f, why, i);
+		fab_complain(f, why, i);
 	}
 	close(c->fd);
 	c->fd = -1;
@@ -166,135 +113,64 @@ static void on_hello(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		     size_t len)
 {
 	struct orca_fab_hello h;
-	struct fab_lid *l;
 
 	if (len != sizeof(h)) {
-		complain(f, "HELLO of the wrong size", c - f->conns);
+		fab_complain(f, "HELLO of the wrong size", c - f->conns);
 		return;
 	}
 	memcpy(&h, m, sizeof(h));
 	if (!h.port_guid || h.lmc > 7 || c->lid >= 0) {
-		complain(f, "bad or second HELLO", c - f->conns);
+		fab_complain(f, "bad or second HELLO", c - f->conns);
 		return;
 	}
-	l = sm_lookup(f, le64toh(h.port_guid), h.lmc);
-	if (!l) {
-		complain(f, "no LIDs left", c - f->conns);
-		return;
-	}
-	if (l->lmc != h.lmc) {
-		complain(f, "HELLO with another LMC than before",
-			 c - f->conns);
-		return;
-	}
-	if (l->conn >= 0) {
-		/*
-		 * Two emulators with one port GUID: the first keeps it (a
-		 * port that went away has closed its socket already).
-		 */
-		conn_close(f, c, "HELLO with the port GUID of a connected port");
-		return;
-	}
-	l->node_guid = le64toh(h.node_guid);
-	l->conn = c - f->conns;
-	l->up = true;
-	l->connects++;
-	c->lid = l - f->lids;
-	orca_log("port GUID 0x%016llx (node 0x%016llx) is LID 0x%x",
-		 (unsigned long long)l->port_guid,
-		 (unsigned long long)l->node_guid, l->lid);
-	send_lid(f, c, l);
+	fab_sm_hello(f, c, &h);
 }
 
-/* The port whose LID range holds @dlid, if it is up. */
-static struct fab_lid *route(struct fabric *f, uint16_t dlid)
+static void on_pkt(struct fabric *f, struct fab_conn *c, const uint8_t *m,
+		   size_t len)
 {
-	unsigned int i;
-
-	for (i = 0; i < f->n_lids; i++) {
-		struct fab_lid *l = &f->lids[i];
-
-		if (dlid >= l->lid && dlid - l->lid < (1 << l->lmc))
-			return l->up && l->conn >= 0 ? l : NULL;
-	}
-	return NULL;
-}
-
-static void forward(struct fabric *f, struct fab_conn *c, const uint8_t *m,
-		    size_t len)
-{
-	const uint8_t *lrh = m + sizeof(struct orca_fab_hdr);
-	struct fab_lid *src, *dst;
-	uint8_t *slot;
-
 	if (c->lid < 0) {
 		f->bad_msgs++;
-		complain(f, "packet before HELLO", c - f->conns);
+		fab_complain(f, "packet before HELLO", c - f->conns);
 		return;
 	}
-	src = &f->lids[c->lid];
-	if (!src->up || len < sizeof(struct orca_fab_hdr) + ORCA_PKT_LRH_LEN) {
-		src->dropped++;
-		return;
-	}
-	/* DLID: LRH bytes 2-3; multicast (0xc000 and up) is not routed */
-	dst = route(f, (uint16_t)(lrh[2] << 8 | lrh[3]));
-	if (!dst) {
-		src->dropped++;
-		return;
-	}
-	slot = msgq_tail(&f->conns[dst->conn].q);
-	if (!slot) {
-		dst->queue_drops++;
-		return;
-	}
-	memcpy(slot, m, len);
-	msgq_push(&f->conns[dst->conn].q, len);
-	src->pkts_in++;
-	src->bytes_in += len;
-	dst->pkts_out++;
-	dst->bytes_out += len;
+	fab_sm_forward(f, c, m, len);
 }
 
 static void on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		   size_t len)
 {
 	struct orca_fab_hdr h;
-	struct fab_lid *l = c->lid >= 0 ? &f->lids[c->lid] : NULL;
 
 	if (len < sizeof(h)) {
 		f->bad_msgs++;
-		complain(f, "message shorter than its header", c - f->conns);
+		fab_complain(f, "message shorter than its header",
+			     c - f->conns);
 		return;
 	}
 	memcpy(&h, m, sizeof(h));
 	if (h.version != ORCA_FAB_VERSION) {
 		f->bad_msgs++;
-		complain(f, "message of another protocol version",
+		fab_complain(f, "message of another protocol version",
 			 c - f->conns);
 		return;
 	}
 	switch (h.type) {
 	case ORCA_FAB_PKT:
-		forward(f, c, m, len);
+		on_pkt(f, c, m, len);
 		return;
 	case ORCA_FAB_HELLO:
 		on_hello(f, c, m, len);
 		return;
 	case ORCA_FAB_PORT_DOWN:
 	case ORCA_FAB_PORT_UP:
-		if (!l)
+		if (c->lid < 0)
 			break;
-		l->up = h.type == ORCA_FAB_PORT_UP;
-		orca_log("port GUID 0x%016llx (LID 0x%x) link %s",
-			 (unsigned long long)l->port_guid, l->lid,
-			 l->up ? "up" : "down");
-		if (l->up)
-			send_lid(f, c, l);
+		fab_sm_link(f, c, h.type == ORCA_FAB_PORT_UP);
 		return;
 	}
 	f->bad_msgs++;
-	complain(f, "unexpected message", c - f->conns);
+	fab_complain(f, "unexpected message", c - f->conns);
 }
 
 /* Read what the port sent, a batch at most; false if it went away. */
@@ -311,12 +187,12 @@ static bool conn_input(struct fabric *f, struct fab_conn *c)
 		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return true;
 		if (r <= 0) {
-			conn_close(f, c, r ? strerror(errno) : "EOF");
+			fab_conn_close(f, c, r ? strerror(errno) : "EOF");
 			return false;
 		}
 		if ((size_t)r > ORCA_FAB_MSG_MAX) {
 			f->bad_msgs++;
-			complain(f, "message too long", c - f->conns);
+			fab_complain(f, "message too long", c - f->conns);
 			continue;
 		}
 		on_msg(f, c, m, r);
@@ -396,7 +272,7 @@ static bool poll_once(struct fabric *f, bool once)
 
 		if (c->fd >= 0 && !msgq_empty(&c->q) &&
 		    msgq_flush(&c->q, c->fd) < 0)
-			conn_close(f, c, strerror(errno));
+			fab_conn_close(f, c, strerror(errno));
 	}
 	fab_ctl_handle(f, pfd + ctl_first, n - ctl_first);
 	if (pfd[0].revents & POLLIN)
@@ -508,7 +384,7 @@ int main(int argc, char **argv)
 		orca_log("signal %d: exiting", (int)stop_signal);
 	for (i = 0; i < FAB_MAX_PORTS; i++)
 		if (f.conns[i].fd >= 0)
-			conn_close(&f, &f.conns[i], "shutdown");
+			fab_conn_close(&f, &f.conns[i], "shutdown");
 	fab_ctl_close(&f);
 	close(f.listen_fd);
 	unlink(sock);

@@ -3,7 +3,8 @@
  * orca-fabric: a switch and subnet manager for orca emulators
  * (protocol in ../orca_fabric_proto.h).
  *
- *   fabric.c      the poll loop, ports, the SM (LIDs), forwarding
+ *   fabric.c      the poll loop, connections, options
+ *   fabric_sm.c   the SM (LIDs) and forwarding by LID ranges
  *   fabric_ctl.c  the control socket (stats, ping)
  */
 #ifndef ORCA_FABRIC_SW_H
@@ -69,6 +70,18 @@ struct fabric {
 	uint64_t log_suppressed;
 	uint64_t last_log_s;
 };
+
+/* fabric.c */
+void fab_complain(struct fabric *f, const char *what, int conn);
+void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why);
+
+/* fabric_sm.c */
+void fab_sm_hello(struct fabric *f, struct fab_conn *c,
+		  const struct orca_fab_hello *h);
+void fab_sm_link(struct fabric *f, struct fab_conn *c, bool up);
+void fab_sm_forward(struct fabric *f, struct fab_conn *c, const uint8_t *m,
+		    size_t len);
+void fab_sm_close(struct fabric *f, struct fab_conn *c, const char *why);
 
 /* fabric_ctl.c */
 int fab_ctl_open(struct fabric *f, const char *path);
