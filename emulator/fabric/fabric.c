@@ -1,20 +1,35 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * orca-fabric: one InfiniBand subnet for orca emulators.  A single
- * switch that every emulator's port is cabled to, and the subnet manager
- * (LID 1) that gives each port GUID a LID.
+ * orca-fabric: one InfiniBand subnet for orca emulators: a single switch
+ * that every emulator's port is cabled to.
  *
  *   orca-fabric --socket PATH [--ctl PATH] [--log FILE] [--once]
+ *               [--sm builtin|none] [--ports N] [--guid G]
  *
- * Emulators connect to PATH (SOCK_SEQPACKET) and say HELLO; the SM
- * (fabric_sm.c) answers LID_ASSIGN.  A PKT is forwarded to the port whose LID range
- * (lid .. lid + 2^lmc - 1) holds the LRH's DLID, or dropped and counted
- * (unknown LID, port down or gone, multicast).  The switch never waits
- * for a port: what a port does not take at once waits in its bounded
- * queue, and beyond that is dropped and counted, as a switch with full
- * buffers does; RC recovers.  Nothing is printed unless --log is given
- * or something fails at start; SIGTERM and SIGINT end it (status 0)
- * and remove its sockets.
+ * Emulators connect to PATH (SOCK_SEQPACKET) and say HELLO.
+ *
+ * --sm builtin (the default, fabric_sm.c) is the v1 fabric: the switch
+ * is also the subnet manager (LID 1); it answers HELLO with LID_ASSIGN,
+ * and forwards a PKT to the port whose LID range (lid .. lid + 2^lmc - 1)
+ * holds the LRH's DLID, or drops and counts it (unknown LID, port down
+ * or gone, multicast).
+ *
+ * --sm none (fabric_switch.c, fabric_dr.c) is a real switch node for a
+ * real SM (OpenSM in a guest): NodeType 2 with external ports 1..N and
+ * base port 0, whose SMA and PMA (orca_mad.h) the SM uses to discover
+ * and program it.  A port GUID gets the lowest free switch port for the
+ * life of the process; HELLO and PORT_UP get LINK_UP{port} (PhysState
+ * LinkUp, PortState INIT, no LID: the SM assigns it).  The switch
+ * forwards directed-route SMPs by their paths, LID-routed packets by
+ * the LFT the SM wrote, multicast by the MFT, obeys the port states
+ * (VL15 from INIT on, data only ARMED/ACTIVE in and ACTIVE out), counts
+ * per switch port for the PMA, and serves SMPs before data.
+ *
+ * Either way the switch never waits for a port: what a port does not
+ * take at once waits in its bounded queue, and beyond that is dropped
+ * and counted, as a switch with full buffers does; RC recovers.
+ * Nothing is printed unless --log is given or something fails at start;
+ * SIGTERM and SIGINT end it (status 0) and remove its sockets.
  */
 #include <endian.h>
 #include <errno.h>
@@ -98,6 +113,12 @@ void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why)
 
 	if (c->lid >= 0) {
 		fab_sm_close(f, c, why);
+	} else if (c->port >= 0) {
+		struct fab_sw_port *sp = &f->sw->port[c->port];
+
+		orca_log("switch port %d (port GUID 0x%016llx) left: %s",
+			 c->port, (unsigned long long)sp->guid, why);
+		fab_sw_detach(f->sw, c->port);
 	} else {
 		/* a port refused again and again: rate-limited */
 		fab_complain(f, why, i);
@@ -105,8 +126,30 @@ void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why)
 	close(c->fd);
 	c->fd = -1;
 	c->lid = -1;
+	c->port = -1;
 	msgq_free(&c->q);
 	f->n_conns--;
+}
+
+/* Switch mode: the port GUID gets its switch port, and the link is up. */
+static void sw_hello(struct fabric *f, struct fab_conn *c,
+		     const struct orca_fab_hello *h)
+{
+	uint64_t guid = le64toh(h->port_guid);
+	int port = fab_sw_attach(f->sw, guid, le64toh(h->node_guid));
+
+	if (port < 0) {
+		orca_log("refusing port GUID 0x%016llx: %s",
+			 (unsigned long long)guid,
+			 "no switch port left, or the GUID is connected");
+		fab_conn_close(f, c, "no switch port for it");
+		return;
+	}
+	c->port = port;
+	orca_log("port GUID 0x%016llx (node 0x%016llx) is in switch port %d",
+		 (unsigned long long)guid,
+		 (unsigned long long)le64toh(h->node_guid), port);
+	fab_sw_link(f->sw, port, true);
 }
 
 static void on_hello(struct fabric *f, struct fab_conn *c, const uint8_t *m,
@@ -119,22 +162,30 @@ static void on_hello(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		return;
 	}
 	memcpy(&h, m, sizeof(h));
-	if (!h.port_guid || h.lmc > 7 || c->lid >= 0) {
+	if (!h.port_guid || h.lmc > 7 || c->lid >= 0 || c->port >= 0) {
 		fab_complain(f, "bad or second HELLO", c - f->conns);
 		return;
 	}
-	fab_sm_hello(f, c, &h);
+	if (f->mode == FAB_SM_BUILTIN)
+		fab_sm_hello(f, c, &h);
+	else
+		sw_hello(f, c, &h);
 }
 
 static void on_pkt(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		   size_t len)
 {
-	if (c->lid < 0) {
+	const size_t hdr = sizeof(struct orca_fab_hdr);
+
+	if (c->lid < 0 && c->port < 0) {
 		f->bad_msgs++;
 		fab_complain(f, "packet before HELLO", c - f->conns);
 		return;
 	}
-	fab_sm_forward(f, c, m, len);
+	if (f->mode == FAB_SM_BUILTIN)
+		fab_sm_forward(f, c, m, len);
+	else
+		fab_sw_input(f->sw, c->port, m + hdr, len - hdr);
 }
 
 static void on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
@@ -144,8 +195,7 @@ static void on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 
 	if (len < sizeof(h)) {
 		f->bad_msgs++;
-		fab_complain(f, "message shorter than its header",
-			     c - f->conns);
+		fab_complain(f, "message shorter than its header", c - f->conns);
 		return;
 	}
 	memcpy(&h, m, sizeof(h));
@@ -164,9 +214,15 @@ static void on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		return;
 	case ORCA_FAB_PORT_DOWN:
 	case ORCA_FAB_PORT_UP:
-		if (c->lid < 0)
+		if (c->lid >= 0) {
+			fab_sm_link(f, c, h.type == ORCA_FAB_PORT_UP);
+			return;
+		}
+		if (c->port < 0)
 			break;
-		fab_sm_link(f, c, h.type == ORCA_FAB_PORT_UP);
+		orca_log("switch port %d link %s", c->port,
+			 h.type == ORCA_FAB_PORT_UP ? "up" : "down");
+		fab_sw_link(f->sw, c->port, h.type == ORCA_FAB_PORT_UP);
 		return;
 	}
 	f->bad_msgs++;
@@ -212,7 +268,9 @@ static void accept_conn(struct fabric *f)
 	for (i = 0; i < FAB_MAX_PORTS && !c; i++)
 		if (f->conns[i].fd < 0)
 			c = &f->conns[i];
-	if (!c || msgq_init(&c->q, FAB_QUEUE, ORCA_FAB_MSG_MAX)) {
+	/* in switch mode the queues are the switch ports' */
+	if (!c || (f->mode == FAB_SM_BUILTIN &&
+		   msgq_init(&c->q, FAB_QUEUE, ORCA_FAB_MSG_MAX))) {
 		orca_log("refusing a connection: %s",
 			 c ? "out of memory" : "too many ports");
 		close(fd);
@@ -220,6 +278,7 @@ static void accept_conn(struct fabric *f)
 	}
 	c->fd = fd;
 	c->lid = -1;
+	c->port = -1;
 	f->n_conns++;
 	f->had_conn = true;
 }
@@ -227,6 +286,21 @@ static void accept_conn(struct fabric *f)
 /* ------------------------------------------------------------------ */
 /* Main loop                                                          */
 /* ------------------------------------------------------------------ */
+
+static bool conn_pending(struct fabric *f, struct fab_conn *c)
+{
+	if (c->port >= 0)
+		return fab_sw_pending(f->sw, c->port);
+	return !msgq_empty(&c->q);
+}
+
+/* Send what the port takes now; false if the connection broke. */
+static bool conn_flush(struct fabric *f, struct fab_conn *c)
+{
+	if (c->port >= 0)
+		return fab_sw_flush(f->sw, c->port, c->fd) >= 0;
+	return msgq_flush(&c->q, c->fd) >= 0;
+}
 
 static bool poll_once(struct fabric *f, bool once)
 {
@@ -245,7 +319,7 @@ static bool poll_once(struct fabric *f, bool once)
 		idx[i] = n;
 		pfd[n++] = (struct pollfd){
 			.fd = c->fd,
-			.events = POLLIN | (msgq_empty(&c->q) ? 0 : POLLOUT) };
+			.events = POLLIN | (conn_pending(f, c) ? POLLOUT : 0) };
 	}
 	ctl_first = n;
 	n += fab_ctl_pollfds(f, pfd + n);
@@ -270,8 +344,7 @@ static bool poll_once(struct fabric *f, bool once)
 	for (i = 0; i < FAB_MAX_PORTS; i++) {
 		struct fab_conn *c = &f->conns[i];
 
-		if (c->fd >= 0 && !msgq_empty(&c->q) &&
-		    msgq_flush(&c->q, c->fd) < 0)
+		if (c->fd >= 0 && conn_pending(f, c) && !conn_flush(f, c))
 			fab_conn_close(f, c, strerror(errno));
 	}
 	fab_ctl_handle(f, pfd + ctl_first, n - ctl_first);
@@ -288,11 +361,18 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: orca-fabric --socket PATH [--ctl PATH] [--log FILE] [--once]\n"
+		"                   [--sm builtin|none] [--ports N] [--guid G]\n"
 		"\n"
 		"  --socket PATH  emulators connect here (orca-emu --set fabric=PATH)\n"
 		"  --ctl PATH     control socket: 'stats', 'ping'\n"
 		"  --log FILE     log here (default: no log)\n"
-		"  --once         exit when the last port has left\n");
+		"  --once         exit when the last port has left\n"
+		"  --sm MODE      builtin (default): own SM, LIDs by LID_ASSIGN;\n"
+		"                 none: a switch node for a real SM (OpenSM)\n"
+		"  --ports N      --sm none: external switch ports (default %u, max %u)\n"
+		"  --guid G       --sm none: the switch's node GUID (default 0x%016llx)\n",
+		FAB_SW_DEFAULT_PORTS, ORCA_MAD_MAX_PORTS,
+		(unsigned long long)FAB_SW_DEFAULT_GUID);
 }
 
 int main(int argc, char **argv)
@@ -302,15 +382,21 @@ int main(int argc, char **argv)
 		{ "ctl", required_argument, NULL, 'C' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "once", no_argument, NULL, '1' },
+		{ "sm", required_argument, NULL, 'm' },
+		{ "ports", required_argument, NULL, 'p' },
+		{ "guid", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sock = NULL, *ctl = NULL, *logf = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct fabric f;
+	unsigned long nports = FAB_SW_DEFAULT_PORTS;
+	uint64_t guid = FAB_SW_DEFAULT_GUID;
 	FILE *logfp = NULL;
 	bool once = false;
 	unsigned int i;
+	char *end;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -326,6 +412,32 @@ int main(int argc, char **argv)
 			break;
 		case '1':
 			once = true;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "builtin")) {
+				f.mode = FAB_SM_BUILTIN;
+			} else if (!strcmp(optarg, "none")) {
+				f.mode = FAB_SM_NONE;
+			} else {
+				fprintf(stderr, "orca-fabric: --sm builtin or none\n");
+				return 2;
+			}
+			break;
+		case 'p':
+			nports = strtoul(optarg, &end, 0);
+			if (*end || !nports || nports > ORCA_MAD_MAX_PORTS) {
+				fprintf(stderr, "orca-fabric: --ports 1..%u\n",
+					ORCA_MAD_MAX_PORTS);
+				return 2;
+			}
+			break;
+		case 'g':
+			errno = 0;
+			guid = strtoull(optarg, &end, 0);
+			if (*end || errno || !guid) {
+				fprintf(stderr, "orca-fabric: bad --guid\n");
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -361,6 +473,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < FAB_MAX_PORTS; i++) {
 		f.conns[i].fd = -1;
 		f.conns[i].lid = -1;
+		f.conns[i].port = -1;
+	}
+	if (f.mode == FAB_SM_NONE) {
+		f.sw = calloc(1, sizeof(*f.sw));
+		if (!f.sw || fab_sw_init(f.sw, nports, guid)) {
+			fprintf(stderr, "orca-fabric: out of memory\n");
+			return 1;
+		}
 	}
 	for (i = 0; i < FAB_CTL_CLIENTS; i++)
 		f.ctl[i].fd = -1;
@@ -376,8 +496,13 @@ int main(int argc, char **argv)
 		unlink(sock);
 		return 1;
 	}
-	orca_log("listening on %s%s%s, SM LID 0x%x", sock,
-		 ctl ? ", ctl " : "", ctl ? ctl : "", ORCA_FAB_SM_LID);
+	if (f.mode == FAB_SM_BUILTIN)
+		orca_log("listening on %s%s%s, SM LID 0x%x", sock,
+			 ctl ? ", ctl " : "", ctl ? ctl : "", ORCA_FAB_SM_LID);
+	else
+		orca_log("listening on %s%s%s, switch 0x%016llx with %lu ports, no SM",
+			 sock, ctl ? ", ctl " : "", ctl ? ctl : "",
+			 (unsigned long long)guid, nports);
 	while (poll_once(&f, once))
 		;
 	if (stop_signal)
@@ -388,6 +513,10 @@ int main(int argc, char **argv)
 	fab_ctl_close(&f);
 	close(f.listen_fd);
 	unlink(sock);
+	if (f.sw) {
+		fab_sw_free(f.sw);
+		free(f.sw);
+	}
 	if (logfp)
 		fclose(logfp);
 	return 0;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * orca-fabric's subnet manager: at LID 1, it gives each port GUID a LID
- * range for its life (LID_ASSIGN in answer to HELLO and PORT_UP), and
- * the "switch" routes a PKT to the port whose LID range holds the LRH's
- * DLID.  There are no switch ports, VLs or management packets here.
+ * orca-fabric --sm builtin (the default): the v1 fabric.  A subnet
+ * manager at LID 1 gives each port GUID a LID range for its life
+ * (LID_ASSIGN in answer to HELLO and PORT_UP), and the "switch" routes a
+ * PKT to the port whose LID range holds the LRH's DLID.  There are no
+ * switch ports, VLs or management packets here: that is switch mode
+ * (fabric_switch.c).
  */
 #include <endian.h>
 #include <string.h>
