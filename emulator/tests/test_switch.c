@@ -9,10 +9,24 @@
  * of 18.2.4.3, the port states of 7.2.2 and 14.2.5.6, PortStateChange
  * of 14.2.5.4, VL15 of 7.6.5 and 7.9.
  *
- * usage: orca-emu-switch-tests [-v]
+ * With the path of orca-fabric, the last case runs it as --sm none and
+ * talks to it over its sockets, as emulators do.
+ *
+ * usage: orca-emu-switch-tests [-v] [ORCA-FABRIC]
  */
+#include <endian.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fabric/fabric_switch.h"
 #include "orca_log.h"
@@ -822,9 +836,205 @@ static void link_down(void)
 	CHECK_EQ(resp[DATA + 11] & 0x04, 0x04);
 }
 
+/* ---- orca-fabric --sm none as a process ---- */
+
+static const char *fab_bin;
+static char dir[64], sock_path[96], ctl_path[96];
+
+static int sock_to(const char *path, int type)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, type, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One message from @fd within 10 s; its length, 0 on EOF, -1 none. */
+static ssize_t recv_msg(int fd, uint8_t *m, size_t len)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (poll(&pfd, 1, 10000) != 1)
+		return -1;
+	return recv(fd, m, len, 0);
+}
+
+static void hdr(struct orca_fab_hdr *h, uint8_t type)
+{
+	memset(h, 0, sizeof(*h));
+	h->type = type;
+	h->version = ORCA_FAB_VERSION;
+}
+
+/* A new connection saying HELLO for @guid; the switch port or -1. */
+static int hello(int *fd, uint64_t guid)
+{
+	struct orca_fab_hello h;
+	struct orca_fab_link l;
+	ssize_t n;
+
+	*fd = sock_to(sock_path, SOCK_SEQPACKET);
+	if (*fd < 0)
+		return -1;
+	memset(&h, 0, sizeof(h));
+	hdr(&h.h, ORCA_FAB_HELLO);
+	h.node_guid = htole64(guid + 0x1000000);
+	h.port_guid = htole64(guid);
+	if (send(*fd, &h, sizeof(h), 0) != sizeof(h))
+		return -1;
+	n = recv_msg(*fd, msg, sizeof(msg));
+	if (n != sizeof(l))
+		return -1;
+	memcpy(&l, msg, sizeof(l));
+	CHECK_EQ(l.h.type, ORCA_FAB_LINK_UP);
+	return l.port;
+}
+
+/* The value of "key=value" in a fresh stats line, as a string. */
+static const char *stat_str(const char *key)
+{
+	static char line[16384], val[64];
+	char pat[64];
+	const char *at;
+	size_t got = 0;
+	ssize_t r;
+	int fd = sock_to(ctl_path, SOCK_STREAM);
+
+	if (fd < 0 || write(fd, "stats\n", 6) != 6)
+		return "";
+	while (got < sizeof(line) - 1 && !memchr(line, '\n', got)) {
+		r = read(fd, line + got, sizeof(line) - 1 - got);
+		if (r <= 0)
+			break;
+		got += r;
+	}
+	close(fd);
+	line[got] = '\0';
+	snprintf(pat, sizeof(pat), " %s=", key);
+	at = strstr(line, pat);
+	if (!at)
+		return "";
+	snprintf(val, sizeof(val), "%s", at + strlen(pat));
+	val[strcspn(val, " \n")] = '\0';
+	return val;
+}
+
+static long long stat_of(const char *key)
+{
+	const char *v = stat_str(key);
+
+	return *v ? strtoll(v, NULL, 0) : -1;
+}
+
+static bool fabric_up(pid_t *pid)
+{
+	struct stat st;
+	int i;
+
+	snprintf(dir, sizeof(dir), "/tmp/orca-sw-test.XXXXXX");
+	if (!mkdtemp(dir))
+		return false;
+	snprintf(sock_path, sizeof(sock_path), "%s/fabric.sock", dir);
+	snprintf(ctl_path, sizeof(ctl_path), "%s/fabric.ctl", dir);
+	*pid = fork();
+	if (*pid < 0)
+		return false;
+	if (!*pid) {
+		execl(fab_bin, "orca-fabric", "--socket", sock_path, "--ctl",
+		      ctl_path, "--sm", "none", "--ports", "2", "--guid",
+		      "0x00ca7a0000f00000", (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 10000 && stat(ctl_path, &st); i++)
+		usleep(1000);
+	return !stat(ctl_path, &st);
+}
+
+static void fabric_process(void)
+{
+	const uint8_t path[1] = { 1 };
+	struct orca_fab_hdr h;
+	int a, b, c, status;
+	ssize_t n;
+	pid_t pid = -1;
+
+	CHECK(fabric_up(&pid));
+	if (pid <= 0)
+		return;
+	CHECK(!strcmp(stat_str("mode"), "switch"));
+	CHECK_EQ(hello(&a, GUID(1)), 1);
+	CHECK_EQ(hello(&b, GUID(2)), 2);
+	/* two ports only: a third GUID is refused and closed */
+	CHECK_EQ(hello(&c, GUID(3)), -1);
+	if (c >= 0) {
+		CHECK_EQ(recv_msg(c, msg, sizeof(msg)), 0);
+		close(c);
+	}
+	CHECK_EQ(stat_of("p1_guid"), (long long)GUID(1));
+	CHECK_EQ(stat_of("switch_ports"), 2);
+
+	/* a DR NodeInfo at hop 1 over the socket */
+	dr_smp(1, 0x0011, 0, 1, path);
+	ud(15, 0xffff, 0xffff, 0, 0, 0, mad, 256);
+	hdr(&h, ORCA_FAB_PKT);
+	memcpy(msg, &h, sizeof(h));
+	memcpy(msg + sizeof(h), wire, wire_len);
+	CHECK_EQ(send(b, msg, sizeof(h) + wire_len, 0),
+		 (ssize_t)(sizeof(h) + wire_len));
+	n = recv_msg(b, msg, sizeof(msg));
+	CHECK_EQ(n, (ssize_t)(sizeof(h) + wire_len));
+	if (n > 8) {
+		CHECK_EQ(msg[0], ORCA_FAB_PKT);
+		CHECK_EQ(orca_pkt_decode(msg + 8, n - 8, &pout), ORCA_PKT_OK);
+		CHECK_EQ(pout.payload[DATA + 36], 2);
+		CHECK_EQ(get_be(pout.payload + DATA + 12, 8), SW_GUID);
+	}
+	CHECK_EQ(stat_of("p0_rcv_pkts"), 1);
+	CHECK_EQ(stat_of("p2_xmit_pkts"), 1);
+	CHECK(!strcmp(stat_str("p2_state"), "init"));
+	CHECK(!strcmp(stat_str("p1_phys"), "linkup"));
+
+	/* PORT_DOWN, PORT_UP: down, then LINK_UP again */
+	hdr(&h, ORCA_FAB_PORT_DOWN);
+	CHECK_EQ(send(b, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	CHECK(!strcmp(stat_str("p2_phys"), "polling"));
+	CHECK(!strcmp(stat_str("p2_state"), "down"));
+	hdr(&h, ORCA_FAB_PORT_UP);
+	CHECK_EQ(send(b, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	CHECK_EQ(recv_msg(b, msg, sizeof(msg)),
+		 (ssize_t)sizeof(struct orca_fab_link));
+	CHECK_EQ(msg[0], ORCA_FAB_LINK_UP);
+	CHECK_EQ(msg[8], 2);
+
+	/* a port GUID keeps its switch port across reconnects */
+	close(a);
+	CHECK_EQ(hello(&c, GUID(3)), -1);	/* port 1 is GUID(1)'s */
+	if (c >= 0)
+		close(c);
+	CHECK_EQ(hello(&a, GUID(1)), 1);
+	CHECK_EQ(stat_of("p1_connects"), 2);
+	close(a);
+	close(b);
+
+	kill(pid, SIGTERM);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(access(sock_path, F_OK) && access(ctl_path, F_OK));
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
-	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
+	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
+
+	if (argc > 1 + verbose)
+		fab_bin = argv[1 + verbose];
+	orca_log_set_quiet(!verbose);
 	RUN(link_up_psc);
 	RUN(dr_hop1_node_info);
 	RUN(dr_hop2_through);
@@ -838,5 +1048,7 @@ int main(int argc, char **argv)
 	RUN(vl15_priority);
 	RUN(link_down);
 	fab_sw_free(&sw);
+	if (fab_bin)
+		RUN(fabric_process);
 	return tap_done();
 }
