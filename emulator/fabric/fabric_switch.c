@@ -122,6 +122,8 @@ void fab_sw_link(struct fab_switch *sw, unsigned int port, bool up)
 	if (port < 1 || port > sw->nports)
 		return;
 	sp = &sw->port[port];
+	if (up && !sp->connected)
+		return;			/* no cable, no link */
 	sp->up = up;
 	orca_mad_link(&sw->node, port, up);
 	if (!up) {
@@ -151,8 +153,11 @@ static void retrain(struct fab_switch *sw)
 		struct orca_mad_port *p = &sw->node.port[i];
 
 		if (sw->port[i].up && p->state == ORCA_MAD_PORT_DOWN &&
-		    p->phys_state != ORCA_MAD_PHYS_DISABLED)
+		    p->phys_state != ORCA_MAD_PHYS_DISABLED) {
+			/* down first: what the link held is lost */
+			fab_sw_link(sw, i, false);
 			fab_sw_link(sw, i, true);
+		}
 	}
 }
 
