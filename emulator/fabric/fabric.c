@@ -195,7 +195,8 @@ static void on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 
 	if (len < sizeof(h)) {
 		f->bad_msgs++;
-		fab_complain(f, "message shorter than its header", c - f->conns);
+		fab_complain(f, "message shorter than its header",
+			     c - f->conns);
 		return;
 	}
 	memcpy(&h, m, sizeof(h));

@@ -46,9 +46,9 @@ struct fab_lid {
 /* One emulator's connection. */
 struct fab_conn {
 	int fd;				/* -1: free */
-	int lid;			/* builtin: in lids[], -1 before HELLO */
+	int lid;			/* builtin: in lids[]; -1 */
 	int port;			/* switch: its port, -1 before HELLO */
-	struct msgq q;			/* builtin: to it (switch: sw's) */
+	struct msgq q;			/* builtin: to it */
 };
 
 enum fab_sm_mode {

@@ -238,7 +238,7 @@ bool fab_sw_port0(struct fab_switch *sw, unsigned int in_port,
 	if (chg & (ORCA_MAD_CHG_STATE | ORCA_MAD_CHG_RETRAIN))
 		retrain(sw);
 	if (r != ORCA_MAD_REPLY) {
-		/* traps, responses, SMInfo: the switch has no SM to take them */
+		/* traps, responses, SMInfo: no SM on the switch takes them */
 		sw->drops[FAB_SW_DROP_PORT0]++;
 		return false;
 	}

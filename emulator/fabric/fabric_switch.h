@@ -51,9 +51,9 @@ enum fab_sw_drop {
 };
 
 struct fab_sw_port {
-	uint64_t guid;			/* the port GUID cabled here; 0: none */
+	uint64_t guid;			/* port GUID cabled here, 0 */
 	uint64_t node_guid;
-	bool connected;			/* a connection holds the cable */
+	bool connected;			/* a connection holds it */
 	bool up;			/* physical link up */
 	uint64_t connects;
 	struct msgq q15, q;		/* to the port: VL15 first, data */

@@ -100,7 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	while (z.n && steps++ < 256) {
 		uint8_t op = fz_u8(&z);
-		unsigned int port = fz_u8(&z) % (PORTS + 2);	/* 0, 5: none */
+		/* ports 0 and 5 do not exist */
+		unsigned int port = fz_u8(&z) % (PORTS + 2);
 		uint8_t b, len;
 
 		switch (op) {

@@ -225,7 +225,7 @@ static void sm_port_state(unsigned int port, uint8_t state)
 	sm_get(0x0015, port);
 	memcpy(pi, resp + DATA, 64);
 	pi[32] = (pi[32] & 0xf0) | state;
-	pi[33] &= 0x0f;			/* PortPhysicalState: no change */
+	pi[33] &= 0x0f;			/* PhysState: no change */
 	sm_set(0x0015, port, pi);
 	CHECK_EQ(resp[DATA + 32] & 0xf, state);
 }
@@ -389,7 +389,7 @@ static void dr_hop1_node_info(void)
 	CHECK_EQ(resp[DATA + 1], 1);
 	CHECK_EQ(resp[DATA + 2], 2);			/* switch */
 	CHECK_EQ(resp[DATA + 3], NPORTS);
-	CHECK_EQ(get_be(resp + DATA + 4, 8), SW_GUID);	/* SystemImageGUID */
+	CHECK_EQ(get_be(resp + DATA + 4, 8), SW_GUID);	/* SysImageGUID */
 	CHECK_EQ(get_be(resp + DATA + 12, 8), SW_GUID);	/* NodeGUID */
 	CHECK_EQ(get_be(resp + DATA + 20, 8), SW_GUID);	/* PortGUID */
 	CHECK_EQ(resp[DATA + 36], 3);			/* LocalPortNum */
