@@ -836,6 +836,182 @@ static void link_down(void)
 	CHECK_EQ(resp[DATA + 11] & 0x04, 0x04);
 }
 
+/* ---- a whole subnet: an SM's sweep through the switch ---- */
+
+/*
+ * The CAs in switch ports 1 (the SM's) and 2, each with the library's
+ * SMA for its one port, and what their ib_mad does with a DR SMP that
+ * reaches them from the wire (C14-9:3, C14-13:1 at a CA): the way back
+ * noted, the SMA's reply sent back with hop_ptr hop_cnt.
+ */
+static struct orca_mad_node ca[NPORTS + 1];
+
+static void ca_init(unsigned int i)
+{
+	CHECK_EQ(orca_mad_node_init(&ca[i], 1, 1), 0);
+	ca[i].node_guid = GUID(i) + 0x1000000;
+	ca[i].sys_guid = ca[i].node_guid;
+	ca[i].port[1].guid = GUID(i);
+	orca_mad_link(&ca[i], 1, true);		/* on LINK_UP */
+}
+
+/* The CA in switch port @i takes pout (a DR SMP) and answers into it. */
+static void ca_answer(unsigned int i)
+{
+	struct orca_mad_in in = { .mad = pout.payload, .port = 1 };
+	uint8_t *m = pout.payload, out[256];
+	uint8_t hop_cnt = m[HOP_CNT];
+	uint32_t chg;
+
+	CHECK_EQ(pout.vl, 15);
+	CHECK_EQ(m[HOP_PTR], hop_cnt);
+	CHECK(!(m[4] & 0x80));
+	m[RET_PATH + hop_cnt] = 1;
+	m[HOP_PTR] = hop_cnt + 1;
+	CHECK_EQ(orca_mad_process(&ca[i], &in, out, &chg), ORCA_MAD_REPLY);
+	out[HOP_PTR] = hop_cnt;
+	ud(15, 0xffff, 0xffff, 0, 0, 0, out, 256);
+	inject(i);
+}
+
+/*
+ * The SM's DR SMP along @path (hop 1 is the SM's CA port, so path[0]
+ * is 1); CAs on the way answer; the reply back at the SM's CA is in
+ * resp.  Its status, or -1 if no reply came.
+ */
+static int sm_dr(uint8_t method, uint16_t attr, uint32_t mod,
+		 uint8_t hop_cnt, const uint8_t *path, const uint8_t *d)
+{
+	unsigned int port, rounds;
+
+	dr_smp(method, attr, mod, hop_cnt, path);
+	if (d)
+		memcpy(mad + DATA, d, 64);
+	send_smp(1);
+	for (rounds = 0; rounds < 4; rounds++) {
+		if (take(1)) {
+			/* C14-13:3 at the SM's node: hop_ptr 1 -> 0 */
+			CHECK_EQ(pout.payload[HOP_PTR], 1);
+			CHECK_EQ(get_be(pout.payload + 8, 8), tid);
+			memcpy(resp, pout.payload, 256);
+			return get_be(resp + 4, 2) & 0x7fff;
+		}
+		for (port = 2; port <= NPORTS; port++)
+			if (take(port))
+				ca_answer(port);
+	}
+	return -1;
+}
+
+/* OpenSM's read, edit, write of a PortInfo at the end of @path. */
+static void sm_port_info(uint8_t hop_cnt, const uint8_t *path,
+			 unsigned int port, int lid, int state)
+{
+	uint8_t pi[64];
+
+	CHECK_EQ(sm_dr(1, 0x0015, port, hop_cnt, path, NULL), 0);
+	memcpy(pi, resp + DATA, 64);
+	pi[32] &= 0xf0;
+	pi[33] &= 0x0f;
+	if (lid >= 0) {
+		put_be(pi + 16, lid, 2);
+		put_be(pi + 18, LID_A, 2);		/* MasterSMLID */
+	}
+	if (state >= 0)
+		pi[32] |= state;
+	CHECK_EQ(sm_dr(2, 0x0015, port, hop_cnt, path, pi), 0);
+	if (lid >= 0)
+		CHECK_EQ(get_be(resp + DATA + 16, 2), lid);
+	if (state >= 0)
+		CHECK_EQ(resp[DATA + 32] & 0xf, state);
+}
+
+static void sm_sweep(void)
+{
+	const uint8_t to_sw[1] = { 1 };
+	uint8_t to_ca[2] = { 1, 0 }, d[64], local;
+	unsigned int p, found = 0, i;
+
+	fab_sw_free(&sw);
+	CHECK_EQ(fab_sw_init(&sw, NPORTS, SW_GUID), 0);
+	CHECK_EQ(cable(GUID(1)), 1);
+	CHECK_EQ(cable(GUID(2)), 2);
+	ca_init(1);
+	ca_init(2);
+
+	/* hop 1: the switch, its SwitchInfo and ports (osm_state_mgr) */
+	CHECK_EQ(sm_dr(1, 0x0011, 0, 1, to_sw, NULL), 0);
+	CHECK_EQ(resp[DATA + 2], 2);
+	local = resp[DATA + 36];
+	CHECK_EQ(local, 1);
+	CHECK_EQ(sm_dr(1, 0x0012, 0, 1, to_sw, NULL), 0);
+	CHECK_EQ(get_be(resp + DATA, 2), 0xc000);	/* LinearFDBCap */
+	for (p = 0; p <= NPORTS; p++) {
+		CHECK_EQ(sm_dr(1, 0x0015, p, 1, to_sw, NULL), 0);
+		if (!p || p == local || (resp[DATA + 32] & 0xf) < 2)
+			continue;
+		/* hop 2 through every live port but the one it came in by */
+		to_ca[1] = p;
+		CHECK_EQ(sm_dr(1, 0x0011, 0, 2, to_ca, NULL), 0);
+		CHECK_EQ(resp[DATA + 2], 1);			/* a CA */
+		CHECK_EQ(get_be(resp + DATA + 20, 8), GUID(p));
+		CHECK_EQ(resp[DATA + 36], 1);
+		found++;
+	}
+	CHECK_EQ(found, 1);
+
+	/* LIDs: the switch's port 0, the CA beyond it, the SM's own */
+	sm_port_info(1, to_sw, 0, SW_LID, -1);
+	to_ca[1] = 2;
+	sm_port_info(2, to_ca, 1, LID_B, -1);
+	ca[1].port[1].lid = LID_A;
+	/* routing: SwitchInfo, then the LFT */
+	CHECK_EQ(sm_dr(1, 0x0012, 0, 1, to_sw, NULL), 0);
+	memcpy(d, resp + DATA, 64);
+	put_be(d + 6, 0x3f, 2);
+	d[11] |= 0x04;				/* PortStateChange cleared */
+	CHECK_EQ(sm_dr(2, 0x0012, 0, 1, to_sw, d), 0);
+	memset(d, 0xff, 64);
+	d[SW_LID] = 0;
+	d[LID_A] = 1;
+	d[LID_B] = 2;
+	CHECK_EQ(sm_dr(2, 0x0019, 0, 1, to_sw, d), 0);
+	/* osm_link_mgr: ARMED, then ACTIVE, both ends of both links */
+	for (i = 3; i <= 4; i++) {
+		sm_port_info(1, to_sw, 1, -1, i);
+		sm_port_info(1, to_sw, 2, -1, i);
+		sm_port_info(2, to_ca, 1, -1, i);
+		ca[1].port[1].state = i;
+	}
+	CHECK(quiet());
+
+	/* the subnet is up: data from A to B and back by the LFT */
+	data(LID_B, LID_A, 512);
+	inject(1);
+	CHECK(take(2));
+	CHECK(same_bytes());
+	data(LID_A, LID_B, 512);
+	inject(2);
+	CHECK(take(1));
+	CHECK(same_bytes());
+	/* a light sweep sees no change; the switch answers its LID too */
+	CHECK_EQ(sm_dr(1, 0x0012, 0, 1, to_sw, NULL), 0);
+	CHECK_EQ(resp[DATA + 11] & 0x04, 0);
+	mad_hdr(0x01, 1, 0x0011, 0);
+	ud(15, SW_LID, LID_A, 0, 0, 0, mad, 256);
+	inject(1);
+	CHECK(take(1));
+	CHECK_EQ(pout.slid, SW_LID);
+	CHECK_EQ(pout.payload[DATA + 36], 1);
+	/* B's cable out: PortStateChange for the next light sweep */
+	fab_sw_detach(&sw, 2);
+	CHECK_EQ(sm_dr(1, 0x0012, 0, 1, to_sw, NULL), 0);
+	CHECK_EQ(resp[DATA + 11] & 0x04, 0x04);
+	data(LID_B, LID_A, 512);
+	inject(1);
+	CHECK(quiet());
+}
+
 /* ---- orca-fabric --sm none as a process ---- */
 
 static const char *fab_bin;
@@ -1047,6 +1223,7 @@ int main(int argc, char **argv)
 	RUN(pma_counters);
 	RUN(vl15_priority);
 	RUN(link_down);
+	RUN(sm_sweep);
 	fab_sw_free(&sw);
 	if (fab_bin)
 		RUN(fabric_process);
