@@ -189,16 +189,18 @@ static void count(struct orca_pma_counters *c, bool xmit, size_t len,
 bool fab_sw_emit(struct fab_switch *sw, unsigned int port,
 		 const uint8_t *pkt, size_t len, bool vl15)
 {
-	struct fab_sw_port *sp = &sw->port[port];
-	uint8_t state = sw->node.port[port].state;
 	struct orca_fab_hdr h = {
 		.type = ORCA_FAB_PKT, .version = ORCA_FAB_VERSION,
 	};
-	struct msgq *q = vl15 ? &sp->q15 : &sp->q;
-	uint8_t *slot;
+	struct fab_sw_port *sp;
+	struct msgq *q;
+	uint8_t *slot, state;
 
 	if (port < 1 || port > sw->nports)
 		return false;
+	sp = &sw->port[port];
+	q = vl15 ? &sp->q15 : &sp->q;
+	state = sw->node.port[port].state;
 	if (!sp->connected ||
 	    state < (vl15 ? ORCA_MAD_PORT_INIT : ORCA_MAD_PORT_ACTIVE)) {
 		sw->drops[FAB_SW_DROP_EGRESS]++;
@@ -415,11 +417,12 @@ size_t fab_sw_pop(struct fab_switch *sw, unsigned int port, uint8_t *msg)
 
 int fab_sw_flush(struct fab_switch *sw, unsigned int port, int fd)
 {
-	struct fab_sw_port *sp = &sw->port[port];
+	struct fab_sw_port *sp;
 	int a, b;
 
 	if (port < 1 || port > sw->nports)
 		return 0;
+	sp = &sw->port[port];
 	a = msgq_flush(&sp->q15, fd);
 	/* data only once every SMP is out */
 	if (a < 0 || !msgq_empty(&sp->q15))
