@@ -22,6 +22,28 @@
  * Closing the connection is PORT_DOWN and leaving; a HELLO on a new
  * connection gets the same LID back.  Either side drops a message it
  * cannot use and counts it; neither ever blocks on the other.
+ *
+ * That is orca-fabric --sm builtin (the default).  With --sm none the
+ * fabric is only a switch and a real SM (OpenSM in a guest) runs the
+ * subnet through management packets (VL15 SMPs to QP0, PMA on QP1); the
+ * messages are the same but for LID_ASSIGN:
+ *
+ *   port -> switch  HELLO      node and port GUID (the LMC is ignored);
+ *                              the port GUID gets a switch port 1..N,
+ *                              the same one for the life of the switch
+ *   switch -> port  LINK_UP    the cable is in switch port N and the
+ *                              physical link is up: PhysState LinkUp,
+ *                              PortState INIT, no LID yet (the SM sets
+ *                              LID and state through the port's SMA)
+ *   both ways       PKT        as above; the switch forwards by the LFT
+ *                              and MFT the SM wrote, and directed-route
+ *                              SMPs by their paths
+ *   port -> switch  PORT_DOWN  the link went down (switch port DOWN)
+ *   port -> switch  PORT_UP    the link is back: LINK_UP again
+ *
+ * LINK_UP may also come unasked: the SM set the switch port DOWN, the
+ * link trained again and both ends are back in INIT.  A HELLO the
+ * switch has no port for closes the connection.
  */
 #ifndef ORCA_FABRIC_PROTO_H
 #define ORCA_FABRIC_PROTO_H
@@ -47,6 +69,7 @@ enum orca_fab_type {
 	ORCA_FAB_PKT		= 3,
 	ORCA_FAB_PORT_DOWN	= 4,
 	ORCA_FAB_PORT_UP	= 5,
+	ORCA_FAB_LINK_UP	= 6,	/* --sm none, switch -> port */
 };
 
 struct orca_fab_hdr {
@@ -69,6 +92,13 @@ struct orca_fab_lid {
 	uint16_t sm_lid;
 	uint8_t lmc;
 	uint8_t reserved[3];
+};
+
+/* LINK_UP: the switch port the emulator's cable is in, 1..N. */
+struct orca_fab_link {
+	struct orca_fab_hdr h;
+	uint8_t port;
+	uint8_t reserved[7];
 };
 
 /* A PKT message: the header, then ORCA_PKT_WIRE_MAX bytes at most. */

@@ -1,20 +1,35 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * orca-fabric: one InfiniBand subnet for orca emulators.  A single
- * switch that every emulator's port is cabled to, and the subnet manager
- * (LID 1) that gives each port GUID a LID.
+ * orca-fabric: one InfiniBand subnet for orca emulators: a single switch
+ * that every emulator's port is cabled to.
  *
  *   orca-fabric --socket PATH [--ctl PATH] [--log FILE] [--once]
+ *               [--sm builtin|none] [--ports N] [--guid G]
  *
- * Emulators connect to PATH (SOCK_SEQPACKET) and say HELLO; the SM
- * answers LID_ASSIGN.  A PKT is forwarded to the port whose LID range
- * (lid .. lid + 2^lmc - 1) holds the LRH's DLID, or dropped and counted
- * (unknown LID, port down or gone, multicast).  The switch never waits
- * for a port: what a port does not take at once waits in its bounded
- * queue, and beyond that is dropped and counted, as a switch with full
- * buffers does; RC recovers.  Nothing is printed unless --log is given
- * or something fails at start; SIGTERM and SIGINT end it (status 0)
- * and remove its sockets.
+ * Emulators connect to PATH (SOCK_SEQPACKET) and say HELLO.
+ *
+ * --sm builtin (the default, fabric_sm.c) is the v1 fabric: the switch
+ * is also the subnet manager (LID 1); it answers HELLO with LID_ASSIGN,
+ * and forwards a PKT to the port whose LID range (lid .. lid + 2^lmc - 1)
+ * holds the LRH's DLID, or drops and counts it (unknown LID, port down
+ * or gone, multicast).
+ *
+ * --sm none (fabric_switch.c, fabric_dr.c) is a real switch node for a
+ * real SM (OpenSM in a guest): NodeType 2 with external ports 1..N and
+ * base port 0, whose SMA and PMA (orca_mad.h) the SM uses to discover
+ * and program it.  A port GUID gets the lowest free switch port for the
+ * life of the process; HELLO and PORT_UP get LINK_UP{port} (PhysState
+ * LinkUp, PortState INIT, no LID: the SM assigns it).  The switch
+ * forwards directed-route SMPs by their paths, LID-routed packets by
+ * the LFT the SM wrote, multicast by the MFT, obeys the port states
+ * (VL15 from INIT on, data only ARMED/ACTIVE in and ACTIVE out), counts
+ * per switch port for the PMA, and serves SMPs before data.
+ *
+ * Either way the switch never waits for a port: what a port does not
+ * take at once waits in its bounded queue, and beyond that is dropped
+ * and counted, as a switch with full buffers does; RC recovers.
+ * Nothing is printed unless --log is given or something fails at start;
+ * SIGTERM and SIGINT end it (status 0) and remove its sockets.
  */
 #include <endian.h>
 #include <errno.h>
@@ -49,7 +64,7 @@ static uint64_t now_s(void)
 }
 
 /* A port may be hostile: at most one complaint a second in the log. */
-static void complain(struct fabric *f, const char *what, int conn)
+void fab_complain(struct fabric *f, const char *what, int conn)
 {
 	uint64_t s = now_s();
 
@@ -89,212 +104,130 @@ static int listen_on(const char *path)
 }
 
 /* ------------------------------------------------------------------ */
-/* Subnet manager                                                     */
+/* Connections                                                        */
 /* ------------------------------------------------------------------ */
 
-/* The entry of @guid, made (with fresh LIDs) if the SM never saw it. */
-static struct fab_lid *sm_lookup(struct fabric *f, uint64_t guid,
-				 uint8_t lmc)
-{
-	struct fab_lid *l;
-	uint32_t n = 1U << lmc, lid;
-	unsigned int i;
-
-	for (i = 0; i < f->n_lids; i++)
-		if (f->lids[i].port_guid == guid)
-			return &f->lids[i];
-	/* LMC: the base LID is a multiple of 2^lmc */
-	lid = (f->next_lid + n - 1) & ~(n - 1);
-	if (f->n_lids == FAB_MAX_LIDS || lid + n - 1 > ORCA_FAB_MAX_LID)
-		return NULL;
-	l = &f->lids[f->n_lids++];
-	memset(l, 0, sizeof(*l));
-	l->port_guid = guid;
-	l->lid = lid;
-	l->lmc = lmc;
-	l->conn = -1;
-	f->next_lid = lid + n;
-	orca_log("SM: port GUID 0x%016llx gets LID 0x%x (LMC %u)",
-		 (unsigned long long)guid, lid, lmc);
-	return l;
-}
-
-static void send_lid(struct fabric *f, struct fab_conn *c,
-		     const struct fab_lid *l)
-{
-	struct orca_fab_lid m;
-	uint8_t *slot = msgq_tail(&c->q);
-
-	memset(&m, 0, sizeof(m));
-	m.h.type = ORCA_FAB_LID_ASSIGN;
-	m.h.version = ORCA_FAB_VERSION;
-	m.lid = htole16(l->lid);
-	m.sm_lid = htole16(ORCA_FAB_SM_LID);
-	m.lmc = l->lmc;
-	if (!slot) {
-		/* a port that reads nothing gets no LID either */
-		complain(f, "queue full, LID_ASSIGN dropped", c - f->conns);
-		return;
-	}
-	memcpy(slot, &m, sizeof(m));
-	msgq_push(&c->q, sizeof(m));
-}
-
-static void conn_close(struct fabric *f, struct fab_conn *c, const char *why)
+void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why)
 {
 	int i = c - f->conns;
 
 	if (c->lid >= 0) {
-		struct fab_lid *l = &f->lids[c->lid];
+		fab_sm_close(f, c, why);
+	} else if (c->port >= 0) {
+		struct fab_sw_port *sp = &f->sw->port[c->port];
 
-		l->conn = -1;
-		l->up = false;
-		orca_log("port GUID 0x%016llx (LID 0x%x) left: %s",
-			 (unsigned long long)l->port_guid, l->lid, why);
+		orca_log("switch port %d (port GUID 0x%016llx) left: %s",
+			 c->port, (unsigned long long)sp->guid, why);
+		fab_sw_detach(f->sw, c->port);
 	} else {
 		/* a port refused again and again: rate-limited */
-		complain(f, why, i);
+		fab_complain(f, why, i);
 	}
 	close(c->fd);
 	c->fd = -1;
 	c->lid = -1;
+	c->port = -1;
 	msgq_free(&c->q);
 	f->n_conns--;
+}
+
+/* Switch mode: the port GUID gets its switch port, and the link is up. */
+static void sw_hello(struct fabric *f, struct fab_conn *c,
+		     const struct orca_fab_hello *h)
+{
+	uint64_t guid = le64toh(h->port_guid);
+	int port = fab_sw_attach(f->sw, guid, le64toh(h->node_guid));
+
+	if (port < 0) {
+		orca_log("refusing port GUID 0x%016llx: %s",
+			 (unsigned long long)guid,
+			 "no switch port left, or the GUID is connected");
+		fab_conn_close(f, c, "no switch port for it");
+		return;
+	}
+	c->port = port;
+	orca_log("port GUID 0x%016llx (node 0x%016llx) is in switch port %d",
+		 (unsigned long long)guid,
+		 (unsigned long long)le64toh(h->node_guid), port);
+	fab_sw_link(f->sw, port, true);
 }
 
 static void on_hello(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		     size_t len)
 {
 	struct orca_fab_hello h;
-	struct fab_lid *l;
 
 	if (len != sizeof(h)) {
-		complain(f, "HELLO of the wrong size", c - f->conns);
+		fab_complain(f, "HELLO of the wrong size", c - f->conns);
 		return;
 	}
 	memcpy(&h, m, sizeof(h));
-	if (!h.port_guid || h.lmc > 7 || c->lid >= 0) {
-		complain(f, "bad or second HELLO", c - f->conns);
+	if (!h.port_guid || h.lmc > 7 || c->lid >= 0 || c->port >= 0) {
+		fab_complain(f, "bad or second HELLO", c - f->conns);
 		return;
 	}
-	l = sm_lookup(f, le64toh(h.port_guid), h.lmc);
-	if (!l) {
-		complain(f, "no LIDs left", c - f->conns);
-		return;
-	}
-	if (l->lmc != h.lmc) {
-		complain(f, "HELLO with another LMC than before",
-			 c - f->conns);
-		return;
-	}
-	if (l->conn >= 0) {
-		/*
-		 * Two emulators with one port GUID: the first keeps it (a
-		 * port that went away has closed its socket already).
-		 */
-		conn_close(f, c, "HELLO with the port GUID of a connected port");
-		return;
-	}
-	l->node_guid = le64toh(h.node_guid);
-	l->conn = c - f->conns;
-	l->up = true;
-	l->connects++;
-	c->lid = l - f->lids;
-	orca_log("port GUID 0x%016llx (node 0x%016llx) is LID 0x%x",
-		 (unsigned long long)l->port_guid,
-		 (unsigned long long)l->node_guid, l->lid);
-	send_lid(f, c, l);
+	if (f->mode == FAB_SM_BUILTIN)
+		fab_sm_hello(f, c, &h);
+	else
+		sw_hello(f, c, &h);
 }
 
-/* The port whose LID range holds @dlid, if it is up. */
-static struct fab_lid *route(struct fabric *f, uint16_t dlid)
+static void on_pkt(struct fabric *f, struct fab_conn *c, const uint8_t *m,
+		   size_t len)
 {
-	unsigned int i;
+	const size_t hdr = sizeof(struct orca_fab_hdr);
 
-	for (i = 0; i < f->n_lids; i++) {
-		struct fab_lid *l = &f->lids[i];
-
-		if (dlid >= l->lid && dlid - l->lid < (1 << l->lmc))
-			return l->up && l->conn >= 0 ? l : NULL;
-	}
-	return NULL;
-}
-
-static void forward(struct fabric *f, struct fab_conn *c, const uint8_t *m,
-		    size_t len)
-{
-	const uint8_t *lrh = m + sizeof(struct orca_fab_hdr);
-	struct fab_lid *src, *dst;
-	uint8_t *slot;
-
-	if (c->lid < 0) {
+	if (c->lid < 0 && c->port < 0) {
 		f->bad_msgs++;
-		complain(f, "packet before HELLO", c - f->conns);
+		fab_complain(f, "packet before HELLO", c - f->conns);
 		return;
 	}
-	src = &f->lids[c->lid];
-	if (!src->up || len < sizeof(struct orca_fab_hdr) + ORCA_PKT_LRH_LEN) {
-		src->dropped++;
-		return;
-	}
-	/* DLID: LRH bytes 2-3; multicast (0xc000 and up) is not routed */
-	dst = route(f, (uint16_t)(lrh[2] << 8 | lrh[3]));
-	if (!dst) {
-		src->dropped++;
-		return;
-	}
-	slot = msgq_tail(&f->conns[dst->conn].q);
-	if (!slot) {
-		dst->queue_drops++;
-		return;
-	}
-	memcpy(slot, m, len);
-	msgq_push(&f->conns[dst->conn].q, len);
-	src->pkts_in++;
-	src->bytes_in += len;
-	dst->pkts_out++;
-	dst->bytes_out += len;
+	if (f->mode == FAB_SM_BUILTIN)
+		fab_sm_forward(f, c, m, len);
+	else
+		fab_sw_input(f->sw, c->port, m + hdr, len - hdr);
 }
 
 static void on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		   size_t len)
 {
 	struct orca_fab_hdr h;
-	struct fab_lid *l = c->lid >= 0 ? &f->lids[c->lid] : NULL;
 
 	if (len < sizeof(h)) {
 		f->bad_msgs++;
-		complain(f, "message shorter than its header", c - f->conns);
+		fab_complain(f, "message shorter than its header",
+			     c - f->conns);
 		return;
 	}
 	memcpy(&h, m, sizeof(h));
 	if (h.version != ORCA_FAB_VERSION) {
 		f->bad_msgs++;
-		complain(f, "message of another protocol version",
+		fab_complain(f, "message of another protocol version",
 			 c - f->conns);
 		return;
 	}
 	switch (h.type) {
 	case ORCA_FAB_PKT:
-		forward(f, c, m, len);
+		on_pkt(f, c, m, len);
 		return;
 	case ORCA_FAB_HELLO:
 		on_hello(f, c, m, len);
 		return;
 	case ORCA_FAB_PORT_DOWN:
 	case ORCA_FAB_PORT_UP:
-		if (!l)
+		if (c->lid >= 0) {
+			fab_sm_link(f, c, h.type == ORCA_FAB_PORT_UP);
+			return;
+		}
+		if (c->port < 0)
 			break;
-		l->up = h.type == ORCA_FAB_PORT_UP;
-		orca_log("port GUID 0x%016llx (LID 0x%x) link %s",
-			 (unsigned long long)l->port_guid, l->lid,
-			 l->up ? "up" : "down");
-		if (l->up)
-			send_lid(f, c, l);
+		orca_log("switch port %d link %s", c->port,
+			 h.type == ORCA_FAB_PORT_UP ? "up" : "down");
+		fab_sw_link(f->sw, c->port, h.type == ORCA_FAB_PORT_UP);
 		return;
 	}
 	f->bad_msgs++;
-	complain(f, "unexpected message", c - f->conns);
+	fab_complain(f, "unexpected message", c - f->conns);
 }
 
 /* Read what the port sent, a batch at most; false if it went away. */
@@ -311,12 +244,12 @@ static bool conn_input(struct fabric *f, struct fab_conn *c)
 		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return true;
 		if (r <= 0) {
-			conn_close(f, c, r ? strerror(errno) : "EOF");
+			fab_conn_close(f, c, r ? strerror(errno) : "EOF");
 			return false;
 		}
 		if ((size_t)r > ORCA_FAB_MSG_MAX) {
 			f->bad_msgs++;
-			complain(f, "message too long", c - f->conns);
+			fab_complain(f, "message too long", c - f->conns);
 			continue;
 		}
 		on_msg(f, c, m, r);
@@ -336,7 +269,9 @@ static void accept_conn(struct fabric *f)
 	for (i = 0; i < FAB_MAX_PORTS && !c; i++)
 		if (f->conns[i].fd < 0)
 			c = &f->conns[i];
-	if (!c || msgq_init(&c->q, FAB_QUEUE, ORCA_FAB_MSG_MAX)) {
+	/* in switch mode the queues are the switch ports' */
+	if (!c || (f->mode == FAB_SM_BUILTIN &&
+		   msgq_init(&c->q, FAB_QUEUE, ORCA_FAB_MSG_MAX))) {
 		orca_log("refusing a connection: %s",
 			 c ? "out of memory" : "too many ports");
 		close(fd);
@@ -344,6 +279,7 @@ static void accept_conn(struct fabric *f)
 	}
 	c->fd = fd;
 	c->lid = -1;
+	c->port = -1;
 	f->n_conns++;
 	f->had_conn = true;
 }
@@ -351,6 +287,21 @@ static void accept_conn(struct fabric *f)
 /* ------------------------------------------------------------------ */
 /* Main loop                                                          */
 /* ------------------------------------------------------------------ */
+
+static bool conn_pending(struct fabric *f, struct fab_conn *c)
+{
+	if (c->port >= 0)
+		return fab_sw_pending(f->sw, c->port);
+	return !msgq_empty(&c->q);
+}
+
+/* Send what the port takes now; false if the connection broke. */
+static bool conn_flush(struct fabric *f, struct fab_conn *c)
+{
+	if (c->port >= 0)
+		return fab_sw_flush(f->sw, c->port, c->fd) >= 0;
+	return msgq_flush(&c->q, c->fd) >= 0;
+}
 
 static bool poll_once(struct fabric *f, bool once)
 {
@@ -369,7 +320,7 @@ static bool poll_once(struct fabric *f, bool once)
 		idx[i] = n;
 		pfd[n++] = (struct pollfd){
 			.fd = c->fd,
-			.events = POLLIN | (msgq_empty(&c->q) ? 0 : POLLOUT) };
+			.events = POLLIN | (conn_pending(f, c) ? POLLOUT : 0) };
 	}
 	ctl_first = n;
 	n += fab_ctl_pollfds(f, pfd + n);
@@ -394,9 +345,8 @@ static bool poll_once(struct fabric *f, bool once)
 	for (i = 0; i < FAB_MAX_PORTS; i++) {
 		struct fab_conn *c = &f->conns[i];
 
-		if (c->fd >= 0 && !msgq_empty(&c->q) &&
-		    msgq_flush(&c->q, c->fd) < 0)
-			conn_close(f, c, strerror(errno));
+		if (c->fd >= 0 && conn_pending(f, c) && !conn_flush(f, c))
+			fab_conn_close(f, c, strerror(errno));
 	}
 	fab_ctl_handle(f, pfd + ctl_first, n - ctl_first);
 	if (pfd[0].revents & POLLIN)
@@ -412,11 +362,18 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: orca-fabric --socket PATH [--ctl PATH] [--log FILE] [--once]\n"
+		"                   [--sm builtin|none] [--ports N] [--guid G]\n"
 		"\n"
 		"  --socket PATH  emulators connect here (orca-emu --set fabric=PATH)\n"
 		"  --ctl PATH     control socket: 'stats', 'ping'\n"
 		"  --log FILE     log here (default: no log)\n"
-		"  --once         exit when the last port has left\n");
+		"  --once         exit when the last port has left\n"
+		"  --sm MODE      builtin (default): own SM, LIDs by LID_ASSIGN;\n"
+		"                 none: a switch node for a real SM (OpenSM)\n"
+		"  --ports N      --sm none: external switch ports (default %u, max %u)\n"
+		"  --guid G       --sm none: the switch's node GUID (default 0x%016llx)\n",
+		FAB_SW_DEFAULT_PORTS, ORCA_MAD_MAX_PORTS,
+		(unsigned long long)FAB_SW_DEFAULT_GUID);
 }
 
 int main(int argc, char **argv)
@@ -426,15 +383,21 @@ int main(int argc, char **argv)
 		{ "ctl", required_argument, NULL, 'C' },
 		{ "log", required_argument, NULL, 'l' },
 		{ "once", no_argument, NULL, '1' },
+		{ "sm", required_argument, NULL, 'm' },
+		{ "ports", required_argument, NULL, 'p' },
+		{ "guid", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sock = NULL, *ctl = NULL, *logf = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct fabric f;
+	unsigned long nports = FAB_SW_DEFAULT_PORTS;
+	uint64_t guid = FAB_SW_DEFAULT_GUID;
 	FILE *logfp = NULL;
 	bool once = false;
 	unsigned int i;
+	char *end;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -450,6 +413,32 @@ int main(int argc, char **argv)
 			break;
 		case '1':
 			once = true;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "builtin")) {
+				f.mode = FAB_SM_BUILTIN;
+			} else if (!strcmp(optarg, "none")) {
+				f.mode = FAB_SM_NONE;
+			} else {
+				fprintf(stderr, "orca-fabric: --sm builtin or none\n");
+				return 2;
+			}
+			break;
+		case 'p':
+			nports = strtoul(optarg, &end, 0);
+			if (*end || !nports || nports > ORCA_MAD_MAX_PORTS) {
+				fprintf(stderr, "orca-fabric: --ports 1..%u\n",
+					ORCA_MAD_MAX_PORTS);
+				return 2;
+			}
+			break;
+		case 'g':
+			errno = 0;
+			guid = strtoull(optarg, &end, 0);
+			if (*end || errno || !guid) {
+				fprintf(stderr, "orca-fabric: bad --guid\n");
+				return 2;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -485,6 +474,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < FAB_MAX_PORTS; i++) {
 		f.conns[i].fd = -1;
 		f.conns[i].lid = -1;
+		f.conns[i].port = -1;
+	}
+	if (f.mode == FAB_SM_NONE) {
+		f.sw = calloc(1, sizeof(*f.sw));
+		if (!f.sw || fab_sw_init(f.sw, nports, guid)) {
+			fprintf(stderr, "orca-fabric: out of memory\n");
+			return 1;
+		}
 	}
 	for (i = 0; i < FAB_CTL_CLIENTS; i++)
 		f.ctl[i].fd = -1;
@@ -500,18 +497,27 @@ int main(int argc, char **argv)
 		unlink(sock);
 		return 1;
 	}
-	orca_log("listening on %s%s%s, SM LID 0x%x", sock,
-		 ctl ? ", ctl " : "", ctl ? ctl : "", ORCA_FAB_SM_LID);
+	if (f.mode == FAB_SM_BUILTIN)
+		orca_log("listening on %s%s%s, SM LID 0x%x", sock,
+			 ctl ? ", ctl " : "", ctl ? ctl : "", ORCA_FAB_SM_LID);
+	else
+		orca_log("listening on %s%s%s, switch 0x%016llx with %lu ports, no SM",
+			 sock, ctl ? ", ctl " : "", ctl ? ctl : "",
+			 (unsigned long long)guid, nports);
 	while (poll_once(&f, once))
 		;
 	if (stop_signal)
 		orca_log("signal %d: exiting", (int)stop_signal);
 	for (i = 0; i < FAB_MAX_PORTS; i++)
 		if (f.conns[i].fd >= 0)
-			conn_close(&f, &f.conns[i], "shutdown");
+			fab_conn_close(&f, &f.conns[i], "shutdown");
 	fab_ctl_close(&f);
 	close(f.listen_fd);
 	unlink(sock);
+	if (f.sw) {
+		fab_sw_free(f.sw);
+		free(f.sw);
+	}
 	if (logfp)
 		fclose(logfp);
 	return 0;

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
- * orca-fabric: a switch and subnet manager for orca emulators
- * (protocol in ../orca_fabric_proto.h).
+ * orca-fabric: a switch for orca emulators, with or without its own
+ * subnet manager (protocol in ../orca_fabric_proto.h).
  *
- *   fabric.c      the poll loop, ports, the SM (LIDs), forwarding
- *   fabric_ctl.c  the control socket (stats, ping)
+ *   fabric.c         the poll loop, connections, options
+ *   fabric_sm.c      --sm builtin: the v1 SM (LIDs) and LID-range routing
+ *   fabric_switch.c  --sm none: a real switch node (fabric_switch.h)
+ *   fabric_dr.c      --sm none: directed-route SMPs
+ *   fabric_ctl.c     the control socket (stats, ping)
  */
 #ifndef ORCA_FABRIC_SW_H
 #define ORCA_FABRIC_SW_H
@@ -15,6 +18,7 @@
 
 #include "orca_fabric_proto.h"
 #include "orca_msgq.h"
+#include "fabric_switch.h"
 
 #define FAB_MAX_PORTS	64	/* connections at once */
 #define FAB_MAX_LIDS	256	/* port GUIDs the SM remembers */
@@ -42,8 +46,14 @@ struct fab_lid {
 /* One emulator's connection. */
 struct fab_conn {
 	int fd;				/* -1: free */
-	int lid;			/* index in lids[], -1 before HELLO */
-	struct msgq q;			/* to it */
+	int lid;			/* builtin: in lids[]; -1 */
+	int port;			/* switch: its port, -1 before HELLO */
+	struct msgq q;			/* builtin: to it */
+};
+
+enum fab_sm_mode {
+	FAB_SM_BUILTIN,			/* v1: LID_ASSIGN, LID ranges */
+	FAB_SM_NONE,			/* a switch node for a real SM */
 };
 
 struct fab_ctl_client {
@@ -53,6 +63,8 @@ struct fab_ctl_client {
 };
 
 struct fabric {
+	enum fab_sm_mode mode;
+	struct fab_switch *sw;		/* FAB_SM_NONE */
 	int listen_fd;
 	const char *path;
 	int ctl_fd;
@@ -69,6 +81,18 @@ struct fabric {
 	uint64_t log_suppressed;
 	uint64_t last_log_s;
 };
+
+/* fabric.c */
+void fab_complain(struct fabric *f, const char *what, int conn);
+void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why);
+
+/* fabric_sm.c: --sm builtin */
+void fab_sm_hello(struct fabric *f, struct fab_conn *c,
+		  const struct orca_fab_hello *h);
+void fab_sm_link(struct fabric *f, struct fab_conn *c, bool up);
+void fab_sm_forward(struct fabric *f, struct fab_conn *c, const uint8_t *m,
+		    size_t len);
+void fab_sm_close(struct fabric *f, struct fab_conn *c, const char *why);
 
 /* fabric_ctl.c */
 int fab_ctl_open(struct fabric *f, const char *path);

@@ -9,6 +9,18 @@
  *           knows, by its LID L: lidL_guid lidL_node lidL_lmc lidL_state
  *           (active, down or gone) lidL_in lidL_out lidL_bytes_in
  *           lidL_bytes_out lidL_dropped lidL_queue_drops lidL_connects
+ *
+ * In switch mode (--sm none) the switch has ports, not LIDs:
+ *
+ *   ping    ok pong ports=N switch_ports=N
+ *   stats   ok mode=switch ports=N switch_ports=N bad_msgs=N lid=L
+ *           (port 0's, from the SM) drop_<why>=N for every reason of
+ *           enum fab_sw_drop, then per switch port P = 0..N: pP_guid
+ *           (the cabled port GUID; port 0: the switch's) pP_state
+ *           (down, init, armed, active) pP_phys (linkup, polling,
+ *           disabled) pP_xmit_pkts pP_rcv_pkts pP_xmit_bytes
+ *           pP_rcv_bytes (LRH..ICRC) pP_xmit_discards pP_vl15_dropped
+ *           pP_relay_errors pP_rcv_errors pP_connects
  */
 #include <errno.h>
 #include <stdio.h>
@@ -82,6 +94,58 @@ static const char *lid_state(const struct fab_lid *l)
 	return l->up ? "active" : "down";
 }
 
+static const char *phys_name(uint8_t phys)
+{
+	switch (phys) {
+	case ORCA_MAD_PHYS_LINKUP:
+		return "linkup";
+	case ORCA_MAD_PHYS_POLLING:
+		return "polling";
+	case ORCA_MAD_PHYS_DISABLED:
+		return "disabled";
+	}
+	return "other";
+}
+
+static void switch_stats(struct fabric *f, char *reply, size_t len)
+{
+	struct fab_switch *sw = f->sw;
+	unsigned int i;
+	size_t off;
+
+	off = snprintf(reply, len,
+		       "ok mode=switch ports=%u switch_ports=%u bad_msgs=%llu lid=%u",
+		       f->n_conns, sw->nports,
+		       (unsigned long long)f->bad_msgs, sw->node.port[0].lid);
+	for (i = 0; i < FAB_SW_DROP_NR && off < len; i++)
+		off += snprintf(reply + off, len - off, " drop_%s=%llu",
+				fab_sw_drop_name(i),
+				(unsigned long long)sw->drops[i]);
+	for (i = 0; i <= sw->nports && off < len; i++) {
+		const struct orca_mad_port *mp = &sw->node.port[i];
+		const uint64_t *c = sw->port[i].pma.c;
+
+		off += snprintf(reply + off, len - off,
+				" p%u_guid=0x%016llx p%u_state=%s p%u_phys=%s p%u_xmit_pkts=%llu p%u_rcv_pkts=%llu p%u_xmit_bytes=%llu p%u_rcv_bytes=%llu p%u_xmit_discards=%llu p%u_vl15_dropped=%llu p%u_relay_errors=%llu p%u_rcv_errors=%llu p%u_connects=%llu",
+				i, (unsigned long long)(i ? sw->port[i].guid :
+							sw->node.node_guid),
+				i, fab_sw_state_name(mp->state),
+				i, phys_name(mp->phys_state),
+				i, (unsigned long long)c[ORCA_PMA_XMIT_PKTS],
+				i, (unsigned long long)c[ORCA_PMA_RCV_PKTS],
+				i, (unsigned long long)c[ORCA_PMA_XMIT_BYTES],
+				i, (unsigned long long)c[ORCA_PMA_RCV_BYTES],
+				i, (unsigned long long)c[ORCA_PMA_XMIT_DISCARDS],
+				i, (unsigned long long)c[ORCA_PMA_VL15_DROPPED],
+				i, (unsigned long long)
+				c[ORCA_PMA_RCV_SWITCH_RELAY_ERRORS],
+				i, (unsigned long long)c[ORCA_PMA_RCV_ERRORS],
+				i, (unsigned long long)sw->port[i].connects);
+	}
+	if (off >= len && len > 4)
+		strcpy(reply + len - 4, "...");
+}
+
 void fab_ctl_execute(struct fabric *f, const char *line, char *reply,
 		     size_t len)
 {
@@ -90,13 +154,21 @@ void fab_ctl_execute(struct fabric *f, const char *line, char *reply,
 	unsigned int i;
 
 	if (!strcmp(line, "ping")) {
-		snprintf(reply, len, "ok pong ports=%u lids=%u", f->n_conns,
-			 f->n_lids);
+		if (f->sw)
+			snprintf(reply, len, "ok pong ports=%u switch_ports=%u",
+				 f->n_conns, f->sw->nports);
+		else
+			snprintf(reply, len, "ok pong ports=%u lids=%u",
+				 f->n_conns, f->n_lids);
 		return;
 	}
 	if (strcmp(line, "stats")) {
 		snprintf(reply, len, "error unknown request '%s' (stats, ping)",
 			 line);
+		return;
+	}
+	if (f->sw) {
+		switch_stats(f, reply, len);
 		return;
 	}
 	/* one number for "did the switch lose anything" */

@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * orca-fabric --sm none: the switch.  Its ports, LID-routed and
+ * multicast forwarding by the tables the SM wrote (IBA 18.2.4), the port
+ * state rules, base port 0 (SMA on QP0, PMA on QP1, from orca_mad.h),
+ * the PMA's raw counters and the egress queues.  Directed-route SMPs are
+ * fabric_dr.c's.  No sockets: see fabric_switch.h.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "fabric_switch.h"
+#include "orca_log.h"
+
+#define QP1_QKEY	0x80010000u
+
+static void pma_read(void *ctx, unsigned int port,
+		     struct orca_pma_counters *out)
+{
+	struct fab_switch *sw = ctx;
+
+	if (port <= sw->nports)
+		*out = sw->port[port].pma;
+	else
+		memset(out, 0, sizeof(*out));
+}
+
+int fab_sw_init(struct fab_switch *sw, unsigned int nports, uint64_t guid)
+{
+	unsigned int i;
+
+	memset(sw, 0, sizeof(*sw));
+	if (orca_mad_node_init(&sw->node, ORCA_MAD_NODE_SWITCH, nports))
+		return -1;
+	sw->nports = nports;
+	/* one GUID for the node, port 0 (every port reports it) and system */
+	sw->node.node_guid = guid;
+	sw->node.sys_guid = guid;
+	for (i = 0; i <= nports; i++)
+		sw->node.port[i].guid = guid;
+	strncpy(sw->node.desc, FAB_SW_DESC, sizeof(sw->node.desc));
+	sw->node.vendor_id = 0x00ca7a;
+	sw->node.pma_read = pma_read;
+	sw->node.pma_ctx = sw;
+	for (i = 1; i <= nports; i++) {
+		if (msgq_init(&sw->port[i].q15, FAB_SW_VL15_QUEUE,
+			      ORCA_FAB_MSG_MAX) ||
+		    msgq_init(&sw->port[i].q, FAB_SW_DATA_QUEUE,
+			      ORCA_FAB_MSG_MAX)) {
+			fab_sw_free(sw);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void fab_sw_free(struct fab_switch *sw)
+{
+	unsigned int i;
+
+	for (i = 1; i <= sw->nports; i++) {
+		msgq_free(&sw->port[i].q15);
+		msgq_free(&sw->port[i].q);
+	}
+}
+
+int fab_sw_attach(struct fab_switch *sw, uint64_t guid, uint64_t node_guid)
+{
+	struct fab_sw_port *sp = NULL;
+	unsigned int i;
+
+	for (i = 1; i <= sw->nports && !sp; i++)
+		if (sw->port[i].guid == guid)
+			sp = &sw->port[i];
+	for (i = 1; i <= sw->nports && !sp; i++)
+		if (!sw->port[i].guid)
+			sp = &sw->port[i];
+	if (!sp || sp->connected)
+		return -1;
+	sp->guid = guid;
+	sp->node_guid = node_guid;
+	sp->connected = true;
+	sp->connects++;
+	return sp - sw->port;
+}
+
+void fab_sw_detach(struct fab_switch *sw, unsigned int port)
+{
+	if (port < 1 || port > sw->nports)
+		return;
+	fab_sw_link(sw, port, false);
+	sw->port[port].connected = false;
+}
+
+/* A message of the switch's own (not a forwarded packet) to @port. */
+static void queue_ctl(struct fab_switch *sw, unsigned int port,
+		      const void *m, size_t len)
+{
+	struct fab_sw_port *sp = &sw->port[port];
+	uint8_t *slot = msgq_tail(&sp->q15);
+	struct msgq *q = &sp->q15;
+
+	/* ahead of data: the port must hear of its link before the SMPs */
+	if (!slot) {
+		q = &sp->q;
+		slot = msgq_tail(q);
+	}
+	if (!slot) {
+		orca_log("switch port %u: queue full, control message lost",
+			 port);
+		return;
+	}
+	memcpy(slot, m, len);
+	msgq_push(q, len);
+}
+
+void fab_sw_link(struct fab_switch *sw, unsigned int port, bool up)
+{
+	struct fab_sw_port *sp;
+	struct orca_fab_link m;
+
+	if (port < 1 || port > sw->nports)
+		return;
+	sp = &sw->port[port];
+	if (up && !sp->connected)
+		return;			/* no cable, no link */
+	sp->up = up;
+	orca_mad_link(&sw->node, port, up);
+	if (!up) {
+		/* what a link held when it went down is lost */
+		msgq_clear(&sp->q15);
+		msgq_clear(&sp->q);
+		return;
+	}
+	memset(&m, 0, sizeof(m));
+	m.h.type = ORCA_FAB_LINK_UP;
+	m.h.version = ORCA_FAB_VERSION;
+	m.port = port;
+	queue_ctl(sw, port, &m, sizeof(m));
+}
+
+/*
+ * The SM set a cabled port DOWN (or Polling): the link trains again at
+ * once, as a real one would with its peer still there, and comes back
+ * in INIT; the peer hears it as a LINK_UP.  A port the SM disabled
+ * stays down (the peer is not told: there is no message for it).
+ */
+static void retrain(struct fab_switch *sw)
+{
+	unsigned int i;
+
+	for (i = 1; i <= sw->nports; i++) {
+		struct orca_mad_port *p = &sw->node.port[i];
+
+		if (sw->port[i].up && p->state == ORCA_MAD_PORT_DOWN &&
+		    p->phys_state != ORCA_MAD_PHYS_DISABLED) {
+			/* down first: what the link held is lost */
+			fab_sw_link(sw, i, false);
+			fab_sw_link(sw, i, true);
+		}
+	}
+}
+
+static bool is_mcast(uint16_t lid)
+{
+	return lid >= ORCA_MAD_LID_MCAST_BASE && lid != ORCA_LID_PERMISSIVE;
+}
+
+static void count(struct orca_pma_counters *c, bool xmit, size_t len,
+		  uint16_t dlid)
+{
+	if (xmit) {
+		c->c[ORCA_PMA_XMIT_BYTES] += len;
+		c->c[ORCA_PMA_XMIT_PKTS]++;
+		c->c[is_mcast(dlid) ? ORCA_PMA_MCAST_XMIT_PKTS :
+				      ORCA_PMA_UCAST_XMIT_PKTS]++;
+	} else {
+		c->c[ORCA_PMA_RCV_BYTES] += len;
+		c->c[ORCA_PMA_RCV_PKTS]++;
+		c->c[is_mcast(dlid) ? ORCA_PMA_MCAST_RCV_PKTS :
+				      ORCA_PMA_UCAST_RCV_PKTS]++;
+	}
+}
+
+/*
+ * Queue @pkt to external @port if its state lets it out: VL15 from INIT
+ * on, data only ACTIVE (IBA 7.2.2: an ARMED port sends no data).
+ */
+bool fab_sw_emit(struct fab_switch *sw, unsigned int port,
+		 const uint8_t *pkt, size_t len, bool vl15)
+{
+	struct orca_fab_hdr h = {
+		.type = ORCA_FAB_PKT, .version = ORCA_FAB_VERSION,
+	};
+	struct fab_sw_port *sp;
+	struct msgq *q;
+	uint8_t *slot, state;
+
+	if (port < 1 || port > sw->nports)
+		return false;
+	sp = &sw->port[port];
+	q = vl15 ? &sp->q15 : &sp->q;
+	state = sw->node.port[port].state;
+	if (!sp->connected ||
+	    state < (vl15 ? ORCA_MAD_PORT_INIT : ORCA_MAD_PORT_ACTIVE)) {
+		sw->drops[FAB_SW_DROP_EGRESS]++;
+		sp->pma.c[ORCA_PMA_XMIT_DISCARDS]++;
+		return false;
+	}
+	slot = msgq_tail(q);
+	if (!slot) {
+		sw->drops[FAB_SW_DROP_QUEUE]++;
+		sp->pma.c[vl15 ? ORCA_PMA_VL15_DROPPED :
+				 ORCA_PMA_XMIT_DISCARDS]++;
+		return false;
+	}
+	memcpy(slot, &h, sizeof(h));
+	memcpy(slot + sizeof(h), pkt, len);
+	msgq_push(q, sizeof(h) + len);
+	count(&sp->pma, true, len, (uint16_t)(pkt[2] << 8 | pkt[3]));
+	return true;
+}
+
+/* A UD SEND of exactly one MAD, as QP0 and QP1 carry. */
+static bool is_mad(const struct orca_pkt *p)
+{
+	return p->opcode == (IB_UD | IB_SEND_ONLY) &&
+	       p->paylen == ORCA_MAD_SIZE;
+}
+
+bool fab_sw_port0(struct fab_switch *sw, unsigned int in_port,
+		  const struct orca_pkt *p, uint8_t *out)
+{
+	struct orca_mad_in in = { .mad = p->payload, .port = in_port };
+	enum orca_mad_result r;
+	uint32_t chg;
+
+	count(&sw->port[0].pma, false, orca_pkt_wire_len(p), p->dlid);
+	r = orca_mad_process(&sw->node, &in, out, &chg);
+	if (chg & (ORCA_MAD_CHG_STATE | ORCA_MAD_CHG_RETRAIN))
+		retrain(sw);
+	if (r != ORCA_MAD_REPLY) {
+		/* traps, responses, SMInfo: no SM on the switch takes them */
+		sw->drops[FAB_SW_DROP_PORT0]++;
+		return false;
+	}
+	return true;
+}
+
+size_t fab_sw_reply(struct fab_switch *sw, const struct orca_pkt *req,
+		    const uint8_t *mad, uint16_t dlid)
+{
+	struct orca_pkt *r = &sw->reply;
+	uint16_t lid = sw->node.port[0].lid;
+	size_t len;
+
+	/* the headers only: the payload is the MAD's 256 bytes */
+	memset(r, 0, offsetof(struct orca_pkt, payload));
+	r->hdrs = PKT_DETH;
+	r->dlid = dlid;
+	r->slid = lid ? lid : ORCA_LID_PERMISSIVE;
+	/* QP0 answers on VL15, QP1 never (IBA 13.5.3.2) */
+	r->vl = req->dqpn == 0 ? ORCA_VL15 : 0;
+	r->sl = req->sl;
+	r->opcode = IB_UD | IB_SEND_ONLY;
+	r->pkey = 0xffff;
+	r->dqpn = req->sqpn;
+	r->psn = req->psn;
+	r->sqpn = req->dqpn;
+	r->qkey = req->dqpn == 0 ? 0 : QP1_QKEY;
+	r->paylen = ORCA_MAD_SIZE;
+	memcpy(r->payload, mad, ORCA_MAD_SIZE);
+	len = orca_pkt_encode(r, sw->buf);
+	if (len)
+		count(&sw->port[0].pma, true, len, dlid);
+	return len;
+}
+
+/* The LFT's port for @dlid; -1 (and counted at @in) if none. */
+static int lft_port(struct fab_switch *sw, unsigned int in, uint16_t dlid)
+{
+	const struct orca_mad_switch *t = &sw->node.sw;
+	uint8_t out;
+
+	/* IBA 18.2.4.3.3: past LinearFDBTop, an invalid port: discard */
+	if (!dlid || dlid > t->lft_top || dlid >= t->lft_cap ||
+	    (out = t->lft[dlid]) > sw->nports || (out && out == in)) {
+		sw->drops[FAB_SW_DROP_NO_ROUTE]++;
+		sw->port[in].pma.c[ORCA_PMA_RCV_SWITCH_RELAY_ERRORS]++;
+		return -1;
+	}
+	return out;
+}
+
+/* A LID-routed packet to the switch itself: QP0's SMA or QP1's PMA. */
+static void to_port0(struct fab_switch *sw, unsigned int in,
+		     const struct orca_pkt *p)
+{
+	static uint8_t out[ORCA_MAD_SIZE];
+	bool vl15 = p->vl == ORCA_VL15;
+	size_t len;
+	int port;
+
+	if (!is_mad(p) || p->dqpn > 1 ||
+	    (p->dqpn == 0) != vl15 ||
+	    (p->dqpn == 1 && (p->qkey != QP1_QKEY ||
+			      p->payload[1] != ORCA_MGMT_PERF))) {
+		sw->drops[FAB_SW_DROP_PORT0]++;
+		return;
+	}
+	if (p->dqpn == 0 && p->payload[1] != ORCA_MGMT_SUBN_LID) {
+		/* a DR SMP LID-routed to its DR part: not done here */
+		sw->drops[p->payload[1] == ORCA_MGMT_SUBN_DR ?
+			  FAB_SW_DROP_DR_LID : FAB_SW_DROP_PORT0]++;
+		return;
+	}
+	if (!fab_sw_port0(sw, in, p, out))
+		return;
+	len = fab_sw_reply(sw, p, out, p->slid);
+	port = lft_port(sw, 0, p->slid);
+	if (len && port > 0)
+		fab_sw_emit(sw, port, sw->buf, len, vl15);
+}
+
+/* IBA 18.2.4.3.4: to every port of the MLID's mask but the ingress one. */
+static void multicast(struct fab_switch *sw, unsigned int in,
+		      const uint8_t *pkt, size_t len, uint16_t dlid)
+{
+	const struct orca_mad_switch *t = &sw->node.sw;
+	unsigned int idx = dlid - ORCA_MAD_LID_MCAST_BASE, port;
+
+	if (idx >= t->mft_cap) {
+		sw->drops[FAB_SW_DROP_MCAST]++;
+		sw->port[in].pma.c[ORCA_PMA_RCV_SWITCH_RELAY_ERRORS]++;
+		return;
+	}
+	for (port = 1; port <= sw->nports; port++)
+		if (port != in &&
+		    (t->mft[port / 16][idx] & (1u << (port % 16))))
+			fab_sw_emit(sw, port, pkt, len, false);
+}
+
+void fab_sw_input(struct fab_switch *sw, unsigned int in,
+		  const uint8_t *pkt, size_t len)
+{
+	struct orca_pkt *p = &sw->pkt;
+	struct orca_mad_port *ip;
+	bool vl15;
+	int out;
+
+	if (in < 1 || in > sw->nports)
+		return;
+	ip = &sw->node.port[in];
+	if (orca_pkt_decode(pkt, len, p) != ORCA_PKT_OK) {
+		sw->drops[FAB_SW_DROP_MALFORMED]++;
+		sw->port[in].pma.c[ORCA_PMA_RCV_ERRORS]++;
+		return;
+	}
+	count(&sw->port[in].pma, false, len, p->dlid);
+	vl15 = p->vl == ORCA_VL15;
+	/* IBA 7.2.2: data on an ARMED port makes it ACTIVE (hfi1 too) */
+	if (!vl15 && ip->state == ORCA_MAD_PORT_ARMED)
+		ip->state = ORCA_MAD_PORT_ACTIVE;
+	if (ip->state < (vl15 ? ORCA_MAD_PORT_INIT : ORCA_MAD_PORT_ARMED)) {
+		sw->drops[FAB_SW_DROP_INGRESS]++;
+		if (vl15)
+			sw->port[in].pma.c[ORCA_PMA_VL15_DROPPED]++;
+		return;
+	}
+	if (p->dlid == ORCA_LID_PERMISSIVE) {
+		/* only directed-route SMPs go to the permissive LID */
+		if (vl15 && is_mad(p) && p->dqpn == 0 &&
+		    p->payload[1] == ORCA_MGMT_SUBN_DR)
+			fab_sw_dr(sw, in, p);
+		else
+			sw->drops[FAB_SW_DROP_NO_ROUTE]++;
+		return;
+	}
+	if (is_mcast(p->dlid)) {
+		if (vl15)
+			sw->drops[FAB_SW_DROP_NO_ROUTE]++;
+		else
+			multicast(sw, in, pkt, len, p->dlid);
+		return;
+	}
+	out = lft_port(sw, in, p->dlid);
+	if (out == 0)
+		to_port0(sw, in, p);
+	else if (out > 0)
+		fab_sw_emit(sw, out, pkt, len, vl15);
+}
+
+bool fab_sw_pending(const struct fab_switch *sw, unsigned int port)
+{
+	if (port < 1 || port > sw->nports)
+		return false;
+	return !msgq_empty(&sw->port[port].q15) ||
+	       !msgq_empty(&sw->port[port].q);
+}
+
+size_t fab_sw_pop(struct fab_switch *sw, unsigned int port, uint8_t *msg)
+{
+	struct msgq *q;
+	size_t len;
+
+	if (!fab_sw_pending(sw, port))
+		return 0;
+	q = &sw->port[port].q15;
+	if (msgq_empty(q))
+		q = &sw->port[port].q;
+	len = q->len[q->head];
+	memcpy(msg, q->buf + (size_t)q->head * q->slot, len);
+	q->head = (q->head + 1) % q->cap;
+	q->n--;
+	return len;
+}
+
+int fab_sw_flush(struct fab_switch *sw, unsigned int port, int fd)
+{
+	struct fab_sw_port *sp;
+	int a, b;
+
+	if (port < 1 || port > sw->nports)
+		return 0;
+	sp = &sw->port[port];
+	a = msgq_flush(&sp->q15, fd);
+	/* data only once every SMP is out */
+	if (a < 0 || !msgq_empty(&sp->q15))
+		return a;
+	b = msgq_flush(&sp->q, fd);
+	return b < 0 ? b : a + b;
+}
+
+const char *fab_sw_state_name(uint8_t state)
+{
+	static const char *const names[] = {
+		"nop", "down", "init", "armed", "active",
+	};
+
+	return state < 5 ? names[state] : "?";
+}
+
+const char *fab_sw_drop_name(enum fab_sw_drop d)
+{
+	static const char *const names[FAB_SW_DROP_NR] = {
+		[FAB_SW_DROP_MALFORMED] = "malformed",
+		[FAB_SW_DROP_INGRESS] = "ingress_state",
+		[FAB_SW_DROP_EGRESS] = "egress_state",
+		[FAB_SW_DROP_NO_ROUTE] = "no_route",
+		[FAB_SW_DROP_MCAST] = "mcast",
+		[FAB_SW_DROP_QUEUE] = "queue_full",
+		[FAB_SW_DROP_DR] = "dr",
+		[FAB_SW_DROP_DR_LID] = "dr_lid_routed",
+		[FAB_SW_DROP_PORT0] = "port0",
+	};
+
+	return d < FAB_SW_DROP_NR ? names[d] : "?";
+}
