@@ -176,7 +176,8 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	ret = qp_caps(dev, c, in, &ctx);
 	if (ret)
 		return ret;
-	if (dev->n_qps >= dev->cfg.max_qp)
+	/* QP0 and QP1 are numbers of their own, outside max_qp */
+	if (!qp_type_special(in->qp_type) && dev->n_qps >= dev->cfg.max_qp)
 		return fail(c, ORCA_STATUS_NO_RESOURCES, ORCA_SYND_LIMIT,
 			    "max_qp %llu reached",
 			    (unsigned long long)dev->cfg.max_qp);
@@ -211,7 +212,8 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	qp->dflt = ctx;
 	dev->qps[qpn] = qp;
 	qp_live_add(dev, qp);
-	dev->n_qps++;
+	if (qpn >= ORCA_QPN_BASE)
+		dev->n_qps++;
 	dev->pds[pdn].qp_refs++;
 	dev->cqs[scqn].qp_refs++;
 	dev->cqs[rcqn].qp_refs++;
@@ -520,7 +522,8 @@ int cmd_destroy_qp(struct orca_dev *dev, struct cmd *c)
 	qp_live_del(dev, qp);
 	free(qp);
 	dev->qps[qpn] = NULL;
-	dev->n_qps--;
+	if (qpn >= ORCA_QPN_BASE)
+		dev->n_qps--;
 	mirror_write(dev, qpn, NULL);
 	return ORCA_STATUS_OK;
 }

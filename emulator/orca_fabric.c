@@ -3,9 +3,13 @@
  * orca device model: the port's cable to orca-fabric (cfg fabric=PATH;
  * protocol in orca_fabric_proto.h).
  *
- * With a fabric the port is DOWN with LID 0 until the subnet manager
- * has answered HELLO with LID_ASSIGN: only then are lid and sm_lid set
- * and the port ACTIVE, with the PORT_EVENT that says so.  A packet for
+ * With a fabric the port is DOWN with LID 0 until the fabric answers
+ * HELLO.  A fabric with its built-in SM (orca-fabric --sm builtin)
+ * answers LID_ASSIGN: lid and sm_lid are set and the port is ACTIVE,
+ * with the PORT_EVENT that says so.  A plain switch (--sm none) answers
+ * LINK_UP: the cable is in, the physical link up and the port INIT with
+ * LID 0, and a subnet manager programs it through the SMA (MAD_IFC's
+ * SMPs, orca_cmd_mad.c) as it does any port.  A packet for
  * this port still loops back inside the device (orca_wire.c); any other
  * goes out encoded as IBTA bytes (orca_pkt.c), and what arrives is
  * decoded and goes through the same receive path as a looped-back one.
@@ -41,13 +45,15 @@
 
 enum fab_state {
 	FAB_IDLE,		/* no connection: retry at retry_at */
-	FAB_WAIT,		/* connected, waiting for LID_ASSIGN */
-	FAB_UP,			/* LID assigned */
+	FAB_WAIT,		/* connected, waiting for LID_ASSIGN or LINK_UP */
+	FAB_UP,			/* LID assigned by the fabric's SM */
+	FAB_LINKED,		/* in a switch port: the subnet's SM's port */
 };
 
 struct orca_fab {
 	int fd;
 	enum fab_state state;
+	uint8_t switch_port;	/* FAB_LINKED: the switch port we are in */
 	bool admin_down;	/* ctl port-down, until port-up */
 	uint64_t retry_at;	/* dp_now_ns() */
 	/* in a row: connections refused, connections closed before a LID */
@@ -61,6 +67,7 @@ struct orca_fab {
 
 static const char *const state_names[] = {
 	[FAB_IDLE] = "idle", [FAB_WAIT] = "wait", [FAB_UP] = "up",
+	[FAB_LINKED] = "linked",
 };
 
 /* What the peer sends is not ours to trust: one log line a second. */
@@ -115,13 +122,24 @@ void fabric_destroy(struct orca_dev *dev)
 
 bool fabric_link_up(const struct orca_dev *dev)
 {
-	return !dev->fab || (dev->fab->state == FAB_UP &&
+	return !dev->fab || ((dev->fab->state == FAB_UP ||
+			      dev->fab->state == FAB_LINKED) &&
 			     !dev->fab->admin_down);
 }
 
+/*
+ * The port's state after a function reset: the link's.  A port the
+ * subnet's SM manages keeps what the SM made of it (the port is the
+ * firmware's, not the driver's); it is at least INIT while linked.
+ */
 uint8_t port_link_state(const struct orca_dev *dev)
 {
-	return fabric_link_up(dev) ? ORCA_PORT_ACTIVE : ORCA_PORT_DOWN;
+	if (!fabric_link_up(dev))
+		return ORCA_PORT_DOWN;
+	if (dev->fab && dev->fab->state == FAB_LINKED)
+		return dev->port_state >= ORCA_PORT_INIT ? dev->port_state :
+							   ORCA_PORT_INIT;
+	return ORCA_PORT_ACTIVE;
 }
 
 /* Say it for the first of a run of failures, then every 100th. */
@@ -310,6 +328,38 @@ static void on_lid(struct orca_dev *dev, const uint8_t *m, size_t len)
 		port_set_state(dev, ORCA_PORT_ACTIVE);
 }
 
+/*
+ * LINK_UP: the cable is in switch port @port and the link trained: INIT,
+ * for the SM to program.  Again while linked, the switch port went down
+ * and up (the SM set it DOWN): the link retrained, INIT again.
+ */
+static void on_link_up(struct orca_dev *dev, const uint8_t *m, size_t len)
+{
+	struct orca_fab *fab = dev->fab;
+	struct orca_fab_link l;
+
+	if (len != sizeof(l)) {
+		complain(dev, "LINK_UP ignored", "wrong size");
+		return;
+	}
+	memcpy(&l, m, sizeof(l));
+	if (!l.port) {
+		complain(dev, "LINK_UP ignored", "switch port 0");
+		return;
+	}
+	if (fab->state != FAB_LINKED || fab->switch_port != l.port)
+		orca_log("fabric: linked to switch port %u, for the subnet manager to program%s",
+			 l.port,
+			 fab->admin_down ? " (port down by request)" : "");
+	if (fab->state != FAB_LINKED)
+		dev->stats.fabric_links++;
+	fab->state = FAB_LINKED;
+	fab->switch_port = l.port;
+	fab->refusals = 0;
+	if (!fab->admin_down)
+		port_set_state(dev, ORCA_PORT_INIT);
+}
+
 /* One message from the fabric; true if it was a packet delivered. */
 static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
 		   void (*deliver)(struct orca_dev *, struct orca_pkt *))
@@ -325,6 +375,10 @@ static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
 	}
 	if (m[0] == ORCA_FAB_LID_ASSIGN) {
 		on_lid(dev, m, len);
+		return false;
+	}
+	if (m[0] == ORCA_FAB_LINK_UP) {
+		on_link_up(dev, m, len);
 		return false;
 	}
 	if (m[0] != ORCA_FAB_PKT) {

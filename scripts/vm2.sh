@@ -27,6 +27,7 @@ BUILD=${BUILD:-$REPO/build}
 TIMEOUT=900
 NAME=
 FABRIC=1
+SM=builtin
 ARGS_BOTH=() ARGS_A=() ARGS_B=()
 PEER_PORT=7777
 ADDR_A=10.77.0.1 ADDR_B=10.77.0.2
@@ -45,6 +46,9 @@ in the first, with tests/lib/peer reaching the second.
                        for one of them (e.g. ece_options=...)
   --no-fabric          no orca-fabric: each port loops back to itself
                        (the guest link and rxe still work)
+  --sm builtin|none    orca-fabric's subnet manager (default builtin: LIDs
+                       from the fabric); none: a plain switch, for a real
+                       SM (OpenSM) in a guest to program
   --smp N, --mem SIZE  per guest (vm.sh's defaults)
   --keep               keep the first guest's job dir (\$BUILD/vm/NAME-a)
 EOF
@@ -65,6 +69,8 @@ while (($#)); do
     --emu-set-b) [[ $# -ge 2 && $2 == *=* ]] || die "--emu-set-b needs KEY=VALUE"
         ARGS_B+=(--emu-set "$2"); shift 2 ;;
     --no-fabric) FABRIC=0; shift ;;
+    --sm) [[ $# -ge 2 && $2 =~ ^(builtin|none)$ ]] || die "--sm needs builtin or none"
+        SM=$2; shift 2 ;;
     --keep) ARGS_A+=(--keep); shift ;;
     --smp | --mem) [[ $# -ge 2 ]] || die "$1 needs a value"
         ARGS_BOTH+=("$1" "$2"); shift 2 ;;
@@ -130,7 +136,7 @@ FAB_ARGS=()
 FABRIC_CTL=
 if ((FABRIC)); then
     "$FABRIC_BIN" --socket "$RUN/fabric.sock" --ctl "$RUN/fabric-ctl.sock" \
-        --log "$JOB/fabric.log" > "$JOB/fabric.out" 2>&1 < /dev/null &
+        --sm "$SM" --log "$JOB/fabric.log" > "$JOB/fabric.out" 2>&1 < /dev/null &
     FABRIC_PID=$!
     for ((i = 0; i < 100; i++)); do [[ -S $RUN/fabric.sock ]] && break; sleep 0.05; done
     [[ -S $RUN/fabric.sock ]] || { cat "$JOB/fabric.out" >&2; die "orca-fabric did not start"; }

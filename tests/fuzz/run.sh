@@ -23,7 +23,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-$REPO/build}
 SECS=${1:-${FUZZ_SECONDS:-60}}
 SEED=${FUZZ_SEED:-$(date +%s)}
-names=(cmd qp dp pkt mad)
+names=(cmd qp dp pkt mad switch)
 out=$BUILD/fuzz
 
 plan $((1 + 2 * ${#names[@]}))

@@ -171,6 +171,33 @@ static bool rdma_statistic(char *buf, size_t len)
 #define N_BAD	7
 #define MSG	100
 
+/*
+ * The kernel's MAD clients have the port too: after a port event ib_sa
+ * asks the SM for its ClassPortInfo, up to 4 times 4 s apart (a 3 s
+ * timeout, 1 s between tries; sa_query.c), and without a fabric nobody
+ * answers.  Before the counters are compared, wait until the device has
+ * sent nothing for longer than that gap, at most wait_ms().
+ */
+static void wait_port_quiet(void)
+{
+	char json[8192];
+	unsigned long long last = ~0ULL, v;
+	long long since = now_ms(), end = now_ms() + wait_ms();
+
+	while (now_ms() < end && rdma_statistic(json, sizeof(json))) {
+		v = stat_of(json, "dev_tx_packets");
+		if (v != last) {
+			last = v;
+			since = now_ms();
+		} else if (now_ms() - since > 4500) {
+			break;
+		}
+		sleep_ms(250);
+	}
+	diag("the port sent nothing for %lld ms before the counters are read",
+	     now_ms() - since);
+}
+
 static void test_qkey_and_counters(void)
 {
 	static const char *const names[] = {
@@ -236,6 +263,7 @@ static void test_qkey_and_counters(void)
 		ibv_post_recv(r, &wr, &badw);
 	}
 
+	wait_port_quiet();
 	if (!ok(!ibv_query_port(ctx, 1, &p0) && rdma_statistic(json_a,
 							      sizeof(json_a)),
 		"ibv_query_port and rdma -j statistic show link before"))

@@ -387,7 +387,8 @@ static void qp_type(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orca_qpt_from_ib(IB_QPT_RC), ORCA_QPT_RC);
 	KUNIT_EXPECT_EQ(test, orca_qpt_from_ib(IB_QPT_UC), ORCA_QPT_UC);
 	KUNIT_EXPECT_EQ(test, orca_qpt_from_ib(IB_QPT_UD), ORCA_QPT_UD);
-	KUNIT_EXPECT_EQ(test, orca_qpt_from_ib(IB_QPT_GSI), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, orca_qpt_from_ib(IB_QPT_SMI), ORCA_QPT_SMI);
+	KUNIT_EXPECT_EQ(test, orca_qpt_from_ib(IB_QPT_GSI), ORCA_QPT_GSI);
 	KUNIT_EXPECT_EQ(test, orca_qpt_from_ib(IB_QPT_XRC_INI), -EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, orca_qpt_from_ib(IB_QPT_RAW_PACKET),
 			-EOPNOTSUPP);

@@ -1,0 +1,189 @@
+#!/bin/bash
+# Guest test, first guest of scripts/vm2.sh --sm none: two hosts, one orca
+# device each, cabled to orca-fabric as a plain switch, and the real
+# OpenSM (Debian's opensm 3.3.23) in this guest managing the subnet
+# through QP0/QP1 and the device's SMA; infiniband-diags look at it.
+#  - before any SM both ports are INIT with LID 0 (the cable is in, the
+#    link trained, nobody programmed the port);
+#  - OpenSM logs SUBNET UP with no initialization error; both ports are
+#    ACTIVE with distinct LIDs and this port's LID as SM LID; IsSM on this
+#    port only (ib_umad's issm), IsCM on both (ib_cm);
+#  - sminfo from the other host names this OpenSM master; ibnetdiscover
+#    finds 2 CAs and 1 switch, each CA in its own switch port; smpquery
+#    answers by LID and by directed route, through the switch; ibroute
+#    shows the LFT OpenSM wrote; saquery returns path records;
+#  - the port counters (sysfs, read through MAD_IFC without a packet)
+#    differ by exactly what an ibv_rc_pingpong put on the wire, from the
+#    IBA header sizes, and perfquery by LID reads them;
+#  - OpenSM killed: IsSM goes, the ports stay ACTIVE, traffic goes on;
+#    OpenSM started on the other host takes over as master, LIDs kept.
+# Leaves an OpenSM master on the other host for the scripts after it
+# (twohost.sh, perftest.sh, lossy.sh).  Prints TAP.
+#   ORCA_DEV (orca0), ORCA_OPENSM_SCOPE: all (default) or bringup (SUBNET
+#   UP and the ports only)
+# (the functions wait_until calls look unreachable to shellcheck)
+# shellcheck disable=SC2317
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/pair.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
+
+dev=${ORCA_DEV:-orca0}
+scope=${ORCA_OPENSM_SCOPE:-all}
+[[ $scope == all || $scope == bringup ]] || { echo "Bail out! ORCA_OPENSM_SCOPE must be all or bringup"; exit 1; }
+port=18700
+tmp=$(mktemp -d)
+# OpenSM's cache (guid2lid) and logs: the guests see the host's / read-only
+osm=/tmp/orca-opensm
+mkdir -p "$osm"
+trap 'rm -rf "$tmp"' EXIT
+if [[ $scope == all ]]; then plan 21; else plan 6; fi
+
+peer --wait 180 true
+ok $? "the second guest answers over the guest link ($ORCA_PEER)"
+
+sysp=/sys/class/infiniband/$dev/ports/1
+attr() { cat "$sysp/$1"; }                      # this host's port attribute
+rattr() { peer "cat $sysp/$1"; }                # the other host's
+lid_of() { printf '%d' "$(awk '{print $1}' <<< "$1")"; }
+state_of() { awk '{print $2}' <<< "$1"; }       # "4: ACTIVE" -> ACTIVE
+guid_of() { attr gids/0 | awk -F: '{printf "0x%s%s%s%s", $5, $6, $7, $8}'; }
+rguid_of() { rattr gids/0 | awk -F: '{printf "0x%s%s%s%s", $5, $6, $7, $8}'; }
+cap() { printf '%d' "$(attr cap_mask)"; }
+rcap() { printf '%d' "$(rattr cap_mask)"; }
+IS_SM=$((1 << 1)) IS_CM=$((1 << 16))
+
+modprobe ib_umad && modprobe ib_cm && peer "modprobe ib_umad && modprobe ib_cm"
+[[ $? == 0 && -c /dev/infiniband/umad0 && -c /dev/infiniband/issm0 ]]
+ok $? "ib_umad and ib_cm on both hosts: /dev/infiniband/umad0 and issm0"
+s=$(state_of "$(attr state)") rs=$(state_of "$(rattr state)")
+[[ $s == INIT && $rs == INIT && $(lid_of "$(attr lid)") == 0 ]]
+ok $? "before an SM: both ports INIT ($s, $rs), LID $(attr lid), physical state $(attr phys_state)"
+
+# OpenSM on this host's port, in the background for the scripts after us
+start_sm() {   # start_sm WHERE(here|peer) GUID LOG
+    local cmd="OSM_CACHE_DIR=$osm OSM_TMP_DIR=$osm setsid opensm -g $2 -f $3 > $3.out 2>&1 < /dev/null &"
+    if [[ $1 == here ]]; then eval "$cmd"; else peer "mkdir -p $osm; $cmd"; fi
+}
+ga=$(guid_of) gb=$(rguid_of)
+t0=$(now_us)
+start_sm here "$ga" "$osm/a.log"
+subnet_up() { grep -q 'SUBNET UP' "$osm/a.log" 2>/dev/null; }
+wait_until "$ORCA_WAIT" subnet_up
+subnet_up
+ok $? "OpenSM on port $ga: SUBNET UP after $(secs_since "$t0") s"
+bad=$(grep -E 'ERRORS DURING INITIALIZATION|ERR (3119|3120|0F10)' "$osm/a.log")
+[[ -z $bad ]]
+ok $? "OpenSM logged no initialization error"
+[[ -n $bad ]] && diag "$(head -n 5 <<< "$bad")" "$(tail -n 20 "$osm/a.log")"
+both_active() { [[ $(state_of "$(attr state)") == ACTIVE && $(state_of "$(rattr state)") == ACTIVE ]]; }
+wait_until "$ORCA_WAIT" both_active
+la=$(lid_of "$(attr lid)") lb=$(lid_of "$(rattr lid)")
+sa=$(lid_of "$(attr sm_lid)") sb=$(lid_of "$(rattr sm_lid)")
+both_active && [[ $la != 0 && $lb != 0 && $la != "$lb" && $sa == "$la" && $sb == "$la" ]]
+ok $? "both ports ACTIVE, LIDs $la and $lb, SM LID $sa / $sb (this port)"
+[[ $scope == all ]] || done_testing
+
+is_sm() { (( $(cap) & IS_SM )); }
+wait_until "$ORCA_WAIT" is_sm
+(( ($(cap) & IS_SM) && ($(cap) & IS_CM) && !($(rcap) & IS_SM) && ($(rcap) & IS_CM) ))
+ok $? "capability masks: this port $(attr cap_mask) (IsSM, IsCM), the other $(rattr cap_mask) (IsCM)"
+ibstat "$dev" > "$tmp/ibstat" 2>&1
+grep -q 'State: Active' "$tmp/ibstat" && grep -q 'Physical state: LinkUp' "$tmp/ibstat" &&
+    grep -q "SM lid: $la\$" "$tmp/ibstat"
+ok $? "ibstat: $(grep -E 'State|SM lid|Capability' "$tmp/ibstat" | tr -s '\t\n' '  ')"
+
+peer "timeout 30 sminfo" > "$tmp/sminfo" 2>&1
+grep -q "sm lid $la sm guid $ga, .*SMINFO_MASTER" "$tmp/sminfo"
+ok $? "sminfo from the other host: $(< "$tmp/sminfo")"
+
+timeout 60 ibnetdiscover > "$tmp/net" 2>&1
+nca=$(grep -c '^Ca' "$tmp/net") nsw=$(grep -c '^Switch' "$tmp/net")
+# the switch's lines name each CA's node GUID in a port of its own
+nga=$(tr -d : < "/sys/class/infiniband/$dev/node_guid") ngb=$(peer "tr -d : < /sys/class/infiniband/$dev/node_guid")
+pa=$(sed -n "s/^\[\([0-9]*\)\][[:space:]]*\"H-$nga\".*/\1/p" "$tmp/net")
+pb=$(sed -n "s/^\[\([0-9]*\)\][[:space:]]*\"H-$ngb\".*/\1/p" "$tmp/net")
+[[ $nca == 2 && $nsw == 1 && -n $pa && -n $pb && $pa != "$pb" ]]
+ok $? "ibnetdiscover: $nca CAs, $nsw switch; this host in switch port $pa, the other in $pb"
+((nca == 2 && nsw == 1)) || diag "$(cat "$tmp/net")"
+swlid=$(sed -n 's/^Switch.*base port 0 lid \([0-9]*\).*/\1/p' "$tmp/net")
+
+timeout 30 smpquery nodeinfo "$lb" > "$tmp/q" 2>&1 &&
+    grep -q 'NodeType:.*Channel Adapter' "$tmp/q" && grep -q "^Guid:.*0x$ngb" "$tmp/q"
+ok $? "smpquery nodeinfo by LID $lb: the other host's CA ($(grep '^Guid' "$tmp/q"))"
+timeout 30 smpquery -D nodeinfo 0,1 > "$tmp/q" 2>&1 && grep -q 'NodeType:.*Switch' "$tmp/q" &&
+    grep -q "LocalPort:.*$pa\$" "$tmp/q"
+ok $? "smpquery -D nodeinfo 0,1: the switch, entered by its port $pa"
+timeout 30 smpquery -D portinfo "0,1,$pb" > "$tmp/q" 2>&1 && grep -q "^Lid:.*$lb\$" "$tmp/q" &&
+    grep -q 'LinkState:.*Active' "$tmp/q"
+ok $? "smpquery -D portinfo 0,1,$pb: the other host's port through the switch, LID $lb, Active"
+timeout 30 ibroute "$swlid" > "$tmp/q" 2>&1
+grep -Eq "^0x0*$(printf '%x' "$la") 0*$pa " "$tmp/q" && grep -Eq "^0x0*$(printf '%x' "$lb") 0*$pb " "$tmp/q"
+ok $? "ibroute $swlid: OpenSM's LFT sends LID $la to port $pa and LID $lb to port $pb"
+grep -Eq "^0x" "$tmp/q" || diag "$(head -n 20 "$tmp/q")"
+timeout 30 saquery -p > "$tmp/q" 2>&1
+grep -Eq "dlid\.+$lb\$" "$tmp/q" && grep -Eq "dlid\.+$la\$" "$tmp/q"
+ok $? "saquery -p: OpenSM's SA returns path records to both ports ($(grep -c 'PathRecord dump' "$tmp/q") records)"
+
+# the counters: OpenSM paused so that only the pingpong moves them
+counters() {   # counters PREFIX: this port's and the other's, from sysfs
+    local c
+    for c in port_xmit_data port_rcv_data port_xmit_packets port_rcv_packets; do
+        printf -v "${1}_a_$c" '%s' "$(attr "counters/$c")"
+        printf -v "${1}_b_$c" '%s' "$(rattr "counters/$c")"
+    done
+}
+pkill -STOP -x opensm
+sleep_s 2
+counters c0
+port=$((port + 1))
+pair_server "$tmp/server" "$port" timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -m 1024 -s 4096 -n 100 ||
+    diag "the pingpong server did not listen"
+timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -m 1024 -s 4096 -n 100 "$(pair_server_addr)" > "$tmp/client" 2>&1
+crc=$?
+wait "$PAIR_SPID"
+counters c1
+pkill -CONT -x opensm
+# IBA 16.1.3.5: data counted in 4-byte words from LRH to ICRC.  Each side
+# sends 100 messages of 4 packets (LRH 8, BTH 12, 1024 bytes, ICRC 4) and
+# ACKs the other's 100 (LRH 8, BTH 12, AETH 4, ICRC 4).
+words=$(( (100 * 4 * (8 + 12 + 1024 + 4) + 100 * (8 + 12 + 4 + 4)) / 4 )) pkts=$((100 * 4 + 100))
+d() { echo $(( ${!2} - ${!1} )); }
+got="A xmit $(d c0_a_port_xmit_data c1_a_port_xmit_data) rcv $(d c0_a_port_rcv_data c1_a_port_rcv_data) B xmit $(d c0_b_port_xmit_data c1_b_port_xmit_data) rcv $(d c0_b_port_rcv_data c1_b_port_rcv_data) words"
+[[ $crc == 0 && $got == "A xmit $words rcv $words B xmit $words rcv $words words" &&
+    $(d c0_a_port_xmit_packets c1_a_port_xmit_packets) == "$pkts" &&
+    $(d c0_b_port_rcv_packets c1_b_port_rcv_packets) == "$pkts" ]]
+ok $? "port counters moved by exactly the pingpong: $got (expected $words each, $pkts packets)"
+timeout 30 perfquery -x "$lb" 1 > "$tmp/q" 2>&1
+v=$(sed -n 's/^PortXmitData:\.*//p' "$tmp/q")
+# shellcheck disable=SC2154  # set by counters()
+[[ -n $v ]] && ((v >= c1_b_port_xmit_data))
+ok $? "perfquery -x $lb 1 reads the other host's counters (PortXmitData $v, sysfs said $c1_b_port_xmit_data)"
+
+# the SM goes: its port is no SM any more, the subnet keeps working
+pkill -TERM -x opensm
+no_sm() { ! pgrep -x opensm > /dev/null && (( !($(cap) & IS_SM) )); }
+wait_until "$ORCA_WAIT" no_sm
+no_sm && both_active && [[ $(lid_of "$(attr lid)") == "$la" && $(lid_of "$(rattr lid)") == "$lb" ]]
+ok $? "OpenSM stopped: IsSM cleared ($(attr cap_mask)), both ports still ACTIVE with LIDs $la, $lb"
+port=$((port + 1))
+pair_server "$tmp/server" "$port" timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 20 -c ||
+    diag "the pingpong server did not listen"
+timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 20 -c "$(pair_server_addr)" > "$tmp/client" 2>&1
+crc=$?
+wait "$PAIR_SPID"
+ok $((crc || $?)) "traffic goes on without an SM: ibv_rc_pingpong -c between the hosts"
+
+# OpenSM on the other host takes over
+t0=$(now_us)
+start_sm peer "$gb" "$osm/b.log"
+b_master() { [[ $(lid_of "$(attr sm_lid)") == "$lb" ]] && peer "grep -q 'SUBNET UP' $osm/b.log"; }
+wait_until "$ORCA_WAIT" b_master
+b_master
+ok $? "OpenSM on the other host: SUBNET UP, SM LID $lb here after $(secs_since "$t0") s"
+timeout 30 sminfo > "$tmp/sminfo" 2>&1
+grep -q "sm lid $lb sm guid $gb, .*SMINFO_MASTER" "$tmp/sminfo" && both_active &&
+    [[ $(lid_of "$(attr lid)") == "$la" && $(lid_of "$(rattr lid)") == "$lb" ]]
+ok $? "sminfo: $(< "$tmp/sminfo"); LIDs kept ($la, $lb)"
+done_testing
