@@ -284,16 +284,21 @@ vm-data:
 # vm-twohost-ece they offer different ones and must agree on the
 # intersection (twohost.sh's ECE scope: the LIDs and tests/tools/twohost,
 # every verb between the hosts with the negotiated options).
+# two hosts on a plain switch (orca-fabric --sm none) that the real OpenSM
+# in a guest manages: opensm.sh brings the subnet up, looks at it with
+# infiniband-diags and moves the SM to the second guest, where it stays
+# for the verbs, perftest and lossy runs
 vm-twohost:
-	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --timeout 2400 -- \
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 2400 -- \
 	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \
-	    $(T)/lib/run-tests.sh $(T)/vm/twohost.sh \
+	    $(T)/lib/run-tests.sh $(T)/vm/opensm.sh $(T)/vm/twohost.sh \
 	    $(T)/vm/perftest.sh $(T)/vm/lossy.sh || true
 
 vm-twohost-ece:
-	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --timeout 900 \
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 900 \
 	    --emu-set-a ece_options=0xd --emu-set-b ece_options=0x7 -- \
-	    env ORCA_ECE_EXPECT=0x5 ORCA_TWOHOST_SCOPE=ece $(T)/lib/run-tests.sh $(T)/vm/twohost.sh || true
+	    env ORCA_ECE_EXPECT=0x5 ORCA_TWOHOST_SCOPE=ece ORCA_OPENSM_SCOPE=bringup \
+	    $(T)/lib/run-tests.sh $(T)/vm/opensm.sh $(T)/vm/twohost.sh || true
 
 # an admin's install: the Debian packages built now (make deb) go into a
 # throw-away overlay root; DKMS builds the module, udev coldplug loads it,

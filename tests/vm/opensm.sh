@@ -63,10 +63,16 @@ ok $? "before an SM: both ports INIT ($s, $rs), LID $(attr lid), physical state 
 
 # OpenSM on this host's port, in the background for the scripts after us
 start_sm() {   # start_sm WHERE(here|peer) GUID LOG
-    local cmd="OSM_CACHE_DIR=$osm OSM_TMP_DIR=$osm setsid opensm -g $2 -f $3 > $3.out 2>&1 < /dev/null &"
+    # -D 0x03: errors and info (SUBNET UP); the log flushed at each line
+    # one line: peer sends a command as one
+    local cmd="echo 'force_log_flush TRUE' > $osm/opensm.conf; OSM_CACHE_DIR=$osm"
+    cmd+=" OSM_TMP_DIR=$osm setsid opensm -F $osm/opensm.conf -g $2 -D 0x03 -f $3"
+    cmd+=" > $3.out 2>&1 < /dev/null &"
     if [[ $1 == here ]]; then eval "$cmd"; else peer "mkdir -p $osm; $cmd"; fi
 }
 ga=$(guid_of) gb=$(rguid_of)
+# as sminfo prints a GUID: no leading zeros
+xa=$(printf '0x%x' "$ga") xb=$(printf '0x%x' "$gb")
 t0=$(now_us)
 start_sm here "$ga" "$osm/a.log"
 subnet_up() { grep -q 'SUBNET UP' "$osm/a.log" 2>/dev/null; }
@@ -95,7 +101,7 @@ grep -q 'State: Active' "$tmp/ibstat" && grep -q 'Physical state: LinkUp' "$tmp/
 ok $? "ibstat: $(grep -E 'State|SM lid|Capability' "$tmp/ibstat" | tr -s '\t\n' '  ')"
 
 peer "timeout 30 sminfo" > "$tmp/sminfo" 2>&1
-grep -q "sm lid $la sm guid $ga, .*SMINFO_MASTER" "$tmp/sminfo"
+grep -q "sm lid $la sm guid $xa, .*SMINFO_MASTER" "$tmp/sminfo"
 ok $? "sminfo from the other host: $(< "$tmp/sminfo")"
 
 timeout 60 ibnetdiscover > "$tmp/net" 2>&1
@@ -182,8 +188,9 @@ b_master() { [[ $(lid_of "$(attr sm_lid)") == "$lb" ]] && peer "grep -q 'SUBNET 
 wait_until "$ORCA_WAIT" b_master
 b_master
 ok $? "OpenSM on the other host: SUBNET UP, SM LID $lb here after $(secs_since "$t0") s"
+b_master || diag "SM LID here $(attr sm_lid)" "$(peer "tail -n 30 $osm/b.log.out $osm/b.log")"
 timeout 30 sminfo > "$tmp/sminfo" 2>&1
-grep -q "sm lid $lb sm guid $gb, .*SMINFO_MASTER" "$tmp/sminfo" && both_active &&
+grep -q "sm lid $lb sm guid $xb, .*SMINFO_MASTER" "$tmp/sminfo" && both_active &&
     [[ $(lid_of "$(attr lid)") == "$la" && $(lid_of "$(rattr lid)") == "$lb" ]]
 ok $? "sminfo: $(< "$tmp/sminfo"); LIDs kept ($la, $lb)"
 done_testing
