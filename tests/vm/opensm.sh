@@ -16,8 +16,12 @@
 #    differ by exactly what an ibv_rc_pingpong put on the wire, from the
 #    IBA header sizes, and perfquery by LID reads them;
 #  - OpenSM killed: IsSM goes, the ports stay ACTIVE, traffic goes on;
-#    OpenSM started on the other host takes over as master, LIDs kept.
-# Leaves an OpenSM master on the other host for the scripts after it
+#    OpenSM started on the other host takes over as master, LIDs kept;
+#  - OpenSM back here with a guid2lid file of another LID for this port:
+#    the port gets it, this host's context sees IBV_EVENT_LID_CHANGE and
+#    the other's IBV_EVENT_SM_CHANGE, and a new connection works;
+#  - ibping answered by a vendor-class agent (ibping -S).
+# Leaves an OpenSM master on this host for the scripts after it
 # (twohost.sh, perftest.sh, lossy.sh).  Prints TAP.
 #   ORCA_DEV (orca0), ORCA_OPENSM_SCOPE: all (default) or bringup (SUBNET
 #   UP and the ports only)
@@ -38,7 +42,7 @@ tmp=$(mktemp -d)
 osm=/tmp/orca-opensm
 mkdir -p "$osm"
 trap 'rm -rf "$tmp"' EXIT
-if [[ $scope == all ]]; then plan 21; else plan 6; fi
+if [[ $scope == all ]]; then plan 25; else plan 6; fi
 
 peer --wait 180 true
 ok $? "the second guest answers over the guest link ($ORCA_PEER)"
@@ -132,40 +136,61 @@ timeout 30 saquery -p > "$tmp/q" 2>&1
 grep -Eq "dlid\.+$lb\$" "$tmp/q" && grep -Eq "dlid\.+$la\$" "$tmp/q"
 ok $? "saquery -p: OpenSM's SA returns path records to both ports ($(grep -c 'PathRecord dump' "$tmp/q") records)"
 
-# the counters: OpenSM paused so that only the pingpong moves them
-counters() {   # counters PREFIX: this port's and the other's, from sysfs
+# the counters: OpenSM paused so that only the pingpong moves them.  This
+# port's through sysfs (ib_core reads them by MAD_IFC, no packet), the
+# other's by perfquery over the fabric (QP1 to its PMA)
+sysfs_counters() {   # sysfs_counters PREFIX: this port's
     local c
     for c in port_xmit_data port_rcv_data port_xmit_packets port_rcv_packets; do
-        printf -v "${1}_a_$c" '%s' "$(attr "counters/$c")"
-        printf -v "${1}_b_$c" '%s' "$(rattr "counters/$c")"
+        printf -v "${1}_$c" '%s' "$(attr "counters/$c")"
+    done
+}
+perf_counters() {    # perf_counters PREFIX: the other port's
+    local c
+    timeout 30 perfquery -x "$lb" 1 > "$tmp/pq" 2>&1
+    for c in PortXmitData PortRcvData PortXmitPkts PortRcvPkts; do
+        printf -v "${1}_$c" '%s' "$(sed -n "s/^$c:\.*//p" "$tmp/pq")"
     done
 }
 pkill -STOP -x opensm
 sleep_s 2
-counters c0
+# perfquery's MADs cross this port too: its reads are outside the window
+perf_counters c0
+sysfs_counters c0
 port=$((port + 1))
 pair_server "$tmp/server" "$port" timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -m 1024 -s 4096 -n 100 ||
     diag "the pingpong server did not listen"
 timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -m 1024 -s 4096 -n 100 "$(pair_server_addr)" > "$tmp/client" 2>&1
 crc=$?
 wait "$PAIR_SPID"
-counters c1
+sysfs_counters c1
+perf_counters c1
 pkill -CONT -x opensm
 # IBA 16.1.3.5: data counted in 4-byte words from LRH to ICRC.  Each side
 # sends 100 messages of 4 packets (LRH 8, BTH 12, 1024 bytes, ICRC 4) and
-# ACKs the other's 100 (LRH 8, BTH 12, AETH 4, ICRC 4).
+# ACKs the other's 100 (LRH 8, BTH 12, AETH 4, ICRC 4).  A perfquery is
+# two MADs, ClassPortInfo then PortCountersExtended: between the two
+# reads the other port also sent the first's last answer and the second's
+# ClassPortInfo answer, and received the second's two requests: two MADs
+# each way (LRH 8, BTH 12, DETH 8, 256 bytes, ICRC 4).
 words=$(( (100 * 4 * (8 + 12 + 1024 + 4) + 100 * (8 + 12 + 4 + 4)) / 4 )) pkts=$((100 * 4 + 100))
+mad=$(( 2 * (8 + 12 + 8 + 256 + 4) / 4 ))
 d() { echo $(( ${!2} - ${!1} )); }
-got="A xmit $(d c0_a_port_xmit_data c1_a_port_xmit_data) rcv $(d c0_a_port_rcv_data c1_a_port_rcv_data) B xmit $(d c0_b_port_xmit_data c1_b_port_xmit_data) rcv $(d c0_b_port_rcv_data c1_b_port_rcv_data) words"
-[[ $crc == 0 && $got == "A xmit $words rcv $words B xmit $words rcv $words words" &&
-    $(d c0_a_port_xmit_packets c1_a_port_xmit_packets) == "$pkts" &&
-    $(d c0_b_port_rcv_packets c1_b_port_rcv_packets) == "$pkts" ]]
-ok $? "port counters moved by exactly the pingpong: $got (expected $words each, $pkts packets)"
-timeout 30 perfquery -x "$lb" 1 > "$tmp/q" 2>&1
-v=$(sed -n 's/^PortXmitData:\.*//p' "$tmp/q")
 # shellcheck disable=SC2154  # set by counters()
-[[ -n $v ]] && ((v >= c1_b_port_xmit_data))
-ok $? "perfquery -x $lb 1 reads the other host's counters (PortXmitData $v, sysfs said $c1_b_port_xmit_data)"
+got="here xmit $(d c0_port_xmit_data c1_port_xmit_data) rcv $(d c0_port_rcv_data c1_port_rcv_data) words, $(d c0_port_xmit_packets c1_port_xmit_packets) packets"
+[[ $crc == 0 && $got == "here xmit $words rcv $words words, $pkts packets" ]]
+ok $? "this port's counters moved by exactly the pingpong: $got (expected $words words, $pkts packets)"
+got="xmit $(d c0_PortXmitData c1_PortXmitData) rcv $(d c0_PortRcvData c1_PortRcvData) words, $(d c0_PortXmitPkts c1_PortXmitPkts) / $(d c0_PortRcvPkts c1_PortRcvPkts) packets"
+[[ $got == "xmit $((words + mad)) rcv $((words + mad)) words, $((pkts + 2)) / $((pkts + 2)) packets" ]]
+ok $? "perfquery -x $lb 1, twice: the other port's moved by the pingpong and two MADs each way: $got"
+
+# ibping: a vendor-class agent (ibping -S) on the other host answers
+peer "setsid ibping -S > /tmp/orca-ibping.out 2>&1 < /dev/null &"
+sleep_s 1
+timeout 30 ibping -c 3 "$lb" > "$tmp/q" 2>&1
+grep -q '3 packets transmitted, 3 received' "$tmp/q"
+ok $? "ibping -c 3 $lb: $(grep -m1 -i 'pong' "$tmp/q"); $(grep 'transmitted' "$tmp/q")"
+peer "pkill -x ibping"
 
 # the SM goes: its port is no SM any more, the subnet keeps working
 pkill -TERM -x opensm
@@ -193,4 +218,38 @@ timeout 30 sminfo > "$tmp/sminfo" 2>&1
 grep -q "sm lid $lb sm guid $xb, .*SMINFO_MASTER" "$tmp/sminfo" && both_active &&
     [[ $(lid_of "$(attr lid)") == "$la" && $(lid_of "$(rattr lid)") == "$lb" ]]
 ok $? "sminfo: $(< "$tmp/sminfo"); LIDs kept ($la, $lb)"
+
+# a new LID: OpenSM back here, its guid2lid file giving this port another
+peer "pkill -TERM -x opensm"
+b_gone() { ! peer "pgrep -x opensm" > /dev/null; }
+wait_until "$ORCA_WAIT" b_gone
+na=$((la + 32))
+printf '%s 0x%04x 0x%04x\n' "$ga" "$na" "$na" > "$osm/guid2lid"
+stdbuf -oL timeout $((2 * ORCA_WAIT)) ibv_asyncwatch -d "$dev" > "$tmp/ev_a" 2>&1 &
+wa=$!
+peer "stdbuf -oL timeout $((2 * ORCA_WAIT)) ibv_asyncwatch -d $dev" > "$tmp/ev_b" 2>&1 &
+wb=$!
+watching() { grep -q 'async event FD' "$tmp/ev_a" && grep -q 'async event FD' "$tmp/ev_b"; }
+# the other host's sees the SM move (its SM LID changes), this one its LID
+wait_until "$ORCA_WAIT" watching || diag "ibv_asyncwatch did not start: $(cat "$tmp/ev_a" "$tmp/ev_b")"
+t0=$(now_us)
+start_sm here "$ga" "$osm/c.log"
+new_lids() { both_active && [[ $(lid_of "$(attr lid)") == "$na" && $(lid_of "$(rattr sm_lid)") == "$na" ]]; }
+wait_until "$ORCA_WAIT" new_lids
+new_lids || diag "$(grep -E 'ERR|0x02 ->' "$osm/c.log" | tail -n 20)"
+new_lids
+ok $? "OpenSM with a guid2lid of another LID: this port ACTIVE with LID $(lid_of "$(attr lid)") (wanted $na), the other's SM LID $(lid_of "$(rattr sm_lid)") after $(secs_since "$t0") s"
+lid_event() { grep -q 'LID_CHANGE' "$tmp/ev_a" && grep -q 'SM_CHANGE' "$tmp/ev_b"; }
+wait_until "$ORCA_WAIT" lid_event
+lid_event
+ok $? "events: here $(grep -o 'IBV_EVENT_[A-Z_]*' "$tmp/ev_a" | tr '\n' ' '), there $(grep -o 'IBV_EVENT_[A-Z_]*' "$tmp/ev_b" | tr '\n' ' ')"
+kill "$wa" "$wb" 2>/dev/null
+wait "$wa" "$wb" 2>/dev/null
+port=$((port + 1))
+pair_server "$tmp/server" "$port" timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 20 -c ||
+    diag "the pingpong server did not listen"
+timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 20 -c "$(pair_server_addr)" > "$tmp/client" 2>&1
+crc=$?
+wait "$PAIR_SPID"
+ok $((crc || $?)) "a new connection over the new LIDs: ibv_rc_pingpong -c ($(grep -m1 'local address' "$tmp/client"))"
 done_testing
