@@ -90,7 +90,7 @@ static void sma_port_load(struct orca_dev *dev)
 	p->sm_lid = g->sm_lid;
 	p->sm_sl = g->sm_sl;
 	p->gid_prefix = g->subnet_prefix;
-	p->cap_mask = g->port_cap_flags;
+	p->cap_mask = port_cap_flags(dev);
 	p->mtu_cap = g->max_mtu;
 	for (i = 0; i < ORCA_MAD_PKEYS; i++)
 		p->pkeys[i] = i < g->n_pkey_table ? g->pkey_table[i] : 0;
@@ -230,7 +230,7 @@ int cmd_modify_port(struct orca_dev *dev, struct cmd *c)
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
 			    "capability bits 0x%x are the device's",
 			    (unsigned int)((set | clr) & ~ORCA_PORT_CAP_SW));
-	dev->cfg.port_cap_flags = (dev->cfg.port_cap_flags | set) & ~clr;
+	dev->port_cap_sw = (dev->port_cap_sw | set) & ~clr;
 	if (in->flags & ORCA_MODIFY_PORT_F_RESET_QKEY_CNTR)
 		dev->qkey_viol_cntr = 0;
 	port_mirror_write(dev);

@@ -65,6 +65,7 @@ void post_qp_event(struct orca_dev *dev, uint32_t qpn, uint8_t event,
 		   uint8_t state, uint32_t seq);
 
 /* orca_port.c: port 1 */
+uint32_t port_cap_flags(const struct orca_dev *dev);
 void port_attr_fill(struct orca_dev *dev, struct orca_port_attr *o);
 void port_mirror_write(struct orca_dev *dev);
 /* Port 1 to @state: mirror, then PORT_EVENT; nothing if no change. */

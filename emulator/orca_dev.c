@@ -56,6 +56,7 @@ static void func_reset(struct orca_dev *dev)
 	REG_WR32(dev, fatal_syndrome, 0);
 	REG_WR32(dev, health, ORCA_HEALTH_OK);
 	dev->bad_pkey_cntr = dev->qkey_viol_cntr = 0;
+	dev->port_cap_sw = dev->cfg.port_cap_flags & ORCA_PORT_CAP_SW;
 	dev->stats.func_resets++;
 	dev->stats_base = dev->stats;
 	orca_log("function reset: objects destroyed, queues forgotten, no DMA until enabled");
@@ -223,6 +224,7 @@ void orca_dev_connect(struct orca_dev *dev)
 	/* the port's counters start over with the statistics they read */
 	mad_node_reset(dev);
 	dev->bad_pkey_cntr = dev->qkey_viol_cntr = 0;
+	dev->port_cap_sw = dev->cfg.port_cap_flags & ORCA_PORT_CAP_SW;
 	dev->port_mirror_seq = 0;
 	REG_WR64(dev, generation, REG_RD64(dev, generation) + 1);
 }

@@ -7,6 +7,12 @@
 
 #include "orca_core.h"
 
+/* PortInfo:CapabilityMask: the device's bits, and software's. */
+uint32_t port_cap_flags(const struct orca_dev *dev)
+{
+	return (dev->cfg.port_cap_flags & ~ORCA_PORT_CAP_SW) | dev->port_cap_sw;
+}
+
 /* What QUERY_PORT and the port mirror say (every port alike). */
 void port_attr_fill(struct orca_dev *dev, struct orca_port_attr *o)
 {
@@ -17,7 +23,7 @@ void port_attr_fill(struct orca_dev *dev, struct orca_port_attr *o)
 	memset(o, 0, sizeof(*o));
 	o->subnet_prefix = htole64(g->subnet_prefix);
 	o->port_guid = htole64(g->port_guid);
-	o->port_cap_flags = htole32(g->port_cap_flags);
+	o->port_cap_flags = htole32(port_cap_flags(dev));
 	o->max_msg_sz = htole32(g->max_msg_sz);
 	o->lid = htole16(g->lid);
 	o->sm_lid = htole16(g->sm_lid);

@@ -348,6 +348,12 @@ struct orca_dev {
 
 	/* port 1 */
 	uint8_t port_state;	/* ORCA_PORT_* */
+	/*
+	 * PortInfo:CapabilityMask's bits host software owns (IsSM, IsCM ..,
+	 * ORCA_PORT_CAP_SW), as MODIFY_PORT set them: a new host (function
+	 * reset) starts from the configuration's
+	 */
+	uint32_t port_cap_sw;
 	uint16_t bad_pkey_cntr;	/* PortInfo counters, stop at 0xffff */
 	uint16_t qkey_viol_cntr;
 	uint64_t port_mirror_base;	/* latched at INIT, 0 = none */

@@ -281,6 +281,13 @@ static void modify_port(void)
 	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_MODIFY_PORT, &in, sizeof(in),
 			      NULL, 0),
 		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE);
+	/* the bits are the host software's: a new host starts without them */
+	f->regs->dev_ctl = htole32(ORCA_DEV_CTL_RESET);
+	orca_dev_tick(&f->dev);
+	CHECK_EQ(le32toh(f->regs->dev_sts), ORCA_DEV_STS_RESET_DONE);
+	f->regs->dev_ctl = 0;
+	fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
+	CHECK_EQ(le32toh(query_port(f).port_cap_flags), before);
 	fx_free(f);
 }
 
