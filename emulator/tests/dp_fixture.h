@@ -256,8 +256,8 @@ static inline bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
 	return connect_qp(f, qp, dest, access, mtu, true);
 }
 
-/* UD: INIT (Q_Key 0x1234), RTR, RTS. */
-static inline void ud_rts(struct fx *f, struct ring_qp *q)
+/* UD (QP0 and QP1 too): INIT (P_Key index 0, @qkey), RTR, RTS. */
+static inline void ud_rts_qkey(struct fx *f, struct ring_qp *q, uint32_t qkey)
 {
 	static const uint8_t st[] = { ORCA_QPS_INIT, ORCA_QPS_RTR,
 				      ORCA_QPS_RTS };
@@ -274,10 +274,48 @@ static inline void ud_rts(struct fx *f, struct ring_qp *q)
 			(k == 2 ? ORCA_QP_SQ_PSN : 0));
 		mi.ctx.state = st[k];
 		mi.ctx.port = 1;
-		mi.ctx.qkey = htole32(0x1234);
+		mi.ctx.qkey = htole32(qkey);
 		CHECK_EQ(fx_cmd(f, ORCA_CMD_MODIFY_QP, &mi, sizeof(mi), &ctx,
 				sizeof(ctx)), 0);
 	}
+}
+
+/* UD: INIT (Q_Key 0x1234), RTR, RTS. */
+static inline void ud_rts(struct fx *f, struct ring_qp *q)
+{
+	ud_rts_qkey(f, q, 0x1234);
+}
+
+/*
+ * A signaled UD SEND of @len bytes at @buf on a QP created with
+ * ORCA_QP_CREATE_UD_AV: its WQE carries the address vector @av, and
+ * (QP1) the P_Key index to send with.
+ */
+static inline void ud_send_av(struct fx *f, struct ring_qp *q, uint64_t buf,
+			      uint32_t len, uint32_t lk,
+			      const struct orca_av *av, uint32_t dqpn,
+			      uint32_t qkey, uint16_t pkey_index)
+{
+	uint8_t *w = gpa(f, q->base + ((uint64_t)(q->sq_pi & 7) <<
+				       SQ_LOG_STRIDE));
+	struct orca_send_wqe *h = (void *)w;
+	struct orca_av *a = (void *)(h + 1);
+	struct orca_sge *s = (void *)(a + 1);
+	__le32 *db = gpa(f, q->base + q->db_off);
+
+	memset(w, 0, 1U << SQ_LOG_STRIDE);
+	h->opcode = ORCA_WR_SEND;
+	h->flags = ORCA_WQE_F_SIGNALED | ORCA_WQE_F_UD_AV;
+	h->num_sge = 1;
+	h->ud_remote_qpn = htole32(dqpn);
+	h->ud_remote_qkey = htole32(qkey);
+	h->ud_pkey_index = htole16(pkey_index);
+	*a = *av;
+	s->addr = htole64(iova(buf));
+	s->length = htole32(len);
+	s->lkey = htole32(lk);
+	*db = htole32(++q->sq_pi);
+	orca_dev_doorbell(&f->dev, ORCA_FW_VEC_DB);
 }
 
 static inline bool connect_uc(struct fx *f, struct ring_qp *qp, uint32_t dest)

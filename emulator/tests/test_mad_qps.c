@@ -291,57 +291,14 @@ static void modify_port(void)
 	fx_free(f);
 }
 
-/* QP0/QP1: INIT (P_Key index 0, Q_Key), RTR, RTS, as ib_mad does. */
-static void mad_qp_rts(struct fx *f, struct ring_qp *q, uint32_t qkey)
-{
-	static const uint8_t st[] = { ORCA_QPS_INIT, ORCA_QPS_RTR,
-				      ORCA_QPS_RTS };
-	struct orca_modify_qp_in mi;
-	struct orca_qp_ctx ctx;
-	unsigned int k;
-
-	for (k = 0; k < 3; k++) {
-		memset(&mi, 0, sizeof(mi));
-		mi.qpn = htole32(q->qpn);
-		mi.attr_mask = htole32(ORCA_QP_STATE |
-			(k == 0 ? ORCA_QP_PKEY_INDEX | ORCA_QP_PORT |
-				  ORCA_QP_QKEY : 0) |
-			(k == 2 ? ORCA_QP_SQ_PSN : 0));
-		mi.ctx.state = st[k];
-		mi.ctx.port = 1;
-		mi.ctx.qkey = htole32(qkey);
-		CHECK_EQ(fx_cmd(f, ORCA_CMD_MODIFY_QP, &mi, sizeof(mi), &ctx,
-				sizeof(ctx)), 0);
-	}
-}
-
-/* A UD SEND of @len bytes at @buf with its address in the WQE. */
+/* A UD SEND of @len bytes at @buf to @dlid, its address in the WQE. */
 static void send_av(struct fx *f, struct ring_qp *q, uint64_t buf,
 		    uint32_t len, uint32_t lk, uint16_t dlid, uint32_t dqpn,
 		    uint32_t qkey, uint16_t pkey_index)
 {
-	uint8_t *w = gpa(f, q->base + ((uint64_t)(q->sq_pi & 7) <<
-				       SQ_LOG_STRIDE));
-	struct orca_send_wqe *h = (void *)w;
-	struct orca_av *a = (void *)(h + 1);
-	struct orca_sge *s = (void *)(a + 1);
-	__le32 *db = gpa(f, q->base + q->db_off);
+	struct orca_av av = { .port = 1, .dlid = htole16(dlid) };
 
-	memset(w, 0, 1U << SQ_LOG_STRIDE);
-	h->opcode = ORCA_WR_SEND;
-	h->flags = ORCA_WQE_F_SIGNALED | ORCA_WQE_F_UD_AV;
-	h->num_sge = 1;
-	h->ud_remote_qpn = htole32(dqpn);
-	h->ud_remote_qkey = htole32(qkey);
-	h->ud_pkey_index = htole16(pkey_index);
-	memset(a, 0, sizeof(*a));
-	a->port = 1;
-	a->dlid = htole16(dlid);
-	s->addr = htole64(iova(buf));
-	s->length = htole32(len);
-	s->lkey = htole32(lk);
-	*db = htole32(++q->sq_pi);
-	orca_dev_doorbell(&f->dev, ORCA_FW_VEC_DB);
+	ud_send_av(f, q, buf, len, lk, &av, dqpn, qkey, pkey_index);
 }
 
 /* The next CQE of @cq, or a zeroed one with status 0xff if none. */
@@ -390,9 +347,9 @@ static void special_qps(void)
 	CHECK(u.qpn >= 2);
 	make_qp_type = ORCA_QPT_RC;
 	make_qp_flags = 0;
-	mad_qp_rts(f, &q0, 0);
-	mad_qp_rts(f, &q1, QP1_QKEY);
-	mad_qp_rts(f, &u, QP1_QKEY);
+	ud_rts_qkey(f, &q0, 0);
+	ud_rts_qkey(f, &q1, QP1_QKEY);
+	ud_rts_qkey(f, &u, QP1_QKEY);
 
 	/* QP1 to QP1 in partition 1 (0x8001): delivered, index 1 */
 	post_recv(f, &q1, buf + 1024, 40 + 256, lk);
@@ -466,7 +423,7 @@ static void qp0_permissive(void)
 	CHECK(make_qp(f, &q0, cq.cqn));
 	make_qp_type = ORCA_QPT_RC;
 	make_qp_flags = 0;
-	mad_qp_rts(f, &q0, 0);
+	ud_rts_qkey(f, &q0, 0);
 	post_recv(f, &q0, buf + 1024, 40 + 256, lk);
 	rx = f->dev.stats.rx_pkts;
 	send_av(f, &q0, buf, 256, lk, 0xffff, 0, 0, 0);

@@ -466,25 +466,7 @@ static void ud_send_error_sqe(void)
 static void ud_post_av(struct fx *f, struct ring_qp *q, uint64_t buf,
 		       uint32_t lk, const struct orca_av *av, uint32_t dqpn)
 {
-	uint8_t *w = gpa(f, q->base + ((uint64_t)(q->sq_pi & 7) <<
-				       SQ_LOG_STRIDE));
-	struct orca_send_wqe *h = (void *)w;
-	struct orca_av *a = (void *)(h + 1);
-	struct orca_sge *s = (void *)(a + 1);
-	__le32 *db = gpa(f, q->base + q->db_off);
-
-	memset(w, 0, 1U << SQ_LOG_STRIDE);
-	h->opcode = ORCA_WR_SEND;
-	h->flags = ORCA_WQE_F_SIGNALED | ORCA_WQE_F_UD_AV;
-	h->num_sge = 1;
-	h->ud_remote_qpn = htole32(dqpn);
-	h->ud_remote_qkey = htole32(0x1234);
-	*a = *av;
-	s->addr = htole64(iova(buf));
-	s->length = htole32(16);
-	s->lkey = htole32(lk);
-	*db = htole32(++q->sq_pi);
-	orca_dev_doorbell(&f->dev, ORCA_FW_VEC_DB);
+	ud_send_av(f, q, buf, 16, lk, av, dqpn, 0x1234, 0);
 }
 
 /*
