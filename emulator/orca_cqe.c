@@ -51,8 +51,11 @@ bool recv_cqe(struct orca_dev *dev, struct orca_qp *qp, uint32_t wqe_idx,
 		if (p->dlid >= dev->cfg.lid &&
 		    p->dlid - dev->cfg.lid < (1U << dev->cfg.lmc))
 			cqe.dlid_path_bits = p->dlid - dev->cfg.lid;
-		/* QP1 answers in the partition the request came in */
-		if (le32toh(qp->ctx.qpn) == 1 && pkey_index_of(dev, p->pkey) > 0)
+		/*
+		 * QP1 answers in the partition the request came in (port_rx()
+		 * took it only if the table has it); QP0 has no P_Key
+		 */
+		if (le32toh(qp->ctx.qpn) == 1)
 			cqe.pkey_index = htole16(pkey_index_of(dev, p->pkey));
 		if (le32toh(qp->ctx.qpn) == 0)
 			cqe.pkey_index = 0;

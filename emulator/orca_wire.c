@@ -215,36 +215,44 @@ static bool from_peer(const struct orca_qp *qp, const struct orca_pkt *p)
 
 /*
  * QP0 takes VL15 only and is the only one to (IBA 13.5.3, qib's ud
- * receive checks), without a P_Key check; QP1 takes any P_Key of the
- * table.  Both take a MAD, 256 bytes, and nothing else.
+ * receive checks); QP0 and QP1 take a MAD, 256 bytes, and nothing else.
  */
-static bool special_ok(struct orca_dev *dev, const struct orca_qp *qp,
-		       const struct orca_pkt *p, bool *pkey_ok)
+static bool special_ok(const struct orca_qp *qp, const struct orca_pkt *p)
 {
 	uint32_t qpn = le32toh(qp->ctx.qpn);
 
-	*pkey_ok = qpn == 0 || (qpn == 1 && pkey_index_of(dev, p->pkey) >= 0);
 	if ((p->vl == ORCA_VL15) != (qpn == 0))
 		return false;
 	return qpn > 1 || p->paylen == ORCA_MAD_SIZE;
+}
+
+/* QP0 checks no P_Key, QP1 takes any of the table, the rest their own. */
+static bool pkey_ok(struct orca_dev *dev, const struct orca_qp *qp,
+		    const struct orca_pkt *p)
+{
+	switch (le32toh(qp->ctx.qpn)) {
+	case 0:
+		return true;
+	case 1:
+		return pkey_index_of(dev, p->pkey) >= 0;
+	default:
+		return pkey_match(p->pkey, qp_pkey(dev, qp));
+	}
 }
 
 /* Receive side of the port: BTH destination, P_Key, then the QP. */
 static void port_rx(struct orca_dev *dev, struct orca_pkt *p)
 {
 	struct orca_qp *qp = qp_get(dev, p->dqpn);
-	bool pkey_ok;
 
 	dev->stats.rx_pkts++;
 	dev->stats.rx_bytes += p->paylen;
 	dev->stats.port_rcv_octets += orca_pkt_wire_len(p);
-	if (!qp || !special_ok(dev, qp, p, &pkey_ok)) {
+	if (!qp || !special_ok(qp, p)) {
 		dev->stats.pkts_dropped++;
 		return;
 	}
-	if (le32toh(qp->ctx.qpn) > 1)
-		pkey_ok = pkey_match(p->pkey, qp_pkey(dev, qp));
-	if (!pkey_ok) {
+	if (!pkey_ok(dev, qp, p)) {
 		dev->stats.pkts_dropped++;
 		port_count_violation(dev, true);
 		return;
