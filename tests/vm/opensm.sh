@@ -57,6 +57,17 @@ rguid_of() { rattr gids/0 | awk -F: '{printf "0x%s%s%s%s", $5, $6, $7, $8}'; }
 cap() { printf '%d' "$(attr cap_mask)"; }
 rcap() { printf '%d' "$(rattr cap_mask)"; }
 IS_SM=$((1 << 1)) IS_CM=$((1 << 16))
+# rc_pp ARGS...: ibv_rc_pingpong ARGS between the hosts, server on the
+# other; status 0 if both ends exit 0, the client's output in $tmp/client
+rc_pp() {
+    local crc
+    port=$((port + 1))
+    pair_server "$tmp/server" "$port" timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" "$@" ||
+        diag "the pingpong server did not listen"
+    timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" "$@" "$(pair_server_addr)" > "$tmp/client" 2>&1
+    crc=$?
+    wait "$PAIR_SPID" && ((crc == 0))
+}
 
 modprobe ib_umad && modprobe ib_cm && peer "modprobe ib_umad && modprobe ib_cm"
 [[ $? == 0 && -c /dev/infiniband/umad0 && -c /dev/infiniband/issm0 ]]
@@ -157,12 +168,8 @@ sleep_s 2
 # perfquery's MADs cross this port too: its reads are outside the window
 perf_counters c0
 sysfs_counters c0
-port=$((port + 1))
-pair_server "$tmp/server" "$port" timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -m 1024 -s 4096 -n 100 ||
-    diag "the pingpong server did not listen"
-timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -m 1024 -s 4096 -n 100 "$(pair_server_addr)" > "$tmp/client" 2>&1
+rc_pp -m 1024 -s 4096 -n 100
 crc=$?
-wait "$PAIR_SPID"
 sysfs_counters c1
 perf_counters c1
 pkill -CONT -x opensm
@@ -198,13 +205,8 @@ no_sm() { ! pgrep -x opensm > /dev/null && (( !($(cap) & IS_SM) )); }
 wait_until "$ORCA_WAIT" no_sm
 no_sm && both_active && [[ $(lid_of "$(attr lid)") == "$la" && $(lid_of "$(rattr lid)") == "$lb" ]]
 ok $? "OpenSM stopped: IsSM cleared ($(attr cap_mask)), both ports still ACTIVE with LIDs $la, $lb"
-port=$((port + 1))
-pair_server "$tmp/server" "$port" timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 20 -c ||
-    diag "the pingpong server did not listen"
-timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 20 -c "$(pair_server_addr)" > "$tmp/client" 2>&1
-crc=$?
-wait "$PAIR_SPID"
-ok $((crc || $?)) "traffic goes on without an SM: ibv_rc_pingpong -c between the hosts"
+rc_pp -n 20 -c
+ok $? "traffic goes on without an SM: ibv_rc_pingpong -c between the hosts"
 
 # OpenSM on the other host takes over
 t0=$(now_us)
@@ -245,11 +247,6 @@ lid_event
 ok $? "events: here $(grep -o 'IBV_EVENT_[A-Z_]*' "$tmp/ev_a" | tr '\n' ' '), there $(grep -o 'IBV_EVENT_[A-Z_]*' "$tmp/ev_b" | tr '\n' ' ')"
 kill "$wa" "$wb" 2>/dev/null
 wait "$wa" "$wb" 2>/dev/null
-port=$((port + 1))
-pair_server "$tmp/server" "$port" timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 20 -c ||
-    diag "the pingpong server did not listen"
-timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -n 20 -c "$(pair_server_addr)" > "$tmp/client" 2>&1
-crc=$?
-wait "$PAIR_SPID"
-ok $((crc || $?)) "a new connection over the new LIDs: ibv_rc_pingpong -c ($(grep -m1 'local address' "$tmp/client"))"
+rc_pp -n 20 -c
+ok $? "a new connection over the new LIDs: ibv_rc_pingpong -c ($(grep -m1 'local address' "$tmp/client"))"
 done_testing
