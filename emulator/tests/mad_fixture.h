@@ -13,30 +13,13 @@
 
 #include "orca_mad.h"
 #include "tap.h"
+#include "be.h"
 
 #define TID 0x0123456789abcdefULL
 
 static struct orca_mad_node node;
 static uint8_t req[256], rsp[256];
 static uint32_t chg;
-
-static void put_be(uint8_t *p, uint64_t v, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		p[i] = v >> (8 * (n - 1 - i));
-}
-
-static uint64_t get_be(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 /* the request's and the reply's fields at MAD offsets */
 #define W8(off, v)	(req[off] = (v))

@@ -30,6 +30,7 @@
 
 #include "fabric/fabric_switch.h"
 #include "orca_log.h"
+#include "be.h"
 #include "tap.h"
 
 #define SW_GUID		0x00ca7a0000f00000ULL
@@ -57,24 +58,6 @@ static uint8_t wire[ORCA_PKT_WIRE_MAX], msg[ORCA_FAB_MSG_MAX];
 static size_t wire_len, out_len;	/* the last sent / received */
 static uint8_t mad[256], resp[256];
 static uint64_t tid = 0x1000;
-
-static void put_be(uint8_t *p, uint64_t v, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		p[i] = v >> (8 * (n - 1 - i));
-}
-
-static uint64_t get_be(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 /* ---- packets ---- */
 
