@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "be.h"
 #include "dp_fixture.h"
 #include "orca_log.h"
 
@@ -16,15 +17,6 @@
 #define BTH	12
 #define AETH	4
 #define ICRC	4
-
-static uint64_t be(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | *p++;
-	return v;
-}
 
 /* A PMA Get of @attr for port 1; returns the MAD_IFC result, 0xff on error. */
 static uint8_t pma_get(struct fx *f, uint16_t attr, uint8_t *reply)
@@ -56,9 +48,9 @@ static void ext_counters(struct fx *f, uint64_t c[6])
 
 	CHECK_EQ(pma_get(f, 0x001d, m), ORCA_MAD_IFC_REPLY);
 	CHECK_EQ(m[3], 0x81);		/* GetResp */
-	CHECK_EQ(be(m + 4, 2), 0);	/* status */
+	CHECK_EQ(get_be(m + 4, 2), 0);	/* status */
 	for (i = 0; i < 6; i++)
-		c[i] = be(m + 72 + 8 * i, 8);
+		c[i] = get_be(m + 72 + 8 * i, 8);
 }
 
 /*
@@ -101,14 +93,14 @@ static void pma_counts_the_wire(void)
 
 	/* the 32-bit PortCounters say the same */
 	CHECK_EQ(pma_get(f, 0x0012, m), ORCA_MAD_IFC_REPLY);
-	CHECK_EQ(be(m + 64 + 24, 4), a1[0]);
-	CHECK_EQ(be(m + 64 + 28, 4), a1[1]);
-	CHECK_EQ(be(m + 64 + 32, 4), a1[2]);
-	CHECK_EQ(be(m + 64 + 36, 4), a1[3]);
+	CHECK_EQ(get_be(m + 64 + 24, 4), a1[0]);
+	CHECK_EQ(get_be(m + 64 + 28, 4), a1[1]);
+	CHECK_EQ(get_be(m + 64 + 32, 4), a1[2]);
+	CHECK_EQ(get_be(m + 64 + 36, 4), a1[3]);
 
 	/* ClassPortInfo: the extended counters are there */
 	CHECK_EQ(pma_get(f, 0x0001, m), ORCA_MAD_IFC_REPLY);
-	CHECK(be(m + 66, 2) & (1u << 9));
+	CHECK(get_be(m + 66, 2) & (1u << 9));
 	fx_free(f);
 }
 
@@ -133,13 +125,13 @@ static void pma_xmit_discards(void)
 	connect_dlid = 0;
 	ext_counters(f, c0);
 	CHECK_EQ(pma_get(f, 0x0012, m), ORCA_MAD_IFC_REPLY);
-	CHECK_EQ(be(m + 64 + 14, 2), 0);	/* PortXmitDiscards */
+	CHECK_EQ(get_be(m + 64 + 14, 2), 0);	/* PortXmitDiscards */
 	post_send(f, &a, ORCA_WR_SEND, src, 64, slk, 0, 0);
 	ext_counters(f, c1);
 	CHECK_EQ(c1[0] - c0[0], 0);
 	CHECK_EQ(c1[2] - c0[2], 0);
 	CHECK_EQ(pma_get(f, 0x0012, m), ORCA_MAD_IFC_REPLY);
-	CHECK_EQ(be(m + 64 + 14, 2), 1);
+	CHECK_EQ(get_be(m + 64 + 14, 2), 1);
 	fx_free(f);
 }
 

@@ -9,25 +9,11 @@
  */
 #include <string.h>
 
+#include "be.h"
 #include "dp_fixture.h"
 #include "orca_log.h"
 
 #define QP1_QKEY	0x80010000U
-
-static uint64_t be(const uint8_t *p, unsigned int n)
-{
-	uint64_t v = 0;
-
-	while (n--)
-		v = v << 8 | *p++;
-	return v;
-}
-
-static void put_be16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v;
-}
 
 /* A directed-route SMP of hop 0 (the local SMA) for @attr. */
 static void smp(uint8_t *m, uint8_t method, uint16_t attr)
@@ -38,9 +24,9 @@ static void smp(uint8_t *m, uint8_t method, uint16_t attr)
 	m[2] = 1;			/* ClassVersion */
 	m[3] = method;
 	m[15] = 0x33;			/* TID */
-	put_be16(m + 16, attr);
-	put_be16(m + 32, 0xffff);	/* DrSLID */
-	put_be16(m + 34, 0xffff);	/* DrDLID */
+	put_be(m + 16, attr, 2);
+	put_be(m + 32, 0xffff, 2);	/* DrSLID */
+	put_be(m + 34, 0xffff, 2);	/* DrDLID */
 }
 
 /* MAD_IFC of @mad on port 1; the result, 0xff if the command failed. */
@@ -64,7 +50,7 @@ static void port_info_get(struct fx *f, uint8_t *reply)
 
 	smp(m, 0x01, 0x0015);
 	CHECK_EQ(mad_ifc(f, m, reply), ORCA_MAD_IFC_REPLY);
-	CHECK_EQ(be(reply + 4, 2), 0x8000);	/* D bit, status 0 */
+	CHECK_EQ(get_be(reply + 4, 2), 0x8000);	/* D bit, status 0 */
 }
 
 /* PortInfo Set from the port's own Get, @edit applied to its data. */
@@ -80,7 +66,7 @@ static uint16_t port_info_set(struct fx *f, void (*edit)(uint8_t *d),
 	m[64 + 33] &= 0x0f;		/* PortPhysicalState: no change */
 	edit(m + 64);
 	CHECK_EQ(mad_ifc(f, m, reply), ORCA_MAD_IFC_REPLY);
-	return be(reply + 4, 2) & 0x7fff;
+	return get_be(reply + 4, 2) & 0x7fff;
 }
 
 static struct orca_port_attr query_port(struct fx *f)
@@ -120,14 +106,14 @@ static unsigned int port_events(struct fx *f, uint8_t ev, uint16_t *changes)
 
 static void edit_lid(uint8_t *d)
 {
-	put_be16(d + 16, 0x42);		/* LID */
-	put_be16(d + 18, 0x07);		/* MasterSMLID */
+	put_be(d + 16, 0x42, 2);		/* LID */
+	put_be(d + 18, 0x07, 2);		/* MasterSMLID */
 	d[36] = (d[36] & 0xf0) | 3;	/* MasterSMSL */
 }
 
 static void edit_mcast_lid(uint8_t *d)
 {
-	put_be16(d + 16, 0xc001);	/* a multicast LID: invalid */
+	put_be(d + 16, 0xc001, 2);	/* a multicast LID: invalid */
 }
 
 static void edit_down(uint8_t *d)
@@ -164,18 +150,18 @@ static void sma_programs_port(void)
 	smp(m, 0x01, 0x0011);
 	CHECK_EQ(mad_ifc(f, m, r), ORCA_MAD_IFC_REPLY);
 	CHECK_EQ(r[3], 0x81);			/* GetResp */
-	CHECK_EQ(be(r + 4, 2), 0x8000);
-	CHECK_EQ(be(r + 8, 8), 0x33);		/* TID kept */
+	CHECK_EQ(get_be(r + 4, 2), 0x8000);
+	CHECK_EQ(get_be(r + 8, 8), 0x33);		/* TID kept */
 	CHECK_EQ(r[64 + 2], 1);			/* NodeType CA */
 	CHECK_EQ(r[64 + 3], 1);			/* NumPorts */
-	CHECK_EQ(be(r + 64 + 12, 8), f->cfg.node_guid);
-	CHECK_EQ(be(r + 64 + 20, 8), f->cfg.port_guid);
+	CHECK_EQ(get_be(r + 64 + 12, 8), f->cfg.node_guid);
+	CHECK_EQ(get_be(r + 64 + 20, 8), f->cfg.port_guid);
 	CHECK_EQ(r[64 + 36], 1);		/* LocalPortNum */
-	CHECK_EQ(be(r + 64 + 37, 3), 0x00ca7a);	/* VendorID */
+	CHECK_EQ(get_be(r + 64 + 37, 3), 0x00ca7a);	/* VendorID */
 
 	port_info_get(f, r);
-	CHECK_EQ(be(r + 64 + 16, 2), f->cfg.lid);
-	CHECK_EQ(be(r + 64 + 18, 2), f->cfg.sm_lid);
+	CHECK_EQ(get_be(r + 64 + 16, 2), f->cfg.lid);
+	CHECK_EQ(get_be(r + 64 + 18, 2), f->cfg.sm_lid);
 	CHECK_EQ(r[64 + 32] & 0xf, 4);		/* ACTIVE */
 	CHECK_EQ(r[64 + 33] >> 4, 5);		/* LinkUp */
 	CHECK_EQ(r[64 + 28], 1);		/* LocalPortNum */
@@ -183,8 +169,8 @@ static void sma_programs_port(void)
 
 	/* a new LID and SM: the reply, QUERY_PORT and one event say so */
 	CHECK_EQ(port_info_set(f, edit_lid, r), 0);
-	CHECK_EQ(be(r + 64 + 16, 2), 0x42);
-	CHECK_EQ(be(r + 64 + 18, 2), 0x07);
+	CHECK_EQ(get_be(r + 64 + 16, 2), 0x42);
+	CHECK_EQ(get_be(r + 64 + 18, 2), 0x07);
 	pa = query_port(f);
 	CHECK_EQ(le16toh(pa.lid), 0x42);
 	CHECK_EQ(le16toh(pa.sm_lid), 0x07);
@@ -265,7 +251,7 @@ static void modify_port(void)
 	CHECK_EQ(le32toh(query_port(f).port_cap_flags),
 		 before | 1U << 1 | 1U << 16);
 	port_info_get(f, r);
-	CHECK_EQ(be(r + 64 + 20, 4), before | 1U << 1 | 1U << 16);
+	CHECK_EQ(get_be(r + 64 + 20, 4), before | 1U << 1 | 1U << 16);
 	in.set_cap = 0;
 	in.clr_cap = htole32(1U << 1);
 	CHECK_EQ(fx_cmd(f, ORCA_CMD_MODIFY_PORT, &in, sizeof(in), NULL, 0), 0);
