@@ -287,12 +287,15 @@ vm-data:
 # two hosts on a plain switch (orca-fabric --sm none) that the real OpenSM
 # in a guest manages: opensm.sh brings the subnet up, looks at it with
 # infiniband-diags and moves the SM to the second guest, where it stays
-# for the verbs, perftest and lossy runs
+# for the verbs, perftest and lossy runs; then the kernel's RDMA stack on
+# it: IPoIB (datagram and connected, multicast through OpenSM's SA and the
+# switch's MFT) and rdma_cm's tools and perftest -R over IPoIB addresses
 vm-twohost:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 2400 -- \
 	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \
 	    $(T)/lib/run-tests.sh $(T)/vm/opensm.sh $(T)/vm/twohost.sh \
-	    $(T)/vm/perftest.sh $(T)/vm/lossy.sh || true
+	    $(T)/vm/perftest.sh $(T)/vm/lossy.sh $(T)/vm/ipoib.sh \
+	    $(T)/vm/rdmacm.sh || true
 
 vm-twohost-ece:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 900 \
@@ -368,12 +371,13 @@ vm-config:
 	    $(T)/vm/dio-poll.sh $(T)/vm/rmmod.sh || true
 
 # (b2) features off: no ECE, no PCI write end padding, no data-in-order
-# guarantee, no SQD async notification
+# guarantee, no SQD async notification, no multicast groups
 vm-features-off:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --emu-set ece=0 \
 	    --emu-set pci_write_end_padding=0 --emu-set dev_caps=0x0ce7 --emu-set dio_send=0 \
 	    --emu-set dio_rdma_write=0 --emu-set dio_rdma_read=0 --emu-set max_ah=0 \
-	    --emu-set atomic_cap=0 --emu-set max_srq=0 --emu-set max_mw=0 -- \
+	    --emu-set atomic_cap=0 --emu-set max_srq=0 --emu-set max_mw=0 \
+	    --emu-set max_mcast_grp=0 -- \
 	    $(T)/lib/run-tests.sh '$(BUILD)/tests/verbs_device -d orca0' \
 	    '$(BUILD)/tests/verbs_srq -d orca0' '$(BUILD)/tests/verbs_mw -d orca0' \
 	    '$(BUILD)/tests/verbs_dio -d orca0 --expect 0,0,0' '$(BUILD)/tests/verbs_ece -d orca0' \

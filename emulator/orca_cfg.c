@@ -66,8 +66,8 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(max_srq_wr, 0, 1U << 20),
 	NUM(max_srq_sge, 0, 255),
 	NUM(max_ah, 0, ORCA_EMU_MAX_OBJS),
-	NUM(max_mcast_grp, 0, U32),
-	NUM(max_mcast_qp_attach, 0, U32),
+	NUM(max_mcast_grp, 0, ORCA_EMU_MAX_MCG),
+	NUM(max_mcast_qp_attach, 0, ORCA_EMU_MAX_MCG_QPS),
 	NUM(max_total_mcast_qp_attach, 0, U32),
 	NUM(max_inline_data, 0, 4096),
 	NUM(max_pkeys, 1, U16),
@@ -161,6 +161,10 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->max_cqe = 65535;
 	cfg->max_mr = 4096;
 	cfg->max_ah = 4096;
+	/* IPoIB's groups and rdma_cm's: a QP or two in each */
+	cfg->max_mcast_grp = 256;
+	cfg->max_mcast_qp_attach = 16;
+	cfg->max_total_mcast_qp_attach = 1024;
 	cfg->max_srq = 1024;
 	cfg->max_srq_wr = 4096;
 	cfg->max_srq_sge = 16;

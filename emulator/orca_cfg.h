@@ -14,6 +14,9 @@
 
 /* Hard limits of this device model (object tables are sized from them). */
 #define ORCA_EMU_MAX_OBJS	(1U << 18)
+/* Multicast groups, and QPs attached to one (their tables are flat). */
+#define ORCA_EMU_MAX_MCG	4096
+#define ORCA_EMU_MAX_MCG_QPS	256
 /* Longest pkey_table list a configuration may give. */
 #define ORCA_EMU_MAX_PKEY_LIST	64
 

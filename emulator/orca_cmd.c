@@ -46,6 +46,7 @@ void destroy_all(struct orca_dev *dev)
 	mw_destroy_all(dev);
 	mr_destroy_all(dev);
 	srq_destroy_all(dev);
+	mcast_destroy_all(dev);
 	if (dev->ahs)
 		memset(dev->ahs, 0, (dev->cfg.max_ah + 1) * sizeof(*dev->ahs));
 	dev->n_ahs = 0;
@@ -583,6 +584,10 @@ const struct cmd_desc orca_cmd_table[256] = {
 				cmd_query_qp },
 	[ORCA_CMD_DESTROY_QP] = { sizeof(struct orca_qp_handle), 0, true,
 				  cmd_destroy_qp },
+	[ORCA_CMD_ATTACH_MCAST] = { sizeof(struct orca_mcast_in), 0, true,
+				    cmd_attach_mcast },
+	[ORCA_CMD_DETACH_MCAST] = { sizeof(struct orca_mcast_in), 0, true,
+				    cmd_detach_mcast },
 	[ORCA_CMD_REG_MR] = { sizeof(struct orca_reg_mr_in),
 			      sizeof(struct orca_reg_mr_out), true,
 			      cmd_reg_mr },

@@ -33,9 +33,11 @@ static void mad_pma_read(void *ctx, unsigned int port,
 	out->c[ORCA_PMA_RCV_BYTES] = s->port_rcv_octets;
 	out->c[ORCA_PMA_XMIT_PKTS] = s->port_xmit_pkts;
 	out->c[ORCA_PMA_RCV_PKTS] = s->rx_pkts;
-	/* no multicast yet: every packet is unicast */
-	out->c[ORCA_PMA_UCAST_XMIT_PKTS] = s->port_xmit_pkts;
-	out->c[ORCA_PMA_UCAST_RCV_PKTS] = s->rx_pkts;
+	out->c[ORCA_PMA_MCAST_XMIT_PKTS] = s->port_mcast_xmit_pkts;
+	out->c[ORCA_PMA_MCAST_RCV_PKTS] = s->port_mcast_rcv_pkts;
+	out->c[ORCA_PMA_UCAST_XMIT_PKTS] = s->port_xmit_pkts -
+					   s->port_mcast_xmit_pkts;
+	out->c[ORCA_PMA_UCAST_RCV_PKTS] = s->rx_pkts - s->port_mcast_rcv_pkts;
 	out->c[ORCA_PMA_XMIT_DISCARDS] = s->port_xmit_discards;
 }
 

@@ -518,6 +518,7 @@ int cmd_destroy_qp(struct orca_dev *dev, struct cmd *c)
 	if (qp->ctx.sq_draining)
 		dev->n_draining--;
 	mw_qp_gone(dev, qp);
+	mcast_qp_gone(dev, qp);
 	qp_queues_destroy(qp);
 	qp_live_del(dev, qp);
 	free(qp);
@@ -525,5 +526,76 @@ int cmd_destroy_qp(struct orca_dev *dev, struct cmd *c)
 	if (qpn >= ORCA_QPN_BASE)
 		dev->n_qps--;
 	mirror_write(dev, qpn, NULL);
+	return ORCA_STATUS_OK;
+}
+
+/*
+ * ATTACH_MCAST / DETACH_MCAST: a UD QP of the host's (not QP0 or QP1),
+ * a multicast LID and a multicast GID (IBA 4.1.1: first byte 0xff).
+ */
+static struct orca_qp *mcast_qp(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_mcast_in *in = c->in;
+	uint32_t qpn = le32toh(in->qpn);
+	uint16_t mlid = le16toh(in->mlid);
+	struct orca_qp *qp;
+
+	if (!dev->cfg.max_mcast_grp) {
+		fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_NONE,
+		     "multicast disabled (max_mcast_grp 0)");
+		return NULL;
+	}
+	if (in->reserved[0] || in->reserved[1]) {
+		fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_RESERVED_NZ,
+		     "reserved bytes not zero");
+		return NULL;
+	}
+	qp = qpn >= ORCA_QPN_BASE ? qp_get(dev, qpn) : NULL;
+	if (!qp) {
+		fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+		     "no QP %u to attach", qpn);
+		return NULL;
+	}
+	if (qp->ctx.qp_type != ORCA_QPT_UD) {
+		fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_QP_TYPE,
+		     "QP %u is not UD", qpn);
+		return NULL;
+	}
+	if (!mlid_is_mcast(mlid) || in->mgid[0] != 0xff) {
+		fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_INVALID_ATTR,
+		     "LID 0x%x / GID %02x..: not a multicast address", mlid,
+		     in->mgid[0]);
+		return NULL;
+	}
+	return qp;
+}
+
+int cmd_attach_mcast(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_mcast_in *in = c->in;
+	struct orca_qp *qp = mcast_qp(dev, c);
+	const char *why = NULL;
+	int st;
+
+	if (!qp)
+		return c->status;
+	st = mcast_attach(dev, qp, le16toh(in->mlid), in->mgid, &why);
+	if (st != ORCA_STATUS_OK)
+		return fail(c, st, ORCA_SYND_LIMIT, "QP %u not attached: %s",
+			    le32toh(in->qpn), why);
+	return ORCA_STATUS_OK;
+}
+
+int cmd_detach_mcast(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_mcast_in *in = c->in;
+	struct orca_qp *qp = mcast_qp(dev, c);
+
+	if (!qp)
+		return c->status;
+	if (!mcast_detach(dev, qp, le16toh(in->mlid), in->mgid))
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_INVALID_ATTR,
+			    "QP %u is not attached to MLID 0x%x",
+			    le32toh(in->qpn), le16toh(in->mlid));
 	return ORCA_STATUS_OK;
 }

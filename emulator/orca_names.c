@@ -28,6 +28,8 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_MODIFY_QP:	return "MODIFY_QP";
 	case ORCA_CMD_QUERY_QP:		return "QUERY_QP";
 	case ORCA_CMD_DESTROY_QP:	return "DESTROY_QP";
+	case ORCA_CMD_ATTACH_MCAST:	return "ATTACH_MCAST";
+	case ORCA_CMD_DETACH_MCAST:	return "DETACH_MCAST";
 	case ORCA_CMD_REG_MR:		return "REG_MR";
 	case ORCA_CMD_DEREG_MR:		return "DEREG_MR";
 	case ORCA_CMD_REREG_MR:		return "REREG_MR";

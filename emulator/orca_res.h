@@ -8,6 +8,7 @@
  *                 access through a region or a ring
  *   orca_mw.c     memory windows: bind, invalidate, remote keys that
  *                 name a window
+ *   orca_mcast.c  the port's multicast groups and the QPs attached
  *   orca_cq.c     completion queues: ring, CQE writer, overrun, CEQ
  *   orca_wq.c     QP work queues: geometry, doorbell records, WQE access
  *   orca_srq.c    shared receive queues: taking WQEs, the limit event
@@ -110,6 +111,29 @@ struct orca_mw *mw_get(struct orca_dev *dev, uint32_t key);
 uint32_t mw_rkey(struct orca_dev *dev, const struct orca_mw *mw);
 void mw_unbind(struct orca_dev *dev, struct orca_mw *mw);
 void mw_destroy_all(struct orca_dev *dev);
+
+/*
+ * orca_mcast.c: the port's multicast groups.  mcast_attach() returns an
+ * ORCA_STATUS_* (and why it is not OK); mcast_detach() false if @qp was
+ * not attached.  mcast_for_each() calls @fn once for each QP a packet to
+ * @mlid reaches (@mgid: its GRH's DGID, NULL without one) and returns
+ * how many; the groups may not change meanwhile.
+ */
+bool mlid_is_mcast(uint16_t lid);
+int mcast_init(struct orca_dev *dev);
+void mcast_free(struct orca_dev *dev);
+void mcast_destroy_all(struct orca_dev *dev);
+int mcast_attach(struct orca_dev *dev, struct orca_qp *qp, uint16_t mlid,
+		 const uint8_t *mgid, const char **why);
+bool mcast_detach(struct orca_dev *dev, struct orca_qp *qp, uint16_t mlid,
+		  const uint8_t *mgid);
+void mcast_qp_gone(struct orca_dev *dev, struct orca_qp *qp);
+bool mcast_owns(struct orca_dev *dev, uint16_t mlid, const uint8_t *mgid);
+uint32_t mcast_for_each(struct orca_dev *dev, uint16_t mlid,
+			const uint8_t *mgid,
+			void (*fn)(struct orca_dev *dev, uint32_t qpn,
+				   void *arg),
+			void *arg);
 
 /* orca_cq.c */
 int cq_ring_create(struct orca_dev *dev, struct cmd *c, struct orca_cq *cq,

@@ -202,6 +202,15 @@ struct orca_rd_res {
 	uint32_t cur_psn;
 };
 
+/* A multicast group of the port while a QP is attached (ATTACH_MCAST). */
+struct orca_mcg {
+	bool used;
+	uint16_t mlid;
+	uint8_t mgid[16];
+	uint32_t n_qps;
+	uint32_t *qpns;			/* [max_mcast_qp_attach], by attach */
+};
+
 struct orca_qp {
 	struct orca_qp_ctx ctx;		/* current context, wire format */
 	struct orca_qp_ctx dflt;	/* context at create: RESET restores it */
@@ -216,6 +225,7 @@ struct orca_qp {
 	struct orca_rd_res *rd_res;
 	uint32_t rd_res_n;
 	uint32_t mw_refs;		/* type 2 windows bound to it */
+	uint32_t mcast_refs;		/* multicast groups it is attached to */
 	/* the device's QPs in QPN order: the engine walks only these */
 	struct orca_qp *live_prev, *live_next;
 };
@@ -267,6 +277,9 @@ struct orca_stats {
 	uint64_t port_xmit_octets, port_xmit_pkts;
 	uint64_t port_rcv_octets;	/* (the packets: rx_pkts) */
 	uint64_t port_xmit_discards;	/* port not ACTIVE, or no route */
+	uint64_t port_mcast_xmit_pkts;	/* of port_xmit_pkts, to an MLID */
+	uint64_t port_mcast_rcv_pkts;	/* of rx_pkts, to an MLID */
+	uint64_t mcast_copies;		/* delivered to an attached QP */
 	uint64_t port_mirror_writes;
 	/* the fabric (cfg fabric=PATH) */
 	uint64_t fabric_tx_pkts;	/* packets sent to it, */
@@ -382,6 +395,9 @@ struct orca_dev {
 	struct orca_srq *srqs;		/* [max_srq + 1], index 0 unused */
 	struct orca_mw *mws;		/* [max_mw + 1], index 0 unused */
 	uint32_t n_mws, next_mwn;
+	struct orca_mcg *mcgs;		/* [max_mcast_grp] */
+	uint32_t *mcg_qpns;		/* their qpns arrays, one block */
+	uint32_t n_mcgs, n_mcast_attached;
 	uint8_t mw_key;			/* rolling key byte of ALLOC_MW */
 	uint32_t n_srqs, next_srqn;
 	uint32_t n_ahs, next_ahn;

@@ -38,6 +38,9 @@ static bool port_owns(struct orca_dev *dev, const struct orca_pkt *p)
 	uint8_t gid[16];
 	uint32_t i;
 
+	if (mlid_is_mcast(p->dlid))
+		return mcast_owns(dev, p->dlid,
+				  p->hdrs & PKT_GRH ? p->dgid : NULL);
 	if (p->hdrs & PKT_GRH) {
 		for (i = 0; i < g->gid_tbl_len; i++) {
 			orca_gid_entry(g, i, gid);
@@ -137,6 +140,8 @@ static void wire_xmit(struct orca_dev *dev, struct orca_pkt *p)
 	}
 	dev->stats.port_xmit_pkts++;
 	dev->stats.port_xmit_octets += orca_pkt_wire_len(p);
+	if (mlid_is_mcast(p->dlid))
+		dev->stats.port_mcast_xmit_pkts++;
 	if (link_hit(dev, g->link_drop_ppm)) {
 		dev->stats.link_drops++;
 		pkt_free(dev, p);
@@ -240,14 +245,9 @@ static bool pkey_ok(struct orca_dev *dev, const struct orca_qp *qp,
 	}
 }
 
-/* Receive side of the port: BTH destination, P_Key, then the QP. */
-static void port_rx(struct orca_dev *dev, struct orca_pkt *p)
+/* Receive side of one QP: its kind, its P_Key, its peer. */
+static void qp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 {
-	struct orca_qp *qp = qp_get(dev, p->dqpn);
-
-	dev->stats.rx_pkts++;
-	dev->stats.rx_bytes += p->paylen;
-	dev->stats.port_rcv_octets += orca_pkt_wire_len(p);
 	if (!qp || !special_ok(qp, p)) {
 		dev->stats.pkts_dropped++;
 		return;
@@ -268,13 +268,46 @@ static void port_rx(struct orca_dev *dev, struct orca_pkt *p)
 		resp_rx(dev, qp, p);
 }
 
-/* A packet off the link: looped back, or out to the fabric. */
+static void mcast_copy(struct orca_dev *dev, uint32_t qpn, void *pkt)
+{
+	dev->stats.mcast_copies++;
+	qp_rx(dev, qp_get(dev, qpn), pkt);
+}
+
+/*
+ * Receive side of the port: the QP the BTH names, or for a multicast
+ * packet (DestQP 0xffffff, IBA 9.6.1.1) a copy to each attached QP.
+ */
+static void port_rx(struct orca_dev *dev, struct orca_pkt *p)
+{
+	dev->stats.rx_pkts++;
+	dev->stats.rx_bytes += p->paylen;
+	dev->stats.port_rcv_octets += orca_pkt_wire_len(p);
+	if (!mlid_is_mcast(p->dlid)) {
+		qp_rx(dev, qp_get(dev, p->dqpn), p);
+		return;
+	}
+	dev->stats.port_mcast_rcv_pkts++;
+	if (p->dqpn != ORCA_MCAST_QPN || (p->opcode & 0xe0) != IB_UD ||
+	    !mcast_for_each(dev, p->dlid, p->hdrs & PKT_GRH ? p->dgid : NULL,
+			    mcast_copy, p))
+		dev->stats.pkts_dropped++;
+}
+
+/*
+ * A packet off the link: looped back, or out to the fabric; multicast
+ * both, to the switch for the other ports and to this port's own QPs.
+ */
 static void link_deliver(struct orca_dev *dev, struct orca_pkt *p)
 {
-	if (dev->fab && !port_owns(dev, p))
+	bool mine = port_owns(dev, p);
+
+	if (dev->fab && (!mine || mlid_is_mcast(p->dlid)))
 		fabric_xmit(dev, p);
-	else
+	if (mine)
 		port_rx(dev, p);
+	else if (!dev->fab)
+		dev->stats.pkts_dropped++;	/* the LID changed in flight */
 	pkt_free(dev, p);
 }
 

@@ -256,7 +256,9 @@ static inline bool connect_rc(struct fx *f, struct ring_qp *qp, uint32_t dest,
 	return connect_qp(f, qp, dest, access, mtu, true);
 }
 
-/* UD (QP0 and QP1 too): INIT (P_Key index 0, @qkey), RTR, RTS. */
+static uint16_t ud_pkey_index;	/* P_Key index ud_rts_qkey() sets */
+
+/* UD (QP0 and QP1 too): INIT (ud_pkey_index, @qkey), RTR, RTS. */
 static inline void ud_rts_qkey(struct fx *f, struct ring_qp *q, uint32_t qkey)
 {
 	static const uint8_t st[] = { ORCA_QPS_INIT, ORCA_QPS_RTR,
@@ -275,6 +277,7 @@ static inline void ud_rts_qkey(struct fx *f, struct ring_qp *q, uint32_t qkey)
 		mi.ctx.state = st[k];
 		mi.ctx.port = 1;
 		mi.ctx.qkey = htole32(qkey);
+		mi.ctx.pkey_index = htole16(ud_pkey_index);
 		CHECK_EQ(fx_cmd(f, ORCA_CMD_MODIFY_QP, &mi, sizeof(mi), &ctx,
 				sizeof(ctx)), 0);
 	}

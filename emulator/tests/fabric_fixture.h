@@ -326,11 +326,7 @@ static inline uint16_t lid_of(struct fx *f)
 /* The device's own stats line (what ctl stats answers). */
 static inline long long dev_stat(struct fx *f, const char *key)
 {
-	static char line[8192];
-
-	line[0] = ' ';
-	orca_dev_format_stats(&f->dev, line + 1, sizeof(line) - 1);
-	return stat_of(line, key);
+	return fx_stat(f, key);
 }
 
 /* ---- traffic between the two ---- */

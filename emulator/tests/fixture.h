@@ -259,6 +259,50 @@ static inline int fx_cmd(struct fx *f, uint16_t op, const void *in, uint16_t in_
 	return f->status;
 }
 
+/*
+ * A counter "key=N" of the device's own stats line (what ctl stats
+ * answers); -1 if it is not there.
+ */
+static inline long long fx_stat(struct fx *f, const char *key)
+{
+	static char line[8192];
+	char pat[64];
+	const char *at;
+
+	line[0] = ' ';
+	orca_dev_format_stats(&f->dev, line + 1, sizeof(line) - 1);
+	snprintf(pat, sizeof(pat), " %s=", key);
+	at = strstr(line, pat);
+	return at ? strtoll(at + strlen(pat), NULL, 0) : -1;
+}
+
+/*
+ * A PerfMgt Get of @attr for port 1 (PortSelect 1) through MAD_IFC, the
+ * 256-byte reply in @reply; the MAD_IFC result, 0xff if the command
+ * failed.
+ */
+static inline uint8_t fx_pma_get(struct fx *f, uint16_t attr, uint8_t *reply)
+{
+	struct orca_mad_ifc_in in;
+	struct orca_mad_ifc_out out;
+
+	memset(&in, 0, sizeof(in));
+	in.port = 1;
+	in.flags = ORCA_MAD_IFC_F_IGNORE_MKEY;
+	in.mad[0] = 1;			/* BaseVersion */
+	in.mad[1] = 0x04;		/* PerfMgmt */
+	in.mad[2] = 1;			/* ClassVersion */
+	in.mad[3] = 0x01;		/* Get */
+	in.mad[15] = 0x42;		/* TID */
+	in.mad[16] = attr >> 8;
+	in.mad[17] = attr;
+	in.mad[65] = 1;			/* PortSelect */
+	if (fx_cmd(f, ORCA_CMD_MAD_IFC, &in, sizeof(in), &out, sizeof(out)))
+		return 0xff;
+	memcpy(reply, out.mad, sizeof(out.mad));
+	return out.result;
+}
+
 #define EXPECT_FAIL(f, call, st, sy)					\
 	do {								\
 		CHECK_EQ((call), (st));					\

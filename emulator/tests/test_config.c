@@ -60,7 +60,9 @@ static void query_caps_defaults(void)
 	CHECK_EQ(le32toh(c.max_srq_wr), 4096);
 	CHECK_EQ(le32toh(c.max_srq_sge), 16);
 	CHECK_EQ(le32toh(c.max_ah), 4096);
-	CHECK_EQ(le32toh(c.max_mcast_grp), 0);
+	CHECK_EQ(le32toh(c.max_mcast_grp), 256);
+	CHECK_EQ(le32toh(c.max_mcast_qp_attach), 16);
+	CHECK_EQ(le32toh(c.max_total_mcast_qp_attach), 1024);
 	CHECK_EQ(le32toh(c.max_inline_data), 256);
 	CHECK_EQ(le16toh(c.max_pkeys), 1);
 	CHECK_EQ(c.local_ca_ack_delay, 15);

@@ -312,20 +312,6 @@ static void uc_loss(void)
 	fx_free(f);
 }
 
-/* A counter of the stats line (what ctl stats says); -1 if not there. */
-static long long stat_of(struct fx *f, const char *key)
-{
-	static char line[8192];
-	char pat[64];
-	const char *at;
-
-	line[0] = ' ';
-	orca_dev_format_stats(&f->dev, line + 1, sizeof(line) - 1);
-	snprintf(pat, sizeof(pat), " %s=", key);
-	at = strstr(line, pat);
-	return at ? strtoll(at + strlen(pat), NULL, 0) : -1;
-}
-
 #define WMSG	(64 * PAGE)	/* 1024 packets of 256 bytes */
 #define WINDOW	64		/* ORCA_MAX_UNACKED_PSNS */
 
@@ -373,7 +359,7 @@ static void rc_window(void)
 		if (run == 0) {
 			/* the doorbell's engine run: one window, no more */
 			CHECK_EQ(f->dev.stats.pkts, WINDOW);
-			CHECK_EQ(stat_of(f, "window_waits"), 1);
+			CHECK_EQ(fx_stat(f, "window_waits"), 1);
 		}
 		CHECK(wait_cqe(f, &cq, &c));
 		CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
@@ -390,10 +376,10 @@ static void rc_window(void)
 		printf("# window, %s: %llu packets, window waits %lld, drops %llu, retries %llu\n",
 		       run ? "100 us, 5% loss" : "100 us",
 		       (unsigned long long)f->dev.stats.pkts,
-		       stat_of(f, "window_waits"),
+		       fx_stat(f, "window_waits"),
 		       (unsigned long long)f->dev.stats.link_drops,
 		       (unsigned long long)f->dev.stats.retries);
-		CHECK(stat_of(f, "window_waits") > 2);
+		CHECK(fx_stat(f, "window_waits") > 2);
 		if (run == 0) {
 			/* the ACKs moved it, never the timer */
 			CHECK_EQ(f->dev.stats.retries, 0);

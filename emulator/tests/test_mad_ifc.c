@@ -18,35 +18,13 @@
 #define AETH	4
 #define ICRC	4
 
-/* A PMA Get of @attr for port 1; returns the MAD_IFC result, 0xff on error. */
-static uint8_t pma_get(struct fx *f, uint16_t attr, uint8_t *reply)
-{
-	struct orca_mad_ifc_in in = {};
-	struct orca_mad_ifc_out out = {};
-
-	in.port = 1;
-	in.flags = ORCA_MAD_IFC_F_IGNORE_MKEY;
-	in.mad[0] = 1;			/* BaseVersion */
-	in.mad[1] = 0x04;		/* PerfMgmt */
-	in.mad[2] = 1;			/* ClassVersion */
-	in.mad[3] = 0x01;		/* Get */
-	in.mad[15] = 0x42;		/* TID */
-	in.mad[16] = attr >> 8;
-	in.mad[17] = attr;
-	in.mad[65] = 1;			/* PortSelect */
-	if (fx_cmd(f, ORCA_CMD_MAD_IFC, &in, sizeof(in), &out, sizeof(out)))
-		return 0xff;
-	memcpy(reply, out.mad, sizeof(out.mad));
-	return out.result;
-}
-
 /* PortCountersExtended: Xmit/RcvData (words), Xmit/RcvPkts, unicast. */
 static void ext_counters(struct fx *f, uint64_t c[6])
 {
 	uint8_t m[256];
 	unsigned int i;
 
-	CHECK_EQ(pma_get(f, 0x001d, m), ORCA_MAD_IFC_REPLY);
+	CHECK_EQ(fx_pma_get(f, 0x001d, m), ORCA_MAD_IFC_REPLY);
 	CHECK_EQ(m[3], 0x81);		/* GetResp */
 	CHECK_EQ(get_be(m + 4, 2), 0);	/* status */
 	for (i = 0; i < 6; i++)
@@ -92,14 +70,14 @@ static void pma_counts_the_wire(void)
 	CHECK_EQ(a1[5] - a0[5], 2);		/* PortUnicastRcvPkts */
 
 	/* the 32-bit PortCounters say the same */
-	CHECK_EQ(pma_get(f, 0x0012, m), ORCA_MAD_IFC_REPLY);
+	CHECK_EQ(fx_pma_get(f, 0x0012, m), ORCA_MAD_IFC_REPLY);
 	CHECK_EQ(get_be(m + 64 + 24, 4), a1[0]);
 	CHECK_EQ(get_be(m + 64 + 28, 4), a1[1]);
 	CHECK_EQ(get_be(m + 64 + 32, 4), a1[2]);
 	CHECK_EQ(get_be(m + 64 + 36, 4), a1[3]);
 
 	/* ClassPortInfo: the extended counters are there */
-	CHECK_EQ(pma_get(f, 0x0001, m), ORCA_MAD_IFC_REPLY);
+	CHECK_EQ(fx_pma_get(f, 0x0001, m), ORCA_MAD_IFC_REPLY);
 	CHECK(get_be(m + 66, 2) & (1u << 9));
 	fx_free(f);
 }
@@ -124,13 +102,13 @@ static void pma_xmit_discards(void)
 	CHECK(connect_uc(f, &a, 0x99));
 	connect_dlid = 0;
 	ext_counters(f, c0);
-	CHECK_EQ(pma_get(f, 0x0012, m), ORCA_MAD_IFC_REPLY);
+	CHECK_EQ(fx_pma_get(f, 0x0012, m), ORCA_MAD_IFC_REPLY);
 	CHECK_EQ(get_be(m + 64 + 14, 2), 0);	/* PortXmitDiscards */
 	post_send(f, &a, ORCA_WR_SEND, src, 64, slk, 0, 0);
 	ext_counters(f, c1);
 	CHECK_EQ(c1[0] - c0[0], 0);
 	CHECK_EQ(c1[2] - c0[2], 0);
-	CHECK_EQ(pma_get(f, 0x0012, m), ORCA_MAD_IFC_REPLY);
+	CHECK_EQ(fx_pma_get(f, 0x0012, m), ORCA_MAD_IFC_REPLY);
 	CHECK_EQ(get_be(m + 64 + 14, 2), 1);
 	fx_free(f);
 }

@@ -211,6 +211,8 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.alloc_mw = orca_alloc_mw,
 	.alloc_pd = orca_alloc_pd,
 	.async_event = orca_async_event,
+	/* the kernel asks the device: nothing of the group is in userspace */
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = orca_bind_mw,
 	.create_ah = orca_create_ah,
 	.create_cq = orca_create_cq,
@@ -227,6 +229,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.destroy_cq = orca_destroy_cq,
 	.destroy_qp = orca_destroy_qp,
 	.destroy_srq = orca_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = orca_free_context,
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,

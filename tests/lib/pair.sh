@@ -11,7 +11,8 @@ pair_remote() { [[ -n ${ORCA_PEER:-} ]]; }
 
 # pair_server OUT PORT CMD...: start the server in the background (PID in
 # PAIR_SPID, its exit status is the server's) and wait until it listens
-# on PORT (up to ORCA_WAIT s, tap.sh).  On the other guest the wait runs
+# on PORT (up to ORCA_WAIT s, tap.sh); with PAIR_RDMA_CM=1 (the other
+# guest only) an rdma_cm ID listening on PORT.  On the other guest the wait runs
 # there: the command line started through tests/lib/peer polls ss itself
 # and prints one "# pair: ..." line into OUT once the server listens (or
 # ended first), which this guest reads without another peer call (each
@@ -32,7 +33,11 @@ pair_server() {
         # one line (peer sends one): start, wait for the listener, say so
         local line
         line="$(printf '%q ' "$@") & s=\$!;"
-        line+=" until [[ \$(ss -Hltn 'sport = :$port') ]]; do kill -0 \$s 2> /dev/null || break; sleep 0.1; done;"
+        local probe="ss -Hltn 'sport = :$port'"
+        # an rdma_cm listener (PAIR_RDMA_CM=1) is no socket: rdma res has it
+        [[ -n ${PAIR_RDMA_CM:-} ]] &&
+            probe="rdma res show cm_id | grep 'state LISTEN.*:$port '"
+        line+=" until [[ \$($probe) ]]; do kill -0 \$s 2> /dev/null || break; sleep 0.1; done;"
         line+=" if kill -0 \$s 2> /dev/null; then echo '# pair: listening on $port';"
         line+=" else echo '# pair: ended before listening'; fi; wait \$s"
         : > "$out"   # now, or _peer_said may read the last pair's line

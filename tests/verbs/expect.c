@@ -148,6 +148,9 @@ static void defaults(struct expect *e)
 	e->max_cqe = 65535;
 	e->max_mr = 4096;
 	e->max_ah = 4096;
+	e->max_mcast_grp = 256;
+	e->max_mcast_qp_attach = 16;
+	e->max_total_mcast_qp_attach = 1024;
 	e->max_srq = 1024;
 	e->max_srq_wr = 4096;
 	e->max_srq_sge = 16;

@@ -93,15 +93,14 @@ static void check_orig(const struct ibv_device_attr *a, const struct expect *c)
 	EQ(a->max_mw, c->max_mw, "max_mw");
 	EQ(a->max_raw_ipv6_qp, 0, "max_raw_ipv6_qp");
 	EQ(a->max_raw_ethy_qp, 0, "max_raw_ethy_qp");
-	/*
-	 * A cap is a verb that works: whatever the device's configuration
-	 * offers (vm-config's caps.conf offers all of these), orca has no
-	 * multicast attach, device memory or CQE timestamps, so it says 0
-	 * (issue 20, review-driver finding 8).
-	 */
-	EQ(a->max_mcast_grp, 0, "max_mcast_grp (no multicast attach)");
-	EQ(a->max_mcast_qp_attach, 0, "max_mcast_qp_attach");
-	EQ(a->max_total_mcast_qp_attach, 0, "max_total_mcast_qp_attach");
+	EQ(a->max_mcast_grp, c->max_mcast_grp, "max_mcast_grp");
+	/* without groups no attach limit is advertised */
+	EQ(a->max_mcast_qp_attach,
+	   c->max_mcast_grp ? c->max_mcast_qp_attach : 0,
+	   "max_mcast_qp_attach");
+	EQ(a->max_total_mcast_qp_attach,
+	   c->max_mcast_grp ? c->max_total_mcast_qp_attach : 0,
+	   "max_total_mcast_qp_attach");
 	EQ(a->max_ah, c->max_ah, "max_ah");
 	EQ(a->max_fmr, 0, "max_fmr");
 	EQ(a->max_map_per_fmr, 0, "max_map_per_fmr");
@@ -326,6 +325,80 @@ static void pci_padding(struct ibv_context *ctx, struct ibv_pd *pd,
 		if (qp)
 			ibv_destroy_qp(qp);
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Multicast attach: what max_mcast_* promise, and no more            */
+/* ------------------------------------------------------------------ */
+
+static void mgid_of(union ibv_gid *g, unsigned int i)
+{
+	/* ff12:401b::/16-style IPoIB-like groups, one per index */
+	memset(g, 0, sizeof(*g));
+	g->raw[0] = 0xff;
+	g->raw[1] = 0x12;
+	g->raw[2] = 0x40;
+	g->raw[3] = 0x1b;
+	g->raw[14] = i >> 8;
+	g->raw[15] = i & 0xff;
+}
+
+static void multicast(struct ibv_pd *pd, struct ibv_cq *cq,
+		      const struct ibv_device_attr_ex *a)
+{
+	uint32_t ngrp = a->orig_attr.max_mcast_grp;
+	uint32_t total = a->orig_attr.max_total_mcast_qp_attach;
+	uint32_t fit = ngrp < total ? ngrp : total, n, i;
+	struct ibv_qp *ud, *rc;
+	union ibv_gid g;
+	int ret, bad;
+
+	/* one UD QP in as many groups as fit; 4096 commands at most */
+	if (!ngrp || !a->orig_attr.max_mcast_qp_attach || fit > 4096)
+		return;
+	ud = create_qp(pd, cq, IBV_QPT_UD);
+	rc = create_qp(pd, cq, IBV_QPT_RC);
+	if (!ok(ud && rc, "multicast: a UD and an RC QP"))
+		goto out;
+	mgid_of(&g, 0);
+	ret = ibv_attach_mcast(ud, &g, 0xc000);
+	ok(!ret, "ibv_attach_mcast of a UD QP to ff12:401b::0/0xc000: %s",
+	   err_str(ret));
+	ret = ibv_attach_mcast(ud, &g, 0xc000);
+	ok(!ret, "the same attach again succeeds (attached once): %s",
+	   err_str(ret));
+	ret = ibv_attach_mcast(rc, &g, 0xc000);
+	ok(ret == EINVAL, "an RC QP cannot attach: EINVAL (got %s)",
+	   err_str(ret));
+	ret = ibv_attach_mcast(ud, &g, 0x0011);
+	ok(ret == EINVAL, "a unicast LID is no group: EINVAL (got %s)",
+	   err_str(ret));
+	for (n = 1, ret = 0; n < fit && !ret; n++) {
+		mgid_of(&g, n);
+		ret = ibv_attach_mcast(ud, &g, 0xc000 + n);
+	}
+	ok(!ret && n == fit, "%u groups attached (min of max_mcast_grp %u, max_total_mcast_qp_attach %u): %s",
+	   ret ? n - 1 : n, ngrp, total, err_str(ret));
+	mgid_of(&g, fit);
+	ret = ibv_attach_mcast(ud, &g, 0xc000 + fit);
+	ok(ret == ENOMEM, "one group more: ENOMEM (got %s)", err_str(ret));
+	if (!ret)
+		ibv_detach_mcast(ud, &g, 0xc000 + fit);
+	for (i = 0, bad = 0; i < n; i++) {
+		mgid_of(&g, i);
+		bad += !!ibv_detach_mcast(ud, &g, 0xc000 + i);
+	}
+	ok(!bad, "ibv_detach_mcast of each: %d failed", bad);
+	mgid_of(&g, 0);
+	ret = ibv_detach_mcast(ud, &g, 0xc000);
+	ok(ret == EINVAL, "detaching again: EINVAL (got %s)", err_str(ret));
+	ret = ibv_attach_mcast(ud, &g, 0xc000);
+	ok(!ret, "every group gone: a new attach succeeds: %s", err_str(ret));
+out:
+	if (ud)
+		ibv_destroy_qp(ud);
+	if (rc)
+		ibv_destroy_qp(rc);
 }
 
 /* ------------------------------------------------------------------ */
@@ -612,6 +685,7 @@ int main(int argc, char **argv)
 		goto out;
 	pci_padding(ctx, pd, cq, &attr, &port, &ex);
 	unsupported(ctx, pd, cq, &attr, &port);
+	multicast(pd, cq, &attr);
 
 out:
 	if (cq)

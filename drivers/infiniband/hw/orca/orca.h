@@ -538,5 +538,7 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		  struct ib_qp_init_attr *init_attr);
 int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int orca_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int orca_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
 #endif /* _ORCA_H_ */

@@ -75,6 +75,14 @@ void orca_caps_to_ib_attr(const struct orca_caps *caps,
 	attr->max_srq = le32_to_cpu(caps->max_srq);
 	attr->max_srq_wr = le32_to_cpu(caps->max_srq_wr);
 	attr->max_srq_sge = le32_to_cpu(caps->max_srq_sge);
+	/* no groups, no multicast: the attach limits mean nothing then */
+	attr->max_mcast_grp = le32_to_cpu(caps->max_mcast_grp);
+	if (attr->max_mcast_grp) {
+		attr->max_mcast_qp_attach =
+			le32_to_cpu(caps->max_mcast_qp_attach);
+		attr->max_total_mcast_qp_attach =
+			le32_to_cpu(caps->max_total_mcast_qp_attach);
+	}
 	attr->max_pkeys = le16_to_cpu(caps->max_pkeys);
 	attr->local_ca_ack_delay = caps->local_ca_ack_delay;
 

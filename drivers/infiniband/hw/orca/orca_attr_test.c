@@ -108,14 +108,14 @@ static void caps_every_field(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.max_srq_wr, 1015);
 	KUNIT_EXPECT_EQ(test, a.max_srq_sge, 1016);
 	KUNIT_EXPECT_EQ(test, a.max_ah, 1017);
+	KUNIT_EXPECT_EQ(test, a.max_mcast_grp, 1018);
+	KUNIT_EXPECT_EQ(test, a.max_mcast_qp_attach, 1019);
+	KUNIT_EXPECT_EQ(test, a.max_total_mcast_qp_attach, 1020);
 	KUNIT_EXPECT_EQ(test, a.max_pkeys, 1022);
 	KUNIT_EXPECT_EQ(test, a.local_ca_ack_delay, 23);
 	KUNIT_EXPECT_EQ(test, a.atomic_cap, IB_ATOMIC_GLOB);
 	KUNIT_EXPECT_EQ(test, a.masked_atomic_cap, IB_ATOMIC_NONE);
 	/* offered by the device, but no verb of this driver does them */
-	KUNIT_EXPECT_EQ(test, a.max_mcast_grp, 0);
-	KUNIT_EXPECT_EQ(test, a.max_mcast_qp_attach, 0);
-	KUNIT_EXPECT_EQ(test, a.max_total_mcast_qp_attach, 0);
 	KUNIT_EXPECT_EQ(test, a.hca_core_clock, 0);
 	KUNIT_EXPECT_EQ(test, a.timestamp_mask, 0);
 	KUNIT_EXPECT_EQ(test, a.max_dm_size, 0);
@@ -144,6 +144,21 @@ static void caps_every_field(struct kunit *test)
 }
 
 /* Values the driver cannot trust refuse the device; the rest pass. */
+/* No groups: the attach limits are not advertised either. */
+static void caps_no_mcast(struct kunit *test)
+{
+	struct ib_device_attr a;
+	struct orca_caps c;
+
+	fill_caps(&c);
+	c.max_mcast_grp = 0;
+	memset(&a, 0xa5, sizeof(a));
+	orca_caps_to_ib_attr(&c, &a);
+	KUNIT_EXPECT_EQ(test, a.max_mcast_grp, 0);
+	KUNIT_EXPECT_EQ(test, a.max_mcast_qp_attach, 0);
+	KUNIT_EXPECT_EQ(test, a.max_total_mcast_qp_attach, 0);
+}
+
 static void caps_check_bounds(struct kunit *test)
 {
 	struct orca_caps c;
@@ -802,6 +817,7 @@ static void ece_request_refused(struct kunit *test)
 
 static struct kunit_case orca_attr_cases[] = {
 	KUNIT_CASE(caps_every_field),
+	KUNIT_CASE(caps_no_mcast),
 	KUNIT_CASE(caps_check_bounds),
 	KUNIT_CASE(caps_dev_cap_flags),
 	KUNIT_CASE(caps_atomic_cap),

@@ -151,6 +151,19 @@ int orca_cmd_destroy_qp(struct orca_com *com, u32 qpn)
 	return orca_com_exec(com, ORCA_CMD_DESTROY_QP, &in, sizeof(in), NULL, 0);
 }
 
+/* ATTACH_MCAST or DETACH_MCAST (@opcode) of @qpn and (@mgid, @mlid). */
+int orca_cmd_mcast(struct orca_com *com, u16 opcode, u32 qpn, u16 mlid,
+		   const u8 *mgid)
+{
+	struct orca_mcast_in in = {
+		.qpn = cpu_to_le32(qpn),
+		.mlid = cpu_to_le16(mlid),
+	};
+
+	memcpy(in.mgid, mgid, sizeof(in.mgid));
+	return orca_com_exec(com, opcode, &in, sizeof(in), NULL, 0);
+}
+
 int orca_cmd_reg_mr(struct orca_com *com, const struct orca_reg_mr_in *in,
 		    u32 *lkey, u32 *rkey)
 {

@@ -35,6 +35,8 @@ int orca_cmd_modify_qp(struct orca_com *com,
 		       struct orca_qp_ctx *ctx);
 int orca_cmd_query_qp(struct orca_com *com, u32 qpn, struct orca_qp_ctx *ctx);
 int orca_cmd_destroy_qp(struct orca_com *com, u32 qpn);
+int orca_cmd_mcast(struct orca_com *com, u16 opcode, u32 qpn, u16 mlid,
+		   const u8 *mgid);
 int orca_cmd_reg_mr(struct orca_com *com, const struct orca_reg_mr_in *in,
 		    u32 *lkey, u32 *rkey);
 int orca_cmd_dereg_mr(struct orca_com *com, u32 lkey);

@@ -373,6 +373,8 @@ static void releasing_opcodes(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DEALLOC_PD));
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DESTROY_CQ));
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DESTROY_QP));
+	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DETACH_MCAST));
+	KUNIT_EXPECT_FALSE(test, orca_com_cmd_releases(ORCA_CMD_ATTACH_MCAST));
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DESTROY_SRQ));
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DEALLOC_MW));
 	KUNIT_EXPECT_FALSE(test, orca_com_cmd_releases(ORCA_CMD_ALLOC_MW));

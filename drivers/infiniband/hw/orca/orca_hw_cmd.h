@@ -748,6 +748,30 @@ struct orca_qp_handle {
 
 /* QUERY_QP output (mailbox): struct orca_qp_ctx. */
 
+/*
+ * ATTACH_MCAST / DETACH_MCAST input (max_mcast_grp > 0, else
+ * UNSUPPORTED): a UD QP joins or leaves the port's multicast group
+ * (MGID, MLID).  A UD packet to the MLID with DestQP 0xffffff, and with a
+ * GRH to that MGID, is then delivered to every attached QP, each taking
+ * its own receive WQE and checking its own P_Key and Q_Key, the sender's
+ * own QPs too (IBA 10.5.2.4, 11.4.2.4; there is no loopback blocking).
+ * A group exists while a QP is attached, at most max_mcast_grp of them,
+ * max_mcast_qp_attach QPs in each and max_total_mcast_qp_attach in all
+ * (NO_RESOURCES past a limit).  Attaching a QP twice is no error and
+ * attaches it once; detaching one that is not attached is BAD_PARAM.
+ * DESTROY_QP and RESET detach.
+ */
+#define ORCA_MCAST_QPN		0xffffff	/* DestQP of a multicast packet */
+#define ORCA_MLID_MIN		0xc000
+#define ORCA_MLID_MAX		0xfffe		/* 0xffff is the permissive LID */
+
+struct orca_mcast_in {
+	__le32 qpn;			/* 0x00 a UD QP, 2 or above */
+	__le16 mlid;			/* 0x04 ORCA_MLID_MIN..ORCA_MLID_MAX */
+	__u8 reserved[2];		/* 0x06 */
+	__u8 mgid[16];			/* 0x08 first byte 0xff */
+};
+
 /* Layout checks (C11; both the kernel and the emulator build these) */
 static_assert(sizeof(struct orca_caps) == 0x160, "orca_caps");
 static_assert(sizeof(struct orca_port_attr) == 0x38, "orca_port_attr");
@@ -758,6 +782,7 @@ static_assert(sizeof(struct orca_mad_ifc_in) == 0x138, "orca_mad_ifc_in");
 static_assert(sizeof(struct orca_mad_ifc_out) == 0x108, "orca_mad_ifc_out");
 static_assert(sizeof(struct orca_modify_port_in) == 0x10,
 	      "orca_modify_port_in");
+static_assert(sizeof(struct orca_mcast_in) == 0x18, "orca_mcast_in");
 static_assert(sizeof(struct orca_qp_ctx) == 0x100, "orca_qp_ctx");
 static_assert(sizeof(struct orca_create_qp_in) == 0x48, "orca_create_qp_in");
 static_assert(sizeof(struct orca_create_cq_in) == 0x20, "orca_create_cq_in");

@@ -1,0 +1,193 @@
+#!/bin/bash
+# Guest test, first guest of scripts/vm2.sh --sm none, after opensm.sh (an
+# OpenSM master runs): IP over InfiniBand between the two hosts, on orca0
+# and the switch OpenSM programmed.
+#  - ib_ipoib attaches to orca0 on both hosts: ib0, a UD QP of [ib_ipoib];
+#  - the broadcast group: OpenSM creates ff12:401b:ffff::ffff:ffff with an
+#    MTU of 2048, so ib0 comes up in datagram mode with MTU 2048 - 4; both
+#    ports are full members in the SA, the switch's MFT (which OpenSM
+#    wrote) forwards its MLID to both CA ports, each device has a QP
+#    attached;
+#  - ping both ways after an ARP flush: the ARP request is a multicast
+#    packet, which the other device received and delivered to the
+#    attached QP (its counters), the reply unicast; ping to 224.0.0.1
+#    (another group, created by the join) is answered by the other host;
+#  - iperf3 TCP both ways completes with the bytes it was asked for;
+#  - connected mode: MTU 65520, a 60000-byte ping with DF set (one RC
+#    message, no fragment), RC QPs of [ib_ipoib] on ib_cm, iperf3 both
+#    ways; datagram mode again;
+#  - ib_ipoib unloaded on both hosts: no QP of it left, no group attached
+#    in either device; loaded again, ib0 carries traffic again.  No
+#    kernel warning on the way.
+# Leaves ib0 up in datagram mode on both hosts, 10.78.0.1 here and
+# 10.78.0.2 there, for rdmacm.sh.  Prints TAP.  ORCA_DEV (orca0).
+# (the functions wait_until calls look unreachable to shellcheck)
+# shellcheck disable=SC2317
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/pair.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
+# shellcheck source=tests/lib/klog.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/klog.sh"
+
+dev=${ORCA_DEV:-orca0}
+ip_a=10.78.0.1 ip_b=10.78.0.2
+bcast=ff12:401b:ffff::ffff:ffff
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mark="orca-ipoib-test-$$"
+echo "$mark" > /dev/kmsg
+peer "echo $mark > /dev/kmsg"
+plan 22
+
+# stat_of WHERE NAME: a counter of this guest's emulator (here) or the
+# other's (peer)
+stat_of() {
+    local s
+    if [[ $1 == here ]]; then s=$(hostctl stats); else s=$(peer hostctl stats); fi
+    s=" ${s#ok }"
+    s=${s##* "$2"=}
+    printf '%d' "${s%% *}"
+}
+ipoib_qps() {   # ipoib_qps WHERE TYPE: the QPs of [ib_ipoib] of that type
+    local c="rdma res show qp link $dev/1"
+    if [[ $1 == here ]]; then $c; else peer "$c"; fi |
+        grep -c "type $2 .*comm \[ib_ipoib\]"
+}
+carrier() { [[ $(< /sys/class/net/ib0/carrier) == 1 ]] 2> /dev/null; }
+both_carrier() { carrier && [[ $(peer "cat /sys/class/net/ib0/carrier") == 1 ]]; }
+# up: ib_ipoib on both hosts, the addresses, the links up; status 0 once
+# both have carrier (the broadcast group joined)
+up() {
+    modprobe ib_ipoib && peer "modprobe ib_ipoib" || return 1
+    ip addr replace "$ip_a/24" dev ib0 && ip link set ib0 up &&
+        peer "ip addr replace $ip_b/24 dev ib0 && ip link set ib0 up" || return 1
+    wait_until "$ORCA_WAIT" both_carrier
+}
+# pings ARGS...: ping ARGS to the other host; 0 if no packet was lost
+pings() { ping -q -W 5 "$@" "$ip_b" > "$tmp/ping" 2>&1 && grep -q ' 0% packet loss' "$tmp/ping"; }
+ping_summary() { grep -E 'transmitted|rtt' "$tmp/ping" | tr '\n' ' '; }
+# iperf ARGS...: iperf3 client here against a one-shot server on the
+# other host; 0 if the client exits 0 (a broken connection is an error)
+# having sent 8 MiB and its peer received data (iperf3's receiver line
+# counts only what was read when the test ended)
+iperf() {
+    local crc
+    peer "iperf3 -s -D -1 -p 5201 --logfile /tmp/iperf3-server.out; for i in \$(seq 100); do ss -Hltn 'sport = :5201' | grep -q . && break; sleep 0.1; done"
+    timeout -k 5 120 iperf3 -c "$ip_b" -p 5201 -n 8M "$@" > "$tmp/iperf" 2>&1
+    crc=$?
+    ((crc == 0)) && grep -Eq ' 8\.[0-9]+ MBytes .* sender$' "$tmp/iperf" &&
+        grep -Eq ' [1-9][0-9.]* MBytes .* receiver$' "$tmp/iperf" && return 0
+    diag "iperf3 $* exit $crc" "$(tail -n 5 "$tmp/iperf")" "$(peer 'tail -n 3 /tmp/iperf3-server.out')"
+    return 1
+}
+iperf_rate() { grep -E 'receiver$' "$tmp/iperf" | tr -s ' ' | cut -d' ' -f5-8; }
+# link_is MTU MODE: ib0 has that MTU and IPoIB mode
+link_is() {
+    link=$(ip -d link show ib0)
+    [[ $link =~ mtu\ ([0-9]+) ]] && lmtu=${BASH_REMATCH[1]}
+    [[ $link =~ mode\ (datagram|connected) ]] && lmode=${BASH_REMATCH[1]}
+    [[ ${lmtu:-} == "$1" && ${lmode:-} == "$2" ]]
+}
+
+t0=$(now_us)
+up
+ok $? "ib_ipoib on both hosts: ib0 up with carrier (broadcast group joined) after $(secs_since "$t0") s"
+(($(ipoib_qps here UD) == 1 && $(ipoib_qps peer UD) == 1))
+ok $? "each host has one UD QP of [ib_ipoib] on $dev port 1"
+link_is 2044 datagram
+ok $? "datagram mode, MTU 2044 from the broadcast group's 2048: MTU $lmtu, mode $lmode"
+
+# the SA: the broadcast group and both ports in it (the members' GIDs
+# only to a trusted query: OpenSM's default SM_Key is 1)
+saquery -g > "$tmp/groups" 2>&1
+mlid=$(awk -v g="$bcast" '$0 ~ "MGID\\.+" g "$" { f = 1; next } f && /Mlid/ { sub(/.*\.+/, ""); print; exit }' "$tmp/groups")
+[[ -n $mlid ]] && ((mlid >= 0xc000))
+ok $? "saquery -g: the broadcast group $bcast, MLID ${mlid:-none}"
+gid_a=$(< "/sys/class/infiniband/$dev/ports/1/gids/0")
+gid_b=$(peer "cat /sys/class/infiniband/$dev/ports/1/gids/0")
+saquery --smkey 1 -m > "$tmp/members" 2>&1
+members() { awk -v g="$bcast" '/MGID\.+/ { sub(/.*\.+/, ""); m = ($0 == g) } m && /PortGid/ { sub(/.*\.+/, ""); print }' "$tmp/members"; }
+short() { python3 -c 'import ipaddress, sys; print(ipaddress.ip_address(sys.argv[1]))' "$1"; }
+sa=$(short "$gid_a") sb=$(short "$gid_b")
+members | grep -qx "$sa" && members | grep -qx "$sb"
+rc=$?
+ok $rc "saquery -m: both ports ($sa, $sb) are members of the broadcast group"
+((rc)) && diag "$(head -n 30 "$tmp/members")"
+# the switch's MFT: the MLID goes to switch ports 1 and 2 (the two CAs);
+# ibroute -M marks a port with an x in the column under its number
+to_port() {   # to_port N: row has an x in port N's column of the header
+    local pre=${hdr%%" $1 "*}
+    [[ $pre != "$hdr" && ${row:${#pre}+1:1} == x ]]
+}
+hdr='' row=''
+if [[ -n $mlid ]]; then
+    ibroute -M -D 0,1 "$mlid" "$mlid" > "$tmp/mft" 2>&1
+    hdr=$(grep 'Ports:' "$tmp/mft")
+    row=$(grep -i "^$mlid " "$tmp/mft")
+fi
+[[ -n $row ]] && to_port 1 && to_port 2 && ! to_port 3
+rc=$?
+ok $rc "the switch's multicast forwarding table (ibroute -M) sends MLID ${mlid:-?} to ports 1 and 2, not 3"
+((rc)) && diag "$(cat "$tmp/mft")"
+(($(stat_of here mcast_attached) >= 1 && $(stat_of peer mcast_attached) >= 1))
+ok $? "both devices have a QP attached to a group ($(stat_of here mcast_groups) and $(stat_of peer mcast_groups) groups)"
+
+# ARP: the request to the broadcast group, delivered by the other device
+ip neigh flush dev ib0
+peer "ip neigh flush dev ib0"
+r0=$(stat_of peer port_mcast_rcv_pkts) c0=$(stat_of peer mcast_copies)
+pings -c 5
+ok $? "ping -c 5 $ip_b over ib0: $(ping_summary)"
+r1=$(stat_of peer port_mcast_rcv_pkts) c1=$(stat_of peer mcast_copies)
+((r1 > r0 && c1 > c0))
+ok $? "the ARP request reached the other device as multicast: $((r1 - r0)) multicast packets in, $((c1 - c0)) copies to attached QPs"
+peer "ping -q -W 5 -c 3 $ip_a" > "$tmp/rping" 2>&1
+grep -q ' 0% packet loss' "$tmp/rping"
+ok $? "ping from the other host: $(grep transmitted "$tmp/rping")"
+# 224.0.0.1: all hosts, its own IB group (ff12:401b:ffff::1)
+peer "sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=0"
+ping -q -W 5 -c 3 -I ib0 224.0.0.1 > "$tmp/mping" 2>&1
+grep -Eq ' [1-9][0-9]* received' "$tmp/mping"
+ok $? "ping 224.0.0.1 on ib0 (group ff12:401b:ffff::1) answered: $(grep transmitted "$tmp/mping")"
+peer "sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=1"
+
+iperf
+ok $? "iperf3 -n 8M to the other host (datagram): $(iperf_rate)"
+iperf -R
+ok $? "iperf3 -R -n 8M from the other host (datagram): $(iperf_rate)"
+
+# connected mode: RC QPs set up through ib_cm, one message per datagram
+echo connected > /sys/class/net/ib0/mode && ip link set ib0 mtu 65520 &&
+    peer "echo connected > /sys/class/net/ib0/mode && ip link set ib0 mtu 65520"
+link_is 65520 connected
+ok $? "connected mode, MTU 65520: MTU $lmtu, mode $lmode"
+pings -c 3 -s 60000 -M "do"
+ok $? "ping -s 60000 -M do (unfragmented) in connected mode: $(ping_summary)"
+(($(ipoib_qps here RC) >= 1 && $(ipoib_qps peer RC) >= 1))
+ok $? "RC QPs of [ib_ipoib] on both hosts: $(ipoib_qps here RC) here, $(ipoib_qps peer RC) there"
+iperf
+ok $? "iperf3 -n 8M in connected mode: $(iperf_rate)"
+iperf -R
+ok $? "iperf3 -R -n 8M in connected mode: $(iperf_rate)"
+echo datagram > /sys/class/net/ib0/mode && peer "echo datagram > /sys/class/net/ib0/mode"
+pings -c 3
+ok $? "datagram mode again: ping $(ping_summary), MTU $(< /sys/class/net/ib0/mtu)"
+
+# gone and back
+ip link set ib0 down
+rmmod ib_ipoib && peer "ip link set ib0 down; rmmod ib_ipoib"
+gone() { (($(stat_of here mcast_attached) == 0 && $(stat_of peer mcast_attached) == 0)); }
+wait_until "$ORCA_WAIT" gone
+(($? == 0 && $(ipoib_qps here UD) == 0 && $(ipoib_qps peer UD) == 0))
+ok $? "ib_ipoib unloaded: no QP of it, no group attached in either device ($(stat_of here mcast_attached), $(stat_of peer mcast_attached))"
+t0=$(now_us)
+up && pings -c 3
+ok $? "ib_ipoib loaded again: carrier and ping after $(secs_since "$t0") s: $(ping_summary)"
+
+oops=$(klog_oopses "$mark"; peer "dmesg | awk -v m=$mark 'seen { print } index(\$0, m) { seen = 1 }' | grep -E 'WARNING:|BUG:|Oops|Call Trace|KASAN'")
+[[ -z $oops ]]
+ok $? "no kernel warning on either host"
+[[ -n $oops ]] && diag "$oops"
+done_testing

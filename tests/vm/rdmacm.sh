@@ -1,0 +1,128 @@
+#!/bin/bash
+# Guest test, first guest of scripts/vm2.sh --sm none, after ipoib.sh (ib0
+# up on both hosts, 10.78.0.1 here, 10.78.0.2 there): the RDMA connection
+# manager on orca0.  rdma_cm resolves the IPoIB address to the other
+# port's GID (ARP over ib0), asks OpenSM's SA for the path, and connects
+# through ib_cm's REQ/REP/RTU on QP1; each tool then moves data on the
+# QPs it made through the orca provider.  Servers run on the other host.
+#  - rping -V: ten pings, each buffer verified by the server;
+#  - ucmatose (RC), udaddy (UD, SIDR), rdma_server/rdma_client: both ends
+#    report success;
+#  - mckey: the receiver and the sender join 239.1.1.1 (an IB group the SA
+#    creates) and every message sent reaches the receiver;
+#  - perftest with -R: ib_send_bw, ib_write_bw, ib_read_lat, ib_send_lat
+#    over UD: a result row and both ends exit 0.
+# Prints TAP.  ORCA_DEV (orca0).
+# (the functions wait_until calls look unreachable to shellcheck)
+# shellcheck disable=SC2317
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/pair.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
+
+dev=${ORCA_DEV:-orca0}
+ip_a=10.78.0.1 ip_b=10.78.0.2
+limit=120
+port=19700
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+plan 10
+if ! pair_remote; then
+    echo "Bail out! rdmacm.sh needs the second guest of scripts/vm2.sh"
+    exit 1
+fi
+export PAIR_RDMA_CM=1
+# ib_cm's counters of the port (6.1: in the port's sysfs directory)
+cm_tx() { cat "/sys/class/infiniband/$dev/ports/1/cm_tx_msgs/$1" 2> /dev/null || echo 0; }
+req0=$(cm_tx req) sidr0=$(cm_tx sidr_req) dreq0=$(cm_tx dreq)
+
+# cm SERVER ARGS... -- CLIENT ARGS...: the rdma_cm server on the other
+# host, listening on $port, then the client here; sets crc and src (the
+# exit statuses) and secs
+cm() {
+    local sargs=() t0
+    while (($#)) && [[ $1 != -- ]]; do sargs+=("$1"); shift; done
+    shift
+    pair_server "$tmp/server" "$port" timeout -k 5 "$limit" "${sargs[@]}" ||
+        diag "${sargs[0]}: the server did not listen" "$(tail -n 5 "$tmp/server")"
+    t0=$(now_us)
+    timeout -k 5 "$limit" "$@" > "$tmp/client" 2>&1
+    crc=$?
+    wait "$PAIR_SPID"
+    src=$?
+    secs=$(secs_since "$t0")
+}
+# both_ok DESC [RC]: both exited 0 (and RC, a check of their output, is 0),
+# else the ends' last lines
+both_ok() {
+    [[ $crc == 0 && $src == 0 && ${2:-0} == 0 ]]
+    local rc=$?
+    ok $rc "$1 (client and server exit 0, $secs s)"
+    ((rc)) && diag "client rc $crc, server rc $src" "$(tail -n 8 "$tmp/client")" "$(tail -n 8 "$tmp/server")"
+}
+
+port=$((port + 1))
+cm rping -s -a "$ip_b" -p "$port" -v -V -C 10 -- rping -c -a "$ip_b" -p "$port" -v -V -C 10
+n=$(grep -c '^ping data: rdma-ping-[0-9]' "$tmp/client")
+[[ $crc == 0 && $src == 0 && $n == 10 ]] && ! grep -qi 'mismatch' "$tmp/client" "$tmp/server"
+ok $? "rping -V -C 10 to $ip_b: $n verified pings (client rc $crc, server rc $src, $secs s)"
+
+port=$((port + 1))
+cm ucmatose -b "$ip_b" -p "$port" -- ucmatose -s "$ip_b" -p "$port"
+grep -q 'return status 0' "$tmp/client" && grep -q 'return status 0' "$tmp/server"
+both_ok "ucmatose (RC over rdma_cm): return status 0 on both ends" $?
+
+# udaddy's -p is the port space: its rdma_cm port is fixed, 7174
+saved=$port port=7174
+cm udaddy -b "$ip_b" -- udaddy -s "$ip_b"
+port=$saved
+grep -q 'data transfers complete' "$tmp/client" && grep -q 'data transfers complete' "$tmp/server"
+both_ok "udaddy (UD, SIDR over rdma_cm): data transfers complete on both ends" $?
+
+port=$((port + 1))
+cm rdma_server -s "$ip_b" -p "$port" -- rdma_client -s "$ip_b" -p "$port"
+both_ok "rdma_server / rdma_client (librdmacm's rdma_* calls)"
+
+# mckey: no listener; the receiver says it joined before the sender sends
+: > "$tmp/server"
+peer "timeout -k 5 $limit stdbuf -oL mckey -m 239.1.1.1 -b $ip_b -p 0x111 -C 10" > "$tmp/server" 2>&1 &
+spid=$!
+joined() { grep -q 'joined dgid' "$tmp/server" || ended "$spid"; }
+wait_until "$ORCA_WAIT" joined
+t0=$(now_us)
+timeout -k 5 "$limit" mckey -m 239.1.1.1 -b "$ip_a" -s -C 10 > "$tmp/client" 2>&1
+crc=$?
+wait "$spid"
+src=$?
+secs=$(secs_since "$t0")
+mlid=$(grep -o 'mlid 0x[0-9a-f]*' "$tmp/server")
+[[ $crc == 0 && $src == 0 ]] && grep -q 'data transfers complete' "$tmp/server" &&
+    grep -q 'return status 0' "$tmp/server" && [[ -n $mlid ]]
+ok $? "mckey: 10 messages to 239.1.1.1 ($(grep -o 'dgid: [0-9a-f:]*' "$tmp/server"), $mlid) reached the receiver (client rc $crc, server rc $src)"
+((crc || src)) && diag "$(tail -n 6 "$tmp/client")" "$(tail -n 6 "$tmp/server")"
+
+# perftest over rdma_cm QPs
+pt() {   # pt DESC PROG ARGS...: server there, client here, both with -R
+    local d=$1 p=$2
+    shift 2
+    port=$((port + 1))
+    cm "$p" -d "$dev" -R -p "$port" "$@" -- "$p" -d "$dev" -R -p "$port" "$@" "$ip_b"
+    row=$(grep -A1 '#bytes' "$tmp/client" | tail -n 1 | tr -s ' ')
+    [[ $crc == 0 && $src == 0 && $row =~ ^\ ?[0-9]+\ +[0-9]+ ]]
+    ok $? "$d -R:$row (client rc $crc, server rc $src)"
+    ((crc || src)) && diag "$(tail -n 6 "$tmp/client")" "$(tail -n 6 "$tmp/server")"
+}
+pt ib_send_bw ib_send_bw -n 200
+pt ib_write_bw ib_write_bw -n 200
+pt ib_read_lat ib_read_lat -n 100
+pt "ib_send_lat -c UD" ib_send_lat -c UD -n 100
+# the connections went through this host's ib_cm on orca0: a REQ for each
+# connection (rping, ucmatose, rdma_client, three perftests), a SIDR REQ
+# for each UD one (udaddy, ib_send_lat -c UD), DREQs for the RC ones
+req=$(($(cm_tx req) - req0)) sidr=$(($(cm_tx sidr_req) - sidr0)) dreq=$(($(cm_tx dreq) - dreq0))
+((req >= 6 && sidr >= 2 && dreq >= 1))
+rc=$?
+ok $rc "ib_cm on $dev port 1 sent $req REQs, $sidr SIDR REQs, $dreq DREQs (at least 6, 2, 1)"
+((rc)) && diag "$(ls "/sys/class/infiniband/$dev/ports/1/")"
+done_testing
