@@ -289,19 +289,23 @@ vm-data:
 # infiniband-diags and moves the SM to the second guest, where it stays
 # for the verbs, perftest and lossy runs; then the kernel's RDMA stack on
 # it: IPoIB (datagram and connected, multicast through OpenSM's SA and the
-# switch's MFT) and rdma_cm's tools and perftest -R over IPoIB addresses
+# switch's MFT), rdma_cm's tools and perftest -R over IPoIB addresses,
+# NVMe/RDMA (nvmet-rdma there, nvme-rdma here, fio verify), UCX and Open
+# MPI, and last the other host's orca unloaded and loaded under all that
 vm-twohost:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 2400 -- \
 	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \
 	    $(T)/lib/run-tests.sh $(T)/vm/opensm.sh $(T)/vm/twohost.sh \
 	    $(T)/vm/perftest.sh $(T)/vm/lossy.sh $(T)/vm/ipoib.sh \
-	    $(T)/vm/rdmacm.sh || true
+	    $(T)/vm/rdmacm.sh $(T)/vm/nvme.sh $(T)/vm/ucx-mpi.sh \
+	    $(T)/vm/teardown.sh || true
 
 vm-twohost-ece:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 900 \
 	    --emu-set-a ece_options=0xd --emu-set-b ece_options=0x7 -- \
 	    env ORCA_ECE_EXPECT=0x5 ORCA_TWOHOST_SCOPE=ece ORCA_OPENSM_SCOPE=bringup \
-	    $(T)/lib/run-tests.sh $(T)/vm/opensm.sh $(T)/vm/twohost.sh || true
+	    ORCA_RDMACM_SCOPE=ece $(T)/lib/run-tests.sh $(T)/vm/opensm.sh \
+	    $(T)/vm/twohost.sh $(T)/vm/rdmacm.sh || true
 
 # an admin's install: the Debian packages built now (make deb) go into a
 # throw-away overlay root; DKMS builds the module, udev coldplug loads it,

@@ -69,6 +69,7 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(max_mcast_grp, 0, ORCA_EMU_MAX_MCG),
 	NUM(max_mcast_qp_attach, 0, ORCA_EMU_MAX_MCG_QPS),
 	NUM(max_total_mcast_qp_attach, 0, U32),
+	NUM(max_fast_reg_page_list_len, 0, ORCA_PBL_MAX_PAGES),
 	NUM(max_inline_data, 0, 4096),
 	NUM(max_pkeys, 1, U16),
 	NUM(local_ca_ack_delay, 0, 31),
@@ -149,7 +150,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 			ORCA_DEV_CAP_ECE | ORCA_DEV_CAP_SQD_ASYNC_NOTIFY |
 			ORCA_DEV_CAP_MEM_WINDOW | ORCA_DEV_CAP_MW_TYPE_2B |
 			ORCA_DEV_CAP_RESERVED_LKEY | ORCA_DEV_CAP_UD_AV |
-			ORCA_DEV_CAP_MAD_QPS;
+			ORCA_DEV_CAP_MAD_QPS | ORCA_DEV_CAP_FAST_REG;
 	cfg->db_hint = 1;
 	cfg->db_poll_us = 20;
 	cfg->max_qp = 1024;
@@ -165,6 +166,8 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->max_mcast_grp = 256;
 	cfg->max_mcast_qp_attach = 16;
 	cfg->max_total_mcast_qp_attach = 1024;
+	/* rxe's: nvme-rdma wants 257, rdma_rw 256 */
+	cfg->max_fast_reg_page_list_len = 512;
 	cfg->max_srq = 1024;
 	cfg->max_srq_wr = 4096;
 	cfg->max_srq_sge = 16;
@@ -477,6 +480,13 @@ int orca_cfg_finalize(struct orca_cfg *cfg, char *err, size_t errlen)
 		cfg->max_mw = 0;
 		cfg->dev_caps &= ~(uint64_t)(ORCA_DEV_CAP_MEM_WINDOW |
 					     ORCA_DEV_CAP_MW_TYPE_2B);
+	}
+
+	/* fast registration: one switch, the page list length or the cap */
+	if (!cfg->max_fast_reg_page_list_len ||
+	    !(cfg->dev_caps & ORCA_DEV_CAP_FAST_REG)) {
+		cfg->max_fast_reg_page_list_len = 0;
+		cfg->dev_caps &= ~(uint64_t)ORCA_DEV_CAP_FAST_REG;
 	}
 
 	if (!(cfg->dev_caps &

@@ -49,6 +49,7 @@ struct orca_cfg {
 	uint64_t max_mcast_grp;
 	uint64_t max_mcast_qp_attach;
 	uint64_t max_total_mcast_qp_attach;
+	uint64_t max_fast_reg_page_list_len;
 	uint64_t max_inline_data;
 	uint64_t max_pkeys;
 	uint64_t local_ca_ack_delay;

@@ -189,6 +189,7 @@ static int cmd_query_caps(struct orca_dev *dev, struct cmd *c)
 	o->max_mcast_grp = htole32(g->max_mcast_grp);
 	o->max_mcast_qp_attach = htole32(g->max_mcast_qp_attach);
 	o->max_total_mcast_qp_attach = htole32(g->max_total_mcast_qp_attach);
+	o->max_fast_reg_page_list_len = htole32(g->max_fast_reg_page_list_len);
 	o->max_inline_data = htole32(g->max_inline_data);
 	o->max_pkeys = htole16(g->max_pkeys);
 	o->local_ca_ack_delay = g->local_ca_ack_delay;
@@ -598,6 +599,9 @@ const struct cmd_desc orca_cmd_table[256] = {
 	[ORCA_CMD_ALLOC_MW] = { sizeof(struct orca_alloc_mw_in),
 				sizeof(struct orca_mw_handle), true,
 				cmd_alloc_mw },
+	[ORCA_CMD_ALLOC_MR] = { sizeof(struct orca_alloc_mr_in),
+				sizeof(struct orca_reg_mr_out), true,
+				cmd_alloc_mr },
 	[ORCA_CMD_DEALLOC_MW] = { sizeof(struct orca_mw_handle), 0, true,
 				  cmd_dealloc_mw },
 	[ORCA_CMD_CREATE_AH] = { sizeof(struct orca_create_ah_in),

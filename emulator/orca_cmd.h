@@ -29,6 +29,7 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c);
 int cmd_modify_qp(struct orca_dev *dev, struct cmd *c);
 int cmd_query_qp(struct orca_dev *dev, struct cmd *c);
 int cmd_destroy_qp(struct orca_dev *dev, struct cmd *c);
+int cmd_alloc_mr(struct orca_dev *dev, struct cmd *c);
 int cmd_attach_mcast(struct orca_dev *dev, struct cmd *c);
 int cmd_detach_mcast(struct orca_dev *dev, struct cmd *c);
 

@@ -1,13 +1,34 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * orca device model: the memory region commands REG_MR, REREG_MR and
- * DEREG_MR (the regions themselves: orca_mem.c).
+ * orca device model: the memory region commands REG_MR, ALLOC_MR, REREG_MR
+ * and DEREG_MR (the regions themselves: orca_mem.c).
  */
 #include "orca_cmd.h"
 
 #define ACCESS_ALL	(ORCA_ACCESS_LOCAL_WRITE | ORCA_ACCESS_REMOTE_WRITE | \
 			 ORCA_ACCESS_REMOTE_READ | ORCA_ACCESS_REMOTE_ATOMIC | \
 			 ORCA_ACCESS_MW_BIND | ORCA_ACCESS_RELAXED_ORDERING)
+
+/* @mr into a free slot under a new key byte (stale keys miss). */
+static void mr_insert(struct orca_dev *dev, struct orca_mr *mr,
+		      struct orca_reg_mr_out *o)
+{
+	uint32_t idx = 0, i;
+
+	/* round robin, so a stale index is not reused at once */
+	for (i = 0; i < dev->cfg.max_mr; i++) {
+		idx = (dev->next_mr + i) % dev->cfg.max_mr + 1;
+		if (!dev->mrs[idx].used)
+			break;
+	}
+	dev->next_mr = dev->reuse_handles ? 0 : idx % dev->cfg.max_mr;
+	mr->key = ++dev->mr_key;
+	dev->mrs[idx] = *mr;
+	dev->n_mrs++;
+	dev->pds[mr->pdn].mr_refs++;
+	o->lkey = htole32(idx << 8 | mr->key);
+	o->rkey = o->lkey;
+}
 
 /* Check a region's description and copy its page list into @mr. */
 static int mr_parse(struct orca_dev *dev, struct cmd *c,
@@ -44,8 +65,8 @@ static int mr_parse(struct orca_dev *dev, struct cmd *c,
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_PAGE_LIST,
 			    "first_off %u, page shift %u", first_off,
 			    in->pbl.page_shift);
-	*mr = (struct orca_mr){ .used = true, .pdn = pdn, .access = access,
-				.iova = iova, .length = len,
+	*mr = (struct orca_mr){ .used = true, .valid = true, .pdn = pdn,
+				.access = access, .iova = iova, .length = len,
 				.first_off = first_off };
 	if (!pages_copy_in(dev, &in->pbl, &mr->pages, first_off + len, why,
 			   sizeof(why)))
@@ -58,7 +79,6 @@ int cmd_reg_mr(struct orca_dev *dev, struct cmd *c)
 {
 	struct orca_reg_mr_out *o = c->out;
 	struct orca_mr new;
-	uint32_t idx = 0, i;
 	int ret;
 
 	if (dev->n_mrs >= dev->cfg.max_mr)
@@ -68,21 +88,38 @@ int cmd_reg_mr(struct orca_dev *dev, struct cmd *c)
 	ret = mr_parse(dev, c, c->in, &new);
 	if (ret)
 		return ret;
+	mr_insert(dev, &new, o);
+	return ORCA_STATUS_OK;
+}
 
-	/* round robin, so a stale index is not reused at once */
-	for (i = 0; i < dev->cfg.max_mr; i++) {
-		idx = (dev->next_mr + i) % dev->cfg.max_mr + 1;
-		if (!dev->mrs[idx].used)
-			break;
-	}
-	dev->next_mr = dev->reuse_handles ? 0 : idx % dev->cfg.max_mr;
-	/* a new key byte for every registration: stale keys miss */
-	new.key = ++dev->mr_key;
-	dev->mrs[idx] = new;
-	dev->n_mrs++;
-	dev->pds[new.pdn].mr_refs++;
-	o->lkey = htole32(idx << 8 | new.key);
-	o->rkey = o->lkey;
+/*
+ * ALLOC_MR: a free region for fast registration, no pages yet (the
+ * REG_MR WQE gives them, orca_mem.c).
+ */
+int cmd_alloc_mr(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_alloc_mr_in *in = c->in;
+	uint32_t pdn = le32toh(in->pdn), n = le32toh(in->max_pages);
+	struct orca_mr new;
+
+	CHECK_RESERVED(c, in->reserved);
+	if (!(dev->cfg.dev_caps & ORCA_DEV_CAP_FAST_REG))
+		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_NONE,
+			    "fast registration disabled");
+	if (dev->n_mrs >= dev->cfg.max_mr)
+		return fail(c, ORCA_STATUS_NO_RESOURCES, ORCA_SYND_LIMIT,
+			    "max_mr %llu reached",
+			    (unsigned long long)dev->cfg.max_mr);
+	if (!pdn || pdn > dev->cfg.max_pd || !dev->pds[pdn].used)
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no PD %u", pdn);
+	if (!n || n > dev->cfg.max_fast_reg_page_list_len)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
+			    "max_pages %u (max_fast_reg_page_list_len %llu)", n,
+			    (unsigned long long)dev->cfg.max_fast_reg_page_list_len);
+	new = (struct orca_mr){ .used = true, .fast = true, .pdn = pdn,
+				.max_pages = n };
+	mr_insert(dev, &new, c->out);
 	return ORCA_STATUS_OK;
 }
 
@@ -107,6 +144,9 @@ int cmd_rereg_mr(struct orca_dev *dev, struct cmd *c)
 		return fail(c, ORCA_STATUS_BAD_RES_STATE, ORCA_SYND_IN_USE,
 			    "MR 0x%x has %u memory windows bound", key,
 			    mr->mw_refs);
+	if (mr->fast)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_HANDLE,
+			    "MR 0x%x is for fast registration", key);
 	ret = mr_parse(dev, c, &in->mr, &new);
 	if (ret)
 		return ret;
@@ -118,14 +158,21 @@ int cmd_rereg_mr(struct orca_dev *dev, struct cmd *c)
 	return ORCA_STATUS_OK;
 }
 
+/*
+ * DEREG_MR.  A fast-register region is named by its index alone: the
+ * consumer changes its key byte before a REG_MR WQE that may never run.
+ */
 int cmd_dereg_mr(struct orca_dev *dev, struct cmd *c)
 {
 	const struct orca_mr_handle *in = c->in;
-	uint32_t key = le32toh(in->lkey);
+	uint32_t key = le32toh(in->lkey), idx = key >> 8;
 	struct orca_mr *mr;
 
 	CHECK_RESERVED(c, in->reserved);
 	mr = mr_get(dev, key);
+	if (!mr && idx && idx <= dev->cfg.max_mr && dev->mrs[idx].used &&
+	    dev->mrs[idx].fast)
+		mr = &dev->mrs[idx];
 	if (!mr)
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no MR with key 0x%x", key);

@@ -129,7 +129,8 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
 			    "sq_sig_all %u", in->sq_sig_all);
 	if (flags & ~(ORCA_QP_CREATE_PCI_WRITE_END_PADDING |
-		      ORCA_QP_CREATE_RESERVED_LKEY | ORCA_QP_CREATE_UD_AV))
+		      ORCA_QP_CREATE_RESERVED_LKEY | ORCA_QP_CREATE_UD_AV |
+		      ORCA_QP_CREATE_FAST_REG))
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
 			    "unknown create_flags 0x%x", flags);
 	if ((flags & ORCA_QP_CREATE_PCI_WRITE_END_PADDING) &&
@@ -144,6 +145,15 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_UD_AV))
 		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
 			    "address vectors in WQEs not enabled");
+	if ((flags & ORCA_QP_CREATE_FAST_REG) &&
+	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_FAST_REG))
+		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
+			    "fast registration not enabled");
+	if ((flags & ORCA_QP_CREATE_FAST_REG) && in->qp_type != ORCA_QPT_RC &&
+	    in->qp_type != ORCA_QPT_UC)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
+			    "fast registration on a QP of type %u",
+			    in->qp_type);
 	if ((flags & ORCA_QP_CREATE_UD_AV) && in->qp_type != ORCA_QPT_UD &&
 	    !qp_type_special(in->qp_type))
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,

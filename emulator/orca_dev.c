@@ -343,7 +343,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu window_waits=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu events_deferred=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu port_xmit_octets=%llu port_xmit_pkts=%llu port_rcv_octets=%llu port_xmit_discards=%llu mcast_groups=%u mcast_attached=%u mcast_copies=%llu port_mcast_xmit_pkts=%llu port_mcast_rcv_pkts=%llu",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu window_waits=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu events_deferred=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu port_xmit_octets=%llu port_xmit_pkts=%llu port_rcv_octets=%llu port_xmit_discards=%llu mcast_groups=%u mcast_attached=%u mcast_copies=%llu port_mcast_xmit_pkts=%llu port_mcast_rcv_pkts=%llu fast_regs=%llu mr_invalidations=%llu mr_remote_invalidations=%llu",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -395,7 +395,10 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       dev->n_mcgs, dev->n_mcast_attached,
 		       (unsigned long long)s->mcast_copies,
 		       (unsigned long long)s->port_mcast_xmit_pkts,
-		       (unsigned long long)s->port_mcast_rcv_pkts);
+		       (unsigned long long)s->port_mcast_rcv_pkts,
+		       (unsigned long long)s->fast_regs,
+		       (unsigned long long)s->mr_invalidations,
+		       (unsigned long long)s->mr_remote_invalidations);
 	if (off < len)
 		off += fabric_format_stats(dev, buf + off, len - off);
 	for (op = 0; op < 256 && off < len; op++) {

@@ -169,7 +169,9 @@ struct orca_mr *mr_check(struct orca_dev *dev, uint32_t key, uint32_t pdn,
 {
 	struct orca_mr *mr = mr_get(dev, key);
 
-	if (!mr || mr->pdn != pdn || (mr->access & need) != need)
+	/* a fast-register region grants nothing while free */
+	if (!mr || !mr->valid || mr->pdn != pdn ||
+	    (mr->access & need) != need)
 		return NULL;
 	if (len && (va < mr->iova || va - mr->iova > mr->length ||
 		    len > mr->length - (va - mr->iova)))
@@ -358,6 +360,89 @@ bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
 		off = 0;
 	}
 	return !len;
+}
+
+/* ------------------------------------------------------------------ */
+/* Fast registration (IBA 10.6.3.5)                                   */
+/* ------------------------------------------------------------------ */
+
+#define FAST_REG_ACCESS	(ORCA_ACCESS_LOCAL_WRITE | ORCA_ACCESS_REMOTE_WRITE | \
+			 ORCA_ACCESS_REMOTE_READ | ORCA_ACCESS_REMOTE_ATOMIC | \
+			 ORCA_ACCESS_RELAXED_ORDERING)
+
+static uint8_t fast_reg_err(struct orca_qp *qp, uint32_t key, const char *why)
+{
+	orca_log("QP %u: REG_MR of key 0x%x refused: %s",
+		 le32toh(qp->ctx.qpn), key, why);
+	return ORCA_CQE_MW_BIND_ERR;
+}
+
+uint8_t mr_fast_reg(struct orca_dev *dev, struct orca_qp *qp,
+		    const struct orca_reg_wqe *w)
+{
+	uint32_t key = le32toh(w->key), idx = key >> 8;
+	uint32_t access = le32toh(w->access), n = le32toh(w->npages);
+	uint64_t iova = le64toh(w->iova), len = le64toh(w->length);
+	unsigned int shift = w->page_shift;
+	struct orca_pbl pbl = { .addr = w->pbl, .npages = w->npages,
+				.page_shift = w->page_shift };
+	struct orca_pages pg;
+	struct orca_mr *mr;
+	uint64_t first_off;
+	char why[160];
+
+	if (!(le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_FAST_REG))
+		return fast_reg_err(qp, key, "QP not created for fast registration");
+	if ((key & ORCA_KEY_MW) || !idx || idx > dev->cfg.max_mr ||
+	    !dev->mrs[idx].used || !dev->mrs[idx].fast)
+		return fast_reg_err(qp, key, "no fast-register region at this index");
+	mr = &dev->mrs[idx];
+	if (mr->valid)
+		return fast_reg_err(qp, key, "region not free (invalidate it first)");
+	if (mr->pdn != le32toh(qp->ctx.pdn))
+		return fast_reg_err(qp, key, "region of another PD than the QP's");
+	if ((access & ~(uint32_t)FAST_REG_ACCESS) ||
+	    ((access & (ORCA_ACCESS_REMOTE_WRITE | ORCA_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & ORCA_ACCESS_LOCAL_WRITE)))
+		return fast_reg_err(qp, key, "access rights");
+	if (!n || n > mr->max_pages || shift < ORCA_PBL_MIN_PAGE_SHIFT ||
+	    shift > ORCA_PBL_MAX_PAGE_SHIFT)
+		return fast_reg_err(qp, key, "page count or size");
+	first_off = iova & ((1ULL << shift) - 1);
+	if (!len || iova + len < iova || len > dev->cfg.max_mr_size)
+		return fast_reg_err(qp, key, "length");
+	if (!pages_copy_in(dev, &pbl, &pg, first_off + len, why, sizeof(why)))
+		return fast_reg_err(qp, key, why);
+	pages_free(&mr->pages);
+	mr->pages = pg;
+	mr->key = key & 0xff;
+	mr->access = access;
+	mr->iova = iova;
+	mr->length = len;
+	mr->first_off = first_off;
+	mr->valid = true;
+	dev->stats.fast_regs++;
+	return ORCA_CQE_SUCCESS;
+}
+
+bool mr_invalidate(struct orca_dev *dev, struct orca_qp *qp, uint32_t key,
+		   const char **why)
+{
+	struct orca_mr *mr = mr_get(dev, key);
+
+	if (!mr || !mr->fast || !mr->valid)
+		*why = "no valid fast-register region under this key";
+	else if (mr->pdn != le32toh(qp->ctx.pdn))
+		*why = "region of another PD than the QP's";
+	else if (mr->mw_refs)
+		*why = "memory windows are bound to the region";
+	else
+		*why = NULL;
+	if (*why)
+		return false;
+	mr->valid = false;
+	dev->stats.mr_invalidations++;
+	return true;
 }
 
 void mr_destroy_all(struct orca_dev *dev)

@@ -164,11 +164,10 @@ static struct orca_mw *mw_bound(struct orca_dev *dev, uint32_t key)
 }
 
 /*
- * LOCAL_INV: a type 2 window of the QP's PD, bound under @key.  orca has
- * no fast-register regions, so a region's key is refused (registered
- * regions end with DEREG_MR only), and so is a type 1 window (a bind of
- * length 0 invalidates it).  Refusals complete with LOC_QP_OP_ERR, as
- * rxe does.
+ * LOCAL_INV: a type 2 window of the QP's PD, bound under @key, or a valid
+ * fast-register region of its PD (orca_mem.c); a region of REG_MR (the
+ * command) ends with DEREG_MR only, a type 1 window with a bind of length
+ * 0.  Refusals complete with LOC_QP_OP_ERR, as rxe does.
  */
 uint8_t local_inv(struct orca_dev *dev, struct orca_qp *qp, uint32_t key)
 {
@@ -176,7 +175,7 @@ uint8_t local_inv(struct orca_dev *dev, struct orca_qp *qp, uint32_t key)
 	const char *why = NULL;
 
 	if (!(key & ORCA_KEY_MW))
-		why = "a region's key (no fast-register regions)";
+		mr_invalidate(dev, qp, key, &why);
 	else if (!mw)
 		why = "no window bound under this key";
 	else if (mw->type != ORCA_MW_TYPE_2)
@@ -188,15 +187,26 @@ uint8_t local_inv(struct orca_dev *dev, struct orca_qp *qp, uint32_t key)
 			 le32toh(qp->ctx.qpn), key, why);
 		return ORCA_CQE_LOC_QP_OP_ERR;
 	}
-	mw_unbind(dev, mw);
+	if (mw)
+		mw_unbind(dev, mw);
 	return ORCA_CQE_SUCCESS;
 }
 
-/* SEND_WITH_INV: a type 2 window bound to this QP under @key. */
+/*
+ * SEND_WITH_INV: a type 2 window bound to this QP under @key, or a valid
+ * fast-register region of its PD.
+ */
 bool remote_inv(struct orca_dev *dev, struct orca_qp *qp, uint32_t key)
 {
 	struct orca_mw *mw = mw_bound(dev, key);
+	const char *why;
 
+	if (!(key & ORCA_KEY_MW)) {
+		if (!mr_invalidate(dev, qp, key, &why))
+			return false;
+		dev->stats.mr_remote_invalidations++;
+		return true;
+	}
 	if (!mw || mw->type != ORCA_MW_TYPE_2 ||
 	    mw->qpn != le32toh(qp->ctx.qpn) ||
 	    mw->pdn != le32toh(qp->ctx.pdn))

@@ -28,6 +28,7 @@ static bool opcode_ok(uint8_t qp_type, uint8_t op)
 	case ORCA_WR_SEND_WITH_INV:
 		return qp_type == ORCA_QPT_RC;
 	case ORCA_WR_BIND_MW:
+	case ORCA_WR_REG_MR:
 		return qp_type != ORCA_QPT_UD;
 	case ORCA_WR_LOCAL_INV:
 		return true;
@@ -38,7 +39,8 @@ static bool opcode_ok(uint8_t qp_type, uint8_t op)
 /* Operations the device performs without a packet. */
 static bool is_local(uint8_t op)
 {
-	return op == ORCA_WR_BIND_MW || op == ORCA_WR_LOCAL_INV;
+	return op == ORCA_WR_BIND_MW || op == ORCA_WR_LOCAL_INV ||
+	       op == ORCA_WR_REG_MR;
 }
 
 static bool is_atomic(uint8_t op)
@@ -452,19 +454,24 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 }
 
 /*
- * BIND_MW and LOCAL_INV: done when taken.  One WQE is in flight at a
- * time, so every WQE before it has completed (a fence changes nothing).
+ * BIND_MW, REG_MR and LOCAL_INV: done when taken.  One WQE is in flight
+ * at a time, so every WQE before it has completed (a fence changes
+ * nothing).
  */
 static void req_local(struct orca_dev *dev, struct orca_qp *qp)
 {
 	struct orca_req *r = &qp->req;
 	struct orca_bind_wqe b;
+	struct orca_reg_wqe g;
 	uint8_t status;
 
 	r->sent_all = true;
 	if (r->wqe.opcode == ORCA_WR_BIND_MW) {
 		memcpy(&b, &r->wqe, sizeof(b));
 		status = mw_bind(dev, qp, &b);
+	} else if (r->wqe.opcode == ORCA_WR_REG_MR) {
+		memcpy(&g, &r->wqe, sizeof(g));
+		status = mr_fast_reg(dev, qp, &g);
 	} else {
 		status = local_inv(dev, qp, le32toh(r->wqe.rkey));
 	}

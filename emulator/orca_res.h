@@ -67,6 +67,19 @@ void mr_read(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 void *mr_ptr(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 	     uint32_t len);
 /*
+ * The REG_MR WQE @w on @qp (orca_hw_io.h's rules); the CQE status.  The
+ * region's key byte, rights, range and page list are the WQE's after it.
+ */
+uint8_t mr_fast_reg(struct orca_dev *dev, struct orca_qp *qp,
+		    const struct orca_reg_wqe *w);
+/*
+ * LOCAL_INV, or SEND_WITH_INV arriving on @qp, of the fast-register
+ * region @key names: free again.  False, and *why, if it is not a valid
+ * such region of @qp's PD (or windows are bound to it).
+ */
+bool mr_invalidate(struct orca_dev *dev, struct orca_qp *qp, uint32_t key,
+		   const char **why);
+/*
  * mr_check() for an SGE: with @rlkey (the QP was created with
  * ORCA_QP_CREATE_RESERVED_LKEY) ORCA_RESERVED_LKEY names guest memory
  * itself, for local access to RAM only.

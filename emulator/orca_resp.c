@@ -133,16 +133,17 @@ static void rx_send(struct orca_dev *dev, struct orca_qp *qp,
 		s->in_op = OP_SEND;
 	/*
 	 * SEND_WITH_INV (RC; the IETH on the last packet): the key must name
-	 * a type 2 window bound to this QP; then it no longer grants access
-	 * when the receive completes.  Otherwise the receive and the request
+	 * a type 2 window bound to this QP or a valid fast-register region
+	 * of its PD; then it no longer grants access when the receive
+	 * completes.  Otherwise the receive and the request
 	 * fail as rxe fails them: NAK invalid request, REM_INV_REQ_ERR.
 	 */
 	if (last && (p->hdrs & PKT_IETH) &&
 	    (!is_rc(qp) || !remote_inv(dev, qp, p->inv_rkey))) {
-		char why[96];
+		char why[128];
 
 		snprintf(why, sizeof(why),
-			 "SEND_WITH_INV of key 0x%x, not a type 2 window bound to this QP",
+			 "SEND_WITH_INV of key 0x%x, neither a type 2 window bound to this QP nor a fast-register region of its PD",
 			 p->inv_rkey);
 		rwqe_fail(dev, qp, p, ORCA_CQE_REM_INV_REQ_ERR,
 			  AETH_NAK_INV_REQ, why);

@@ -67,6 +67,10 @@ struct orca_mr {
 	uint32_t mw_refs;		/* windows bound to it */
 	/* ORCA_RESERVED_LKEY's: guest memory by address, no page list */
 	bool phys;
+	/* ALLOC_MR's: valid between a REG_MR WQE and an invalidation */
+	bool fast;
+	bool valid;			/* every REG_MR command's region is */
+	uint32_t max_pages;
 };
 
 /*
@@ -280,6 +284,9 @@ struct orca_stats {
 	uint64_t port_mcast_xmit_pkts;	/* of port_xmit_pkts, to an MLID */
 	uint64_t port_mcast_rcv_pkts;	/* of rx_pkts, to an MLID */
 	uint64_t mcast_copies;		/* delivered to an attached QP */
+	uint64_t fast_regs;		/* REG_MR WQEs that registered */
+	uint64_t mr_invalidations;	/* fast-register regions freed, */
+	uint64_t mr_remote_invalidations; /* of them by SEND_WITH_INV */
 	uint64_t port_mirror_writes;
 	/* the fabric (cfg fabric=PATH) */
 	uint64_t fabric_tx_pkts;	/* packets sent to it, */

@@ -22,6 +22,8 @@ uint8_t wr_to_cqe_opcode(uint8_t wr_opcode)
 		return ORCA_CQE_OP_BIND_MW;
 	case ORCA_WR_LOCAL_INV:
 		return ORCA_CQE_OP_LOCAL_INV;
+	case ORCA_WR_REG_MR:
+		return ORCA_CQE_OP_REG_MR;
 	}
 	return ORCA_CQE_OP_SEND;
 }

@@ -15,8 +15,8 @@ PKGS=(
     build-essential make gcc bc flex bison libelf-dev libssl-dev kmod cpio xz-utils
     linux-image-amd64 linux-headers-amd64 linux-source-6.1 sparse
     qemu-system-x86 busybox-static
-    libibverbs-dev ibverbs-utils ibverbs-providers rdma-core rdmacm-utils perftest python3-pyverbs
-    infiniband-diags opensm iputils-ping iperf3
+    libibverbs-dev librdmacm-dev ibverbs-utils ibverbs-providers rdma-core rdmacm-utils perftest python3-pyverbs
+    infiniband-diags opensm iputils-ping iperf3 nvme-cli fio
     iproute2 python3 strace pciutils python3-ply python3-git
     debhelper dh-dkms dkms udev ccache
     clang libclang-rt-14-dev

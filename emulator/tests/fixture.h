@@ -259,6 +259,23 @@ static inline int fx_cmd(struct fx *f, uint16_t op, const void *in, uint16_t in_
 	return f->status;
 }
 
+/* ALLOC_PD: the new PD's number (the command must succeed). */
+static inline uint32_t fx_alloc_pd(struct fx *f)
+{
+	struct orca_pd_handle pd;
+
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_ALLOC_PD, NULL, 0, &pd, sizeof(pd)), 0);
+	return le32toh(pd.pdn);
+}
+
+/* DEREG_MR of the region @lkey names; the command's status. */
+static inline int fx_dereg_mr(struct fx *f, uint32_t lkey)
+{
+	struct orca_mr_handle h = { .lkey = htole32(lkey) };
+
+	return fx_cmd(f, ORCA_CMD_DEREG_MR, &h, sizeof(h), NULL, 0);
+}
+
 /*
  * A counter "key=N" of the device's own stats line (what ctl stats
  * answers); -1 if it is not there.

@@ -42,7 +42,7 @@ static void query_caps_defaults(void)
 		 ORCA_DEV_CAP_SQD_ASYNC_NOTIFY |
 		 ORCA_DEV_CAP_MEM_WINDOW | ORCA_DEV_CAP_MW_TYPE_2B |
 		 ORCA_DEV_CAP_RESERVED_LKEY | ORCA_DEV_CAP_UD_AV |
-		 ORCA_DEV_CAP_MAD_QPS);
+		 ORCA_DEV_CAP_MAD_QPS | ORCA_DEV_CAP_FAST_REG);
 	CHECK_EQ(le32toh(c.max_qp), 1024);
 	CHECK_EQ(le32toh(c.max_qp_wr), 4096);
 	CHECK_EQ(le32toh(c.max_send_sge), 16);
@@ -78,8 +78,9 @@ static void query_caps_defaults(void)
 	CHECK_EQ(le64toh(c.completion_timestamp_mask), 0);
 	CHECK_EQ(le32toh(c.odp_general_caps), 0);
 	CHECK_EQ(le32toh(c.max_tso), 0);
+	CHECK_EQ(le32toh(c.max_fast_reg_page_list_len), 512);
 	CHECK(c.reserved0[0] == 0 && c.reserved1[0] == 0 &&
-	      c.reserved2[0x3f] == 0);
+	      c.reserved2[sizeof(c.reserved2) - 1] == 0);
 	fx_free(f);
 }
 

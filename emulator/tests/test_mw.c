@@ -37,20 +37,6 @@ static int dealloc_mw(struct fx *f, uint32_t rkey)
 	return fx_cmd(f, ORCA_CMD_DEALLOC_MW, &in, sizeof(in), NULL, 0);
 }
 
-static int dereg(struct fx *f, uint32_t lkey)
-{
-	struct orca_mr_handle h = { .lkey = htole32(lkey) };
-
-	return fx_cmd(f, ORCA_CMD_DEREG_MR, &h, sizeof(h), NULL, 0);
-}
-
-static uint32_t alloc_pd(struct fx *f)
-{
-	struct orca_pd_handle pd;
-
-	CHECK_EQ(fx_cmd(f, ORCA_CMD_ALLOC_PD, NULL, 0, &pd, sizeof(pd)), 0);
-	return le32toh(pd.pdn);
-}
 
 /* A signaled BIND_MW WQE on @qp, kicked. */
 static void post_bind(struct fx *f, struct ring_qp *qp, uint32_t rkey,
@@ -205,8 +191,8 @@ static void mw_commands(void)
 	EXPECT_FAIL(f, dealloc_mw(f, ORCA_KEY_MW | 3 << 8),
 		    ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE);
 	/* a PD with a window is in use */
-	CHECK_EQ(dereg(f, w.slk), 0);
-	CHECK_EQ(dereg(f, w.dlk), 0);
+	CHECK_EQ(fx_dereg_mr(f, w.slk), 0);
+	CHECK_EQ(fx_dereg_mr(f, w.dlk), 0);
 	pd.pdn = htole32(f->pdn);
 	pd.reserved = 0;
 	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_DEALLOC_PD, &pd, sizeof(pd), NULL,
@@ -297,7 +283,7 @@ static void mw_type1(void)
 	CHECK_EQ(write_with(&w, &a, k, 3 * PAGE - 100, 100), ORCA_CQE_SUCCESS);
 
 	/* a region with windows bound is neither deregistered nor rebound */
-	EXPECT_FAIL(f, dereg(f, w.dlk), ORCA_STATUS_BAD_RES_STATE,
+	EXPECT_FAIL(f, fx_dereg_mr(f, w.dlk), ORCA_STATUS_BAD_RES_STATE,
 		    ORCA_SYND_IN_USE);
 	{
 		struct orca_rereg_mr_in ri = {};
@@ -392,7 +378,7 @@ static void mw_type1(void)
 			     ORCA_ACCESS_REMOTE_READ), ORCA_CQE_MW_BIND_ERR);
 
 	/* wrong PD: a window of another PD, or a region of another PD */
-	pd2 = alloc_pd(f);
+	pd2 = fx_alloc_pd(f);
 	CHECK_EQ(alloc_mw(f, pd2, ORCA_MW_TYPE_1, &mw2), 0);
 	pair(&w, &a, &b);
 	CHECK_EQ(bind_status(&w, &b, mw2, w.dlk, iova(w.dst), PAGE,
@@ -446,7 +432,7 @@ static void mw_type1(void)
 	/* after DEALLOC_MW the region can go */
 	CHECK_EQ(dealloc_mw(f, k), 0);
 	CHECK_EQ(f->dev.mrs[w.dlk >> 8].mw_refs, 0);
-	CHECK_EQ(dereg(f, w.dlk), 0);
+	CHECK_EQ(fx_dereg_mr(f, w.dlk), 0);
 	CHECK(canaries_ok(f));
 	fx_free(f);
 }
@@ -629,7 +615,7 @@ static void mw_type2(void)
 	CHECK_EQ(write_with(&w, &a, k1, 0, 8), ORCA_CQE_REM_ACCESS_ERR);
 	while (poll_cqe(f, &w.cq, &q))
 		;
-	CHECK_EQ(dereg(f, w.dlk), 0);
+	CHECK_EQ(fx_dereg_mr(f, w.dlk), 0);
 	CHECK(canaries_ok(f));
 	fx_free(f);
 }

@@ -178,8 +178,12 @@ static void qp_create_checks(void)
 		     ORCA_SYND_ATTR_RANGE);
 	CREATE_FAILS(in.sq_sig_all = 2, ORCA_STATUS_BAD_PARAM,
 		     ORCA_SYND_ATTR_RANGE);
-	CREATE_FAILS(in.create_flags = htole32(8), ORCA_STATUS_BAD_PARAM,
+	CREATE_FAILS(in.create_flags = htole32(16), ORCA_STATUS_BAD_PARAM,
 		     ORCA_SYND_FLAGS);
+	/* fast registration on RC and UC only */
+	CREATE_FAILS((in.qp_type = ORCA_QPT_UD,
+		      in.create_flags = htole32(ORCA_QP_CREATE_FAST_REG)),
+		     ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS);
 	CREATE_FAILS(in.reserved0[1] = 1, ORCA_STATUS_BAD_PARAM,
 		     ORCA_SYND_RESERVED_NZ);
 	CREATE_FAILS(in.srqn = htole32(1), ORCA_STATUS_BAD_RESOURCE,

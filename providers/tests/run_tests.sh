@@ -66,6 +66,7 @@ cat > "$T/expected_imports.txt" <<EOT
 _verbs_init_and_alloc_context
 ibv_cmd_alloc_mw
 ibv_cmd_alloc_pd
+ibv_cmd_attach_mcast
 ibv_cmd_create_ah
 ibv_cmd_create_cq
 ibv_cmd_create_cq_ex
@@ -78,6 +79,7 @@ ibv_cmd_destroy_ah
 ibv_cmd_destroy_cq
 ibv_cmd_destroy_qp
 ibv_cmd_destroy_srq
+ibv_cmd_detach_mcast
 ibv_cmd_get_context
 ibv_cmd_modify_qp_ex
 ibv_cmd_modify_srq

@@ -6,7 +6,11 @@
  * rings, SEND / SEND_WITH_IMM / inline sends between them with every byte
  * checked, a shared receive queue, UD address handles made where no one
  * may sleep, completion events with IB_CQ_REPORT_MISSED_EVENTS, a bad
- * lkey's error completion and ib_drain_qp().
+ * lkey's error completion, ib_drain_qp(), and fast registration (an
+ * ib_alloc_mr region mapped with ib_map_mr_sg, registered by IB_WR_REG_MR,
+ * written and read by the peer through its rkey, invalidated by
+ * IB_WR_LOCAL_INV and by the peer's IB_WR_SEND_WITH_INV, the device
+ * refusing what the rules refuse).
  *
  * Loaded by tests/vm/kverbs.sh: insmod orca_kverbs_test.ko dev=orca0
  * run=ID.  Each check is one TAP line in the kernel log, prefixed with
@@ -18,6 +22,7 @@
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
@@ -102,7 +107,8 @@ static int to_rts(struct ib_qp *qp, u32 dest_qpn)
 	a.pkey_index = 0;
 	a.port_num = 1;
 	a.qkey = 0x11111111;
-	a.qp_access_flags = 0;
+	/* the fast registration test's peer writes and reads */
+	a.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ;
 	err = ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | (ud ? IB_QP_QKEY : IB_QP_ACCESS_FLAGS));
 	if (err)
@@ -497,6 +503,191 @@ out:
 	destroy_qps(a, b);
 	ib_free_cq(cq);
 }
+/* One signaled WR on @qp; the status of its completion, -1 if none. */
+static int post_one(struct ib_cq *cq, struct ib_qp *qp, struct ib_send_wr *wr)
+{
+	struct ib_wc wc;
+
+	wr->send_flags |= IB_SEND_SIGNALED;
+	if (ib_post_send(qp, wr, NULL) || poll_n(cq, &wc, 1) != 1)
+		return -1;
+	return wc.status;
+}
+
+static int reg_mr(struct ib_cq *cq, struct ib_qp *qp, struct ib_mr *mr,
+		  int access)
+{
+	struct ib_reg_wr wr = { .wr.opcode = IB_WR_REG_MR, .mr = mr,
+				.key = mr->rkey, .access = access };
+
+	return post_one(cq, qp, &wr.wr);
+}
+
+/* @a writes @len bytes of src at @va of the region @rkey names. */
+static int rdma_op(struct ib_cq *cq, struct ib_qp *a, enum ib_wr_opcode op,
+		   u64 local, u64 va, u32 rkey, u32 len)
+{
+	struct ib_sge sge = { .addr = local, .length = len,
+			      .lkey = kv.pd->local_dma_lkey };
+	struct ib_rdma_wr wr = { .wr.opcode = op, .wr.sg_list = &sge,
+				 .wr.num_sge = 1, .remote_addr = va,
+				 .rkey = rkey };
+
+	return post_one(cq, a, &wr.wr);
+}
+
+#define FR_PAGES	3
+
+/*
+ * Fast registration: b's region over three pages of a buffer, from byte
+ * 100 of the first, registered, written and read by a, invalidated
+ * locally and remotely; the device refuses a register of a valid region
+ * and any access through an invalidated key.
+ */
+static void test_fastreg(void)
+{
+	const int rw = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE |
+		       IB_ACCESS_REMOTE_READ;
+	u32 len = FR_PAGES * PAGE_SIZE - 100, rkey, old;
+	struct ib_qp *a = NULL, *b = NULL;
+	struct scatterlist sg[2];
+	struct ib_mr *mr, *bad;
+	struct ib_wc wc[2], *r;
+	u64 buf_dma, sink_dma;
+	u8 *buf, *sink;
+	struct ib_cq *cq;
+	int n, got;
+
+	check(kv.dev->attrs.device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS,
+	      "IB_DEVICE_MEM_MGT_EXTENSIONS, %u pages a region",
+	      kv.dev->attrs.max_fast_reg_page_list_len);
+	bad = ib_alloc_mr(kv.pd, IB_MR_TYPE_MEM_REG,
+			  kv.dev->attrs.max_fast_reg_page_list_len + 1);
+	check(PTR_ERR_OR_ZERO(bad) == -EINVAL,
+	      "ib_alloc_mr past max_fast_reg_page_list_len: -EINVAL (%d)",
+	      PTR_ERR_OR_ZERO(bad));
+	if (!IS_ERR(bad))
+		ib_dereg_mr(bad);
+	bad = ib_alloc_mr(kv.pd, IB_MR_TYPE_SG_GAPS, 4);
+	check(PTR_ERR_OR_ZERO(bad) == -EINVAL,
+	      "ib_alloc_mr(IB_MR_TYPE_SG_GAPS): -EINVAL (%d)",
+	      PTR_ERR_OR_ZERO(bad));
+	if (!IS_ERR(bad))
+		ib_dereg_mr(bad);
+
+	buf = kzalloc(FR_PAGES * PAGE_SIZE, GFP_KERNEL);
+	sink = kzalloc(FR_PAGES * PAGE_SIZE, GFP_KERNEL);
+	mr = ib_alloc_mr(kv.pd, IB_MR_TYPE_MEM_REG, FR_PAGES);
+	cq = ib_alloc_cq(kv.dev, NULL, 64, 0, IB_POLL_DIRECT);
+	check(buf && sink && !IS_ERR(mr) && !IS_ERR(cq),
+	      "ib_alloc_mr of %d pages, key 0x%x", FR_PAGES,
+	      IS_ERR(mr) ? 0 : mr->rkey);
+	if (!buf || !sink || IS_ERR(mr) || IS_ERR(cq))
+		goto out_mem;
+	buf_dma = ib_dma_map_single(kv.dev, buf, FR_PAGES * PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+	sink_dma = ib_dma_map_single(kv.dev, sink, FR_PAGES * PAGE_SIZE,
+				     DMA_BIDIRECTIONAL);
+	if (ib_dma_mapping_error(kv.dev, buf_dma) ||
+	    ib_dma_mapping_error(kv.dev, sink_dma)) {
+		check(false, "DMA mapping of the region's buffer");
+		goto out_mem;
+	}
+	if (rc_pair(cq, &a, &b)) {
+		check(false, "RC pair for fast registration");
+		goto out_qp;
+	}
+
+	/* two scatterlist entries: 100 bytes into page 0, then pages 1-2 */
+	sg_init_table(sg, 2);
+	sg_dma_address(&sg[0]) = buf_dma + 100;
+	sg_dma_len(&sg[0]) = PAGE_SIZE - 100;
+	sg_dma_address(&sg[1]) = buf_dma + PAGE_SIZE;
+	sg_dma_len(&sg[1]) = 2 * PAGE_SIZE;
+	n = ib_map_mr_sg(mr, sg, 2, NULL, PAGE_SIZE);
+	check(n == 2 && mr->iova == buf_dma + 100 && mr->length == len,
+	      "ib_map_mr_sg: %d entries, iova +%llu, length %llu", n,
+	      mr->iova - buf_dma, mr->length);
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	rkey = mr->rkey;
+	check(reg_mr(cq, b, mr, rw) == IB_WC_SUCCESS,
+	      "IB_WR_REG_MR of key 0x%x: IB_WC_REG_MR, success", rkey);
+
+	fill(kv.src, len, 3);
+	check(rdma_op(cq, a, IB_WR_RDMA_WRITE, kv.src_dma, mr->iova, rkey,
+		      len) == IB_WC_SUCCESS,
+	      "the peer's RDMA WRITE of %u bytes through the rkey", len);
+	ib_dma_sync_single_for_cpu(kv.dev, buf_dma, FR_PAGES * PAGE_SIZE,
+				   DMA_BIDIRECTIONAL);
+	check(!memcmp(buf + 100, kv.src, len) && !buf[99],
+	      "every byte landed at the pages' addresses, none before");
+	check(rdma_op(cq, a, IB_WR_RDMA_READ, sink_dma, mr->iova + 3000,
+		      rkey, 5000) == IB_WC_SUCCESS,
+	      "the peer's RDMA READ of 5000 bytes across a page boundary");
+	ib_dma_sync_single_for_cpu(kv.dev, sink_dma, FR_PAGES * PAGE_SIZE,
+				   DMA_BIDIRECTIONAL);
+	check(!memcmp(sink, kv.src + 3000, 5000), "READ: the bytes written");
+
+	check(reg_mr(cq, b, mr, rw) == IB_WC_MW_BIND_ERR,
+	      "IB_WR_REG_MR of a valid region: IB_WC_MW_BIND_ERR");
+	/* that error took b to ERR: a new pair for the rest */
+	destroy_qps(a, b);
+	a = NULL;
+	b = NULL;
+	if (rc_pair(cq, &a, &b)) {
+		check(false, "second RC pair");
+		goto out_qp;
+	}
+	{
+		struct ib_send_wr inv = { .opcode = IB_WR_LOCAL_INV,
+					  .ex.invalidate_rkey = rkey };
+
+		check(post_one(cq, b, &inv) == IB_WC_SUCCESS,
+		      "IB_WR_LOCAL_INV of key 0x%x", rkey);
+	}
+	/* the same pages again under a new key */
+	old = rkey;
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	rkey = mr->rkey;
+	check(rkey != old && reg_mr(cq, b, mr, rw) == IB_WC_SUCCESS,
+	      "registered again after LOCAL_INV, key 0x%x", rkey);
+	{
+		struct ib_sge sge = { .addr = kv.src_dma, .length = 64,
+				      .lkey = kv.pd->local_dma_lkey };
+		struct ib_send_wr si = { .opcode = IB_WR_SEND_WITH_INV,
+					 .sg_list = &sge, .num_sge = 1,
+					 .ex.invalidate_rkey = rkey,
+					 .send_flags = IB_SEND_SIGNALED };
+
+		post_recv(b, 0xf1, sink_dma, PAGE_SIZE);
+		check(!ib_post_send(a, &si, NULL), "post SEND_WITH_INV");
+		got = poll_n(cq, wc, 2);
+		r = find_wc(wc, got, b, IB_WC_RECV);
+		check(r && r->status == IB_WC_SUCCESS &&
+		      (r->wc_flags & IB_WC_WITH_INVALIDATE) &&
+		      r->ex.invalidate_rkey == rkey,
+		      "SEND_WITH_INV: the receive says it invalidated 0x%x",
+		      rkey);
+	}
+	check(rdma_op(cq, a, IB_WR_RDMA_WRITE, kv.src_dma, mr->iova, rkey,
+		      64) == IB_WC_REM_ACCESS_ERR,
+	      "an RDMA WRITE through the invalidated key: IB_WC_REM_ACCESS_ERR");
+out_qp:
+	destroy_qps(a, b);
+	if (!ib_dma_mapping_error(kv.dev, buf_dma))
+		ib_dma_unmap_single(kv.dev, buf_dma, FR_PAGES * PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+	if (!ib_dma_mapping_error(kv.dev, sink_dma))
+		ib_dma_unmap_single(kv.dev, sink_dma, FR_PAGES * PAGE_SIZE,
+				    DMA_BIDIRECTIONAL);
+out_mem:
+	if (!IS_ERR_OR_NULL(mr))
+		check(!ib_dereg_mr(mr), "ib_dereg_mr of the region");
+	if (!IS_ERR_OR_NULL(cq))
+		ib_free_cq(cq);
+	kfree(buf);
+	kfree(sink);
+}
 
 static void run(struct ib_device *dev)
 {
@@ -545,6 +736,7 @@ static void run(struct ib_device *dev)
 	test_bad_lkey(cq, a);
 	test_events();
 	test_drain();
+	test_fastreg();
 out_qp:
 	destroy_qps(a, b);
 	ib_free_cq(cq);

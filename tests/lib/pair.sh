@@ -83,3 +83,25 @@ emu_stats() {
         _st[$k]=$((_st[$k] + BASH_REMATCH[2]))
     done
 }
+
+# emu_stat_on WHERE NAME: counter NAME of this guest's emulator (WHERE
+# here) or of the other guest's (peer)
+emu_stat_on() {
+    local s
+    if [[ $1 == here ]]; then s=$(hostctl stats); else s=$(peer hostctl stats); fi
+    s=" ${s#ok }"
+    s=${s##* "$2"=}
+    printf '%d' "${s%% *}"
+}
+
+_pair_lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# klog_mark_both MARK: MARK into the kernel log of this guest and the other
+klog_mark_both() {
+    echo "$1" > /dev/kmsg
+    pair_remote && peer "echo '$1' > /dev/kmsg"
+}
+# klog_oopses_both MARK: klog.sh's klog_oopses here and on the other guest
+klog_oopses_both() {
+    klog_oopses "$1"
+    pair_remote && peer ". $_pair_lib/klog.sh && klog_oopses '$1'"
+}

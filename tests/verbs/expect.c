@@ -63,6 +63,7 @@ static const struct key keys[] = {
 	KEY(max_mcast_grp, K_NUM),
 	KEY(max_mcast_qp_attach, K_NUM),
 	KEY(max_total_mcast_qp_attach, K_NUM),
+	KEY(max_fast_reg_page_list_len, K_NUM),
 	KEY(max_inline_data, K_NUM),
 	KEY(max_pkeys, K_NUM),
 	KEY(local_ca_ack_delay, K_NUM),
@@ -175,7 +176,9 @@ static void defaults(struct expect *e)
 		      EXPECT_DEV_CAP_PORT_ACTIVE_EVENT |
 		      EXPECT_DEV_CAP_PCI_WRITE_END_PADDING |
 		      EXPECT_DEV_CAP_ECE | EXPECT_DEV_CAP_SQD_ASYNC_NOTIFY |
-		      EXPECT_DEV_CAP_MEM_WINDOW | EXPECT_DEV_CAP_MW_TYPE_2B;
+		      EXPECT_DEV_CAP_MEM_WINDOW | EXPECT_DEV_CAP_MW_TYPE_2B |
+		      EXPECT_DEV_CAP_FAST_REG;
+	e->max_fast_reg_page_list_len = 512;
 	e->dio_send = 3;
 	e->dio_rdma_write = 3;
 	e->dio_rdma_read = 2;
@@ -499,6 +502,13 @@ static int derive(struct parse *p)
 		e->max_mw = 0;
 		e->dev_caps &= ~(uint64_t)(EXPECT_DEV_CAP_MEM_WINDOW |
 					   EXPECT_DEV_CAP_MW_TYPE_2B);
+	}
+
+	/* fast registration: no page list length or no bit turns it off */
+	if (!e->max_fast_reg_page_list_len ||
+	    !(e->dev_caps & EXPECT_DEV_CAP_FAST_REG)) {
+		e->max_fast_reg_page_list_len = 0;
+		e->dev_caps &= ~(uint64_t)EXPECT_DEV_CAP_FAST_REG;
 	}
 
 	/* configurations the documentation forbids */

@@ -46,6 +46,7 @@
 #define EXPECT_DEV_CAP_SQD_ASYNC_NOTIFY		(1u << 12)
 #define EXPECT_DEV_CAP_MEM_WINDOW		(1u << 13)
 #define EXPECT_DEV_CAP_MW_TYPE_2B		(1u << 14)
+#define EXPECT_DEV_CAP_FAST_REG			(1u << 18)
 
 /* SELECTIVE_REPEAT, CC_DCQCN, CC_ZTR, LARGE_ACK: bits 0..3 */
 #define EXPECT_ECE_OPT_ALL			0xfu
@@ -88,6 +89,7 @@ struct expect {
 	uint64_t max_ah;
 	uint64_t max_mcast_grp;
 	uint64_t max_mcast_qp_attach;
+	uint64_t max_fast_reg_page_list_len;
 	uint64_t max_total_mcast_qp_attach;
 	uint64_t max_inline_data;
 	uint64_t max_pkeys;

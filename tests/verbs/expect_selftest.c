@@ -84,13 +84,16 @@ int main(void)
 	      "default port_guid = node_guid + 1");
 	check(e.ece_vendor_id == 0x00ca7a && e.ece_options == 0xf &&
 	      expect_has_ece(&e), "default ECE: vendor_id, options 0xf");
-	check(e.dev_caps == 0x7cff, "default dev_caps 0x7cff");
+	check(e.dev_caps == 0x47cff, "default dev_caps 0x47cff");
 	check(e.pkey == 0xffff && e.n_pkey_table == 1 &&
 	      e.pkey_table[0] == 0xffff, "default P_Key table {0xffff}");
 	check(expect_dio(&e, 0) == 3 && expect_dio(&e, 1) == 3 &&
 	      expect_dio(&e, 2) == 2, "default dio 3,3,2");
-	check(e.max_vl_num == 1 && e.max_total_mcast_qp_attach == 0 &&
-	      e.hca_core_clock == 0, "default max_vl_num 1, others 0");
+	check(e.max_vl_num == 1 && e.max_mcast_grp == 256 &&
+	      e.max_mcast_qp_attach == 16 &&
+	      e.max_total_mcast_qp_attach == 1024 &&
+	      e.max_fast_reg_page_list_len == 512 && e.hca_core_clock == 0,
+	      "default max_vl_num 1, multicast 256/16/1024, 512-page fast registration, others 0");
 	check(e.max_srq == 1024 && e.max_srq_wr == 4096 &&
 	      e.max_srq_sge == 16 && e.max_mw == 4096,
 	      "default max_srq 1024, max_srq_wr 4096, max_srq_sge 16, max_mw 4096");

@@ -33,6 +33,8 @@ static uint64_t expected_cap_flags(const struct expect *c)
 		  IBV_DEVICE_PCI_WRITE_END_PADDING },
 		{ EXPECT_DEV_CAP_MEM_WINDOW, IBV_DEVICE_MEM_WINDOW },
 		{ EXPECT_DEV_CAP_MW_TYPE_2B, IBV_DEVICE_MEM_WINDOW_TYPE_2B },
+		/* fast registration: the kernel's REG_MR, LOCAL_INV, SEND_WITH_INV */
+		{ EXPECT_DEV_CAP_FAST_REG, IBV_DEVICE_MEM_MGT_EXTENSIONS },
 	};
 	uint64_t f = 0;
 

@@ -37,19 +37,9 @@ bcast=ff12:401b:ffff::ffff:ffff
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mark="orca-ipoib-test-$$"
-echo "$mark" > /dev/kmsg
-peer "echo $mark > /dev/kmsg"
+klog_mark_both "$mark"
 plan 22
 
-# stat_of WHERE NAME: a counter of this guest's emulator (here) or the
-# other's (peer)
-stat_of() {
-    local s
-    if [[ $1 == here ]]; then s=$(hostctl stats); else s=$(peer hostctl stats); fi
-    s=" ${s#ok }"
-    s=${s##* "$2"=}
-    printf '%d' "${s%% *}"
-}
 ipoib_qps() {   # ipoib_qps WHERE TYPE: the QPs of [ib_ipoib] of that type
     local c="rdma res show qp link $dev/1"
     if [[ $1 == here ]]; then $c; else peer "$c"; fi |
@@ -131,16 +121,16 @@ fi
 rc=$?
 ok $rc "the switch's multicast forwarding table (ibroute -M) sends MLID ${mlid:-?} to ports 1 and 2, not 3"
 ((rc)) && diag "$(cat "$tmp/mft")"
-(($(stat_of here mcast_attached) >= 1 && $(stat_of peer mcast_attached) >= 1))
-ok $? "both devices have a QP attached to a group ($(stat_of here mcast_groups) and $(stat_of peer mcast_groups) groups)"
+(($(emu_stat_on here mcast_attached) >= 1 && $(emu_stat_on peer mcast_attached) >= 1))
+ok $? "both devices have a QP attached to a group ($(emu_stat_on here mcast_groups) and $(emu_stat_on peer mcast_groups) groups)"
 
 # ARP: the request to the broadcast group, delivered by the other device
 ip neigh flush dev ib0
 peer "ip neigh flush dev ib0"
-r0=$(stat_of peer port_mcast_rcv_pkts) c0=$(stat_of peer mcast_copies)
+r0=$(emu_stat_on peer port_mcast_rcv_pkts) c0=$(emu_stat_on peer mcast_copies)
 pings -c 5
 ok $? "ping -c 5 $ip_b over ib0: $(ping_summary)"
-r1=$(stat_of peer port_mcast_rcv_pkts) c1=$(stat_of peer mcast_copies)
+r1=$(emu_stat_on peer port_mcast_rcv_pkts) c1=$(emu_stat_on peer mcast_copies)
 ((r1 > r0 && c1 > c0))
 ok $? "the ARP request reached the other device as multicast: $((r1 - r0)) multicast packets in, $((c1 - c0)) copies to attached QPs"
 peer "ping -q -W 5 -c 3 $ip_a" > "$tmp/rping" 2>&1
@@ -178,15 +168,15 @@ ok $? "datagram mode again: ping $(ping_summary), MTU $(< /sys/class/net/ib0/mtu
 # gone and back
 ip link set ib0 down
 rmmod ib_ipoib && peer "ip link set ib0 down; rmmod ib_ipoib"
-gone() { (($(stat_of here mcast_attached) == 0 && $(stat_of peer mcast_attached) == 0)); }
+gone() { (($(emu_stat_on here mcast_attached) == 0 && $(emu_stat_on peer mcast_attached) == 0)); }
 wait_until "$ORCA_WAIT" gone
 (($? == 0 && $(ipoib_qps here UD) == 0 && $(ipoib_qps peer UD) == 0))
-ok $? "ib_ipoib unloaded: no QP of it, no group attached in either device ($(stat_of here mcast_attached), $(stat_of peer mcast_attached))"
+ok $? "ib_ipoib unloaded: no QP of it, no group attached in either device ($(emu_stat_on here mcast_attached), $(emu_stat_on peer mcast_attached))"
 t0=$(now_us)
 up && pings -c 3
 ok $? "ib_ipoib loaded again: carrier and ping after $(secs_since "$t0") s: $(ping_summary)"
 
-oops=$(klog_oopses "$mark"; peer "dmesg | awk -v m=$mark 'seen { print } index(\$0, m) { seen = 1 }' | grep -E 'WARNING:|BUG:|Oops|Call Trace|KASAN'")
+oops=$(klog_oopses_both "$mark")
 [[ -z $oops ]]
 ok $? "no kernel warning on either host"
 [[ -n $oops ]] && diag "$oops"

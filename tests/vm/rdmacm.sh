@@ -11,8 +11,14 @@
 #  - mckey: the receiver and the sender join 239.1.1.1 (an IB group the SA
 #    creates) and every message sent reaches the receiver;
 #  - perftest with -R: ib_send_bw, ib_write_bw, ib_read_lat, ib_send_lat
-#    over UD: a result row and both ends exit 0.
-# Prints TAP.  ORCA_DEV (orca0).
+#    over UD: a result row and both ends exit 0;
+#  - ECE through the CM (tests/tools/cm_ece): each side's QP, made by
+#    rdma_create_qp(), ends with the options both devices offer
+#    (ORCA_ECE_EXPECT): the server saw the client's offer in the REQ, the
+#    client's QP took what the REP accepted.
+# Prints TAP.  ORCA_DEV (orca0), ORCA_ECE_EXPECT (0xf),
+# ORCA_RDMACM_SCOPE: all (default) or ece (IPoIB brought up here if
+# ipoib.sh did not run, then the ECE check only).
 # (the functions wait_until calls look unreachable to shellcheck)
 # shellcheck disable=SC2317
 set -u
@@ -22,12 +28,15 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
 
 dev=${ORCA_DEV:-orca0}
+ece_expect=${ORCA_ECE_EXPECT:-0xf}
+scope=${ORCA_RDMACM_SCOPE:-all}
+build=${ORCA_BUILD:-$(dirname "${BASH_SOURCE[0]}")/../../build}
 ip_a=10.78.0.1 ip_b=10.78.0.2
 limit=120
 port=19700
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-plan 10
+if [[ $scope == ece ]]; then plan 2; else plan 11; fi
 if ! pair_remote; then
     echo "Bail out! rdmacm.sh needs the second guest of scripts/vm2.sh"
     exit 1
@@ -61,6 +70,33 @@ both_ok() {
     ok $rc "$1 (client and server exit 0, $secs s)"
     ((rc)) && diag "client rc $crc, server rc $src" "$(tail -n 8 "$tmp/client")" "$(tail -n 8 "$tmp/server")"
 }
+
+# ECE through the CM: the QPs end with the intersection of the offers
+cm_ece_check() {
+    local srv cli got
+    port=$((port + 1))
+    cm "$build/tests/cm_ece" --server "$ip_b" "$port" -- "$build/tests/cm_ece" --client "$ip_b" "$port"
+    srv=$(grep 'cm_ece: server: remote' "$tmp/server") cli=$(grep 'cm_ece: client:' "$tmp/client")
+    got=0
+    [[ $srv =~ QP\ (0x[0-9a-f]+) ]] && (( BASH_REMATCH[1] == ece_expect )) && got=$((got + 1))
+    [[ $cli =~ QP\ (0x[0-9a-f]+) ]] && (( BASH_REMATCH[1] == ece_expect )) && got=$((got + 1))
+    [[ $srv =~ offered\ (0x[0-9a-f]+) ]] && (( (BASH_REMATCH[1] & ece_expect) == ece_expect )) && got=$((got + 1))
+    [[ $crc == 0 && $src == 0 && $got == 3 ]]
+    ok $? "ECE over rdma_cm: the REQ carried the client's offer, the REP the accepted options, both QPs $ece_expect (${srv#cm_ece: }; ${cli#cm_ece: })"
+    ((crc || src)) && diag "$(tail -n 4 "$tmp/client")" "$(tail -n 4 "$tmp/server")"
+}
+
+if [[ $scope == ece ]]; then
+    carrier() { [[ $(cat /sys/class/net/ib0/carrier 2> /dev/null) == 1 ]] &&
+        [[ $(peer "cat /sys/class/net/ib0/carrier") == 1 ]]; }
+    modprobe ib_ipoib && peer "modprobe ib_ipoib" &&
+        ip addr replace "$ip_a/24" dev ib0 && ip link set ib0 up &&
+        peer "ip addr replace $ip_b/24 dev ib0 && ip link set ib0 up" &&
+        wait_until "$ORCA_WAIT" carrier
+    ok $? "IPoIB up on both hosts for rdma_cm"
+    cm_ece_check
+    done_testing
+fi
 
 port=$((port + 1))
 cm rping -s -a "$ip_b" -p "$port" -v -V -C 10 -- rping -c -a "$ip_b" -p "$port" -v -V -C 10
@@ -117,12 +153,14 @@ pt ib_send_bw ib_send_bw -n 200
 pt ib_write_bw ib_write_bw -n 200
 pt ib_read_lat ib_read_lat -n 100
 pt "ib_send_lat -c UD" ib_send_lat -c UD -n 100
+cm_ece_check
+
 # the connections went through this host's ib_cm on orca0: a REQ for each
-# connection (rping, ucmatose, rdma_client, three perftests), a SIDR REQ
+# connection (rping, ucmatose, rdma_client, three perftests, cm_ece), a SIDR REQ
 # for each UD one (udaddy, ib_send_lat -c UD), DREQs for the RC ones
 req=$(($(cm_tx req) - req0)) sidr=$(($(cm_tx sidr_req) - sidr0)) dreq=$(($(cm_tx dreq) - dreq0))
-((req >= 6 && sidr >= 2 && dreq >= 1))
+((req >= 7 && sidr >= 2 && dreq >= 1))
 rc=$?
-ok $rc "ib_cm on $dev port 1 sent $req REQs, $sidr SIDR REQs, $dreq DREQs (at least 6, 2, 1)"
+ok $rc "ib_cm on $dev port 1 sent $req REQs, $sidr SIDR REQs, $dreq DREQs (at least 7, 2, 1)"
 ((rc)) && diag "$(ls "/sys/class/infiniband/$dev/ports/1/")"
 done_testing

@@ -156,6 +156,10 @@ struct orca_mr {
 	struct orca_pbl_info pbl;
 	u32 first_off;
 	bool dma_mr;			/* get_dma_mr(): the reserved lkey */
+	/* alloc_mr(): the page list of the next REG_MR (orca_fastreg.c) */
+	bool fast;
+	struct orca_kbuf pl;
+	u32 max_pages, npages;
 };
 
 /* A memory window: the device keeps it; ibmw.rkey names it (its index). */
@@ -245,6 +249,7 @@ struct orca_qp {
 	bool kernel;
 	bool sig_all;
 	bool ud_av;			/* WQEs may carry an AV */
+	bool fast_reg;			/* may post IB_WR_REG_MR */
 	u8 port;			/* QP0 and QP1: theirs, from create */
 	u32 max_inline;
 	struct orca_kbuf kbuf;
@@ -424,7 +429,17 @@ int orca_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 		     const struct ib_mad *in, struct ib_mad *out,
 		     size_t *out_mad_size, u16 *out_mad_pkey_index);
 
+/* orca_fastreg.c */
+struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			    u32 max_num_sg);
+int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
+void orca_fastreg_release(struct orca_dev *dev, struct orca_mr *mr);
+int orca_fastreg_wqe(struct orca_qp *qp, const struct ib_send_wr *wr,
+		     struct orca_reg_wqe *w);
+
 /* orca_mr.c */
+u32 orca_access_from_ib(int access);
 int orca_kbuf_alloc(struct orca_dev *dev, struct orca_kbuf *kbuf, size_t len,
 		    struct orca_pbl *pbl, struct orca_pbl_buf *buf);
 void orca_kbuf_free(struct orca_dev *dev, struct orca_kbuf *kbuf);

@@ -22,6 +22,7 @@ static const struct {
 	{ ORCA_DEV_CAP_PCI_WRITE_END_PADDING, IB_DEVICE_PCI_WRITE_END_PADDING },
 	{ ORCA_DEV_CAP_MEM_WINDOW, IB_DEVICE_MEM_WINDOW },
 	{ ORCA_DEV_CAP_MW_TYPE_2B, IB_DEVICE_MEM_WINDOW_TYPE_2B },
+	{ ORCA_DEV_CAP_FAST_REG, IB_DEVICE_MEM_MGT_EXTENSIONS },
 };
 
 static enum ib_atomic_cap orca_atomic_cap_to_ib(u8 cap)
@@ -83,15 +84,18 @@ void orca_caps_to_ib_attr(const struct orca_caps *caps,
 		attr->max_total_mcast_qp_attach =
 			le32_to_cpu(caps->max_total_mcast_qp_attach);
 	}
+	if (dev_caps & ORCA_DEV_CAP_FAST_REG)
+		attr->max_fast_reg_page_list_len =
+			le32_to_cpu(caps->max_fast_reg_page_list_len);
 	attr->max_pkeys = le16_to_cpu(caps->max_pkeys);
 	attr->local_ca_ack_delay = caps->local_ca_ack_delay;
 
 	/*
 	 * What the device may offer but this driver has no verb for stays 0
-	 * (memset above), whatever QUERY_CAPS says: multicast attach, device
-	 * memory, CQE timestamps (and so the core clock), ODP, WQs, RSS and
-	 * raw packet QPs, tag matching, CQ moderation.  A cap advertised is a
-	 * verb that works.
+	 * (memset above), whatever QUERY_CAPS says: device memory, CQE
+	 * timestamps (and so the core clock), ODP, WQs, RSS and raw packet
+	 * QPs, tag matching, CQ moderation.  A cap advertised is a verb that
+	 * works.
 	 */
 }
 

@@ -186,6 +186,22 @@ int orca_cmd_dereg_mr(struct orca_com *com, u32 lkey)
 	return orca_com_exec(com, ORCA_CMD_DEREG_MR, &in, sizeof(in), NULL, 0);
 }
 
+int orca_cmd_alloc_mr(struct orca_com *com, u32 pdn, u32 max_pages, u32 *key)
+{
+	struct orca_alloc_mr_in in = {
+		.pdn = cpu_to_le32(pdn),
+		.max_pages = cpu_to_le32(max_pages),
+	};
+	struct orca_reg_mr_out out;
+	int err;
+
+	err = orca_com_exec(com, ORCA_CMD_ALLOC_MR, &in, sizeof(in), &out,
+			    sizeof(out));
+	if (!err)
+		*key = le32_to_cpu(out.lkey);
+	return err;
+}
+
 int orca_cmd_alloc_mw(struct orca_com *com, u32 pdn, u8 type, u32 *rkey)
 {
 	struct orca_alloc_mw_in in = { .pdn = cpu_to_le32(pdn), .type = type };

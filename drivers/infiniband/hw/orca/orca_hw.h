@@ -199,6 +199,7 @@ enum orca_cmd_opcode {
 	ORCA_CMD_REREG_MR		= 0x42,
 	ORCA_CMD_ALLOC_MW		= 0x43,
 	ORCA_CMD_DEALLOC_MW		= 0x44,
+	ORCA_CMD_ALLOC_MR		= 0x45,
 	ORCA_CMD_CREATE_AH		= 0x50,
 	ORCA_CMD_DESTROY_AH		= 0x51,
 	ORCA_CMD_CREATE_SRQ		= 0x60,
@@ -455,6 +456,7 @@ static_assert(sizeof(struct orca_port_mirror) == 64, "orca_port_mirror");
 static_assert(sizeof(struct orca_db_hint) == 64, "orca_db_hint");
 static_assert(sizeof(struct orca_send_wqe) == 64, "orca_send_wqe");
 static_assert(sizeof(struct orca_bind_wqe) == 64, "orca_bind_wqe");
+static_assert(sizeof(struct orca_reg_wqe) == 64, "orca_reg_wqe");
 static_assert(sizeof(struct orca_recv_wqe) == 16, "orca_recv_wqe");
 static_assert(sizeof(struct orca_srq_dbrec) == 8, "orca_srq_dbrec");
 static_assert(sizeof(struct orca_sge) == 16, "orca_sge");

@@ -60,6 +60,12 @@ enum orca_dev_cap {
 	 * management events and MODIFY_PORT.
 	 */
 	ORCA_DEV_CAP_MAD_QPS		= BIT(17),
+	/*
+	 * Fast registration: ALLOC_MR, the REG_MR WQE on QPs created with
+	 * ORCA_QP_CREATE_FAST_REG, LOCAL_INV and SEND_WITH_INV of such
+	 * regions (max_fast_reg_page_list_len pages at most).
+	 */
+	ORCA_DEV_CAP_FAST_REG		= BIT(18),
 };
 
 enum orca_atomic_cap {
@@ -160,7 +166,8 @@ struct orca_caps {
 	__le16 pci_atomic_swap;		/* 0x11a */
 	__le16 pci_atomic_compare_swap;	/* 0x11c */
 	__u8 reserved1[2];		/* 0x11e */
-	__u8 reserved2[0x160 - 0x120];	/* 0x120 room to grow */
+	__le32 max_fast_reg_page_list_len; /* 0x120 ORCA_DEV_CAP_FAST_REG */
+	__u8 reserved2[0x160 - 0x124];	/* 0x124 room to grow */
 };
 
 /* QUERY_PORT input/output. */
@@ -403,6 +410,22 @@ struct orca_mr_handle {
 };
 
 /*
+ * ALLOC_MR input (ORCA_DEV_CAP_FAST_REG, else UNSUPPORTED): a region of
+ * the PD for fast registration, free (no access through it) until a
+ * REG_MR WQE (orca_hw_io.h) gives it pages, rights and a key byte, for
+ * at most max_pages pages (1 .. max_fast_reg_page_list_len).  Output:
+ * struct orca_reg_mr_out, the key it has while free.  LOCAL_INV, or a
+ * SEND_WITH_INV that arrives on a QP of its PD, makes it free again;
+ * DEREG_MR ends it in either state; REREG_MR refuses it.  It counts
+ * against max_mr.
+ */
+struct orca_alloc_mr_in {
+	__le32 pdn;
+	__le32 max_pages;
+	__le32 reserved[2];
+};
+
+/*
  * Memory windows.  A window's key has ORCA_KEY_MW set, its index (1 ..
  * max_mw) in bits 30:8 and a key byte in 7:0; region keys never have
  * ORCA_KEY_MW.  ALLOC_MW gives a window of a PD, unbound, with a key
@@ -624,6 +647,12 @@ struct orca_qp_ctx {
  * command).  The device checks each such AV as CREATE_AH checks one.
  */
 #define ORCA_QP_CREATE_UD_AV			BIT(2)
+/*
+ * The QP may execute REG_MR WQEs (RC and UC, on a device with
+ * ORCA_DEV_CAP_FAST_REG): a REG_MR maps guest physical pages, so only the
+ * driver's kernel consumers may, as with ORCA_QP_CREATE_RESERVED_LKEY.
+ */
+#define ORCA_QP_CREATE_FAST_REG			BIT(3)
 
 struct orca_create_qp_in {
 	__u8 qp_type;			/* 0x00 ORCA_QPT_* */
@@ -783,6 +812,7 @@ static_assert(sizeof(struct orca_mad_ifc_out) == 0x108, "orca_mad_ifc_out");
 static_assert(sizeof(struct orca_modify_port_in) == 0x10,
 	      "orca_modify_port_in");
 static_assert(sizeof(struct orca_mcast_in) == 0x18, "orca_mcast_in");
+static_assert(sizeof(struct orca_alloc_mr_in) == 0x10, "orca_alloc_mr_in");
 static_assert(sizeof(struct orca_qp_ctx) == 0x100, "orca_qp_ctx");
 static_assert(sizeof(struct orca_create_qp_in) == 0x48, "orca_create_qp_in");
 static_assert(sizeof(struct orca_create_cq_in) == 0x20, "orca_create_cq_in");

@@ -89,6 +89,7 @@ enum orca_wr_opcode {
 	ORCA_WR_SEND_WITH_INV		= 0x08,	/* RC: rkey = key to invalidate */
 	ORCA_WR_LOCAL_INV		= 0x09,	/* rkey = key to invalidate */
 	ORCA_WR_BIND_MW			= 0x0a,	/* struct orca_bind_wqe */
+	ORCA_WR_REG_MR			= 0x0b,	/* struct orca_reg_wqe */
 };
 
 /*
@@ -174,6 +175,34 @@ struct orca_bind_wqe {
 };
 
 /*
+ * REG_MR: the same 64 bytes, laid out for a fast registration (IBA
+ * 10.6.3.5), on a QP created with ORCA_QP_CREATE_FAST_REG.  The region is
+ * the free one of ALLOC_MR whose index key names, in the QP's PD; it
+ * becomes valid with key (its index, the new key byte), access
+ * (ORCA_ACCESS_* but MW_BIND; remote write or atomic needs local write)
+ * and [iova, iova + length), byte iova being iova % 2^page_shift into
+ * the first of npages pages (at most the region's max_pages) whose
+ * addresses, 2^page_shift aligned guest memory, are the __le64 array
+ * at pbl.  The device reads the list when it executes the WQE, in QP
+ * order, and keeps its own copy.  Errors (a region that is not free, of
+ * another PD, a list too long or not in guest memory) complete with
+ * ORCA_CQE_MW_BIND_ERR, the memory management operation error.
+ */
+struct orca_reg_wqe {
+	__u8 opcode;			/* 0x00 ORCA_WR_REG_MR */
+	__u8 flags;			/* 0x01 ORCA_WQE_F_* (no INLINE) */
+	__u8 num_sge;			/* 0x02 0 */
+	__u8 page_shift;		/* 0x03 */
+	__le32 access;			/* 0x04 ORCA_ACCESS_* */
+	__le32 key;			/* 0x08 the region's new key */
+	__le32 npages;			/* 0x0c */
+	__le64 iova;			/* 0x10 */
+	__le64 length;			/* 0x18 */
+	__le64 pbl;			/* 0x20 */
+	__u8 reserved[0x18];		/* 0x28 */
+};
+
+/*
  * Receive WQE: this header, then num_sge SGEs.  Used by a QP's receive
  * queue and by a shared receive queue alike.  In an SRQ, wqe_id is the
  * consumer's name for the WQE: the device copies the WQE when a QP takes
@@ -215,6 +244,7 @@ enum orca_cqe_opcode {
 	ORCA_CQE_OP_FETCH_ADD		= 4,
 	ORCA_CQE_OP_BIND_MW		= 5,
 	ORCA_CQE_OP_LOCAL_INV		= 6,
+	ORCA_CQE_OP_REG_MR		= 8,
 	ORCA_CQE_OP_RECV		= 128,
 	ORCA_CQE_OP_RECV_RDMA_WITH_IMM	= 129,
 };

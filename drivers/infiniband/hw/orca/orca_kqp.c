@@ -105,6 +105,13 @@ int orca_kqp_create(struct orca_dev *dev, struct orca_qp *qp,
 	in->rq_off = cpu_to_le32(rq_off);
 	in->dbrec_off = cpu_to_le32(db_off);
 	in->create_flags |= cpu_to_le32(ORCA_QP_CREATE_RESERVED_LKEY);
+	/* IB_WR_REG_MR on the connected types, where ULPs use it */
+	if ((init_attr->qp_type == IB_QPT_RC ||
+	     init_attr->qp_type == IB_QPT_UC) &&
+	    dev->attr.max_fast_reg_page_list_len) {
+		in->create_flags |= cpu_to_le32(ORCA_QP_CREATE_FAST_REG);
+		qp->fast_reg = true;
+	}
 	qp->rq_off = rq_off;
 	qp->dbrec_off = db_off;
 	INIT_LIST_HEAD(&qp->sq_node);
@@ -296,6 +303,7 @@ int orca_kqp_post_send(struct orca_dev *dev, struct orca_qp *qp,
 	enum ib_qp_state state = READ_ONCE(qp->state);
 	struct orca_kwq *sq = &qp->sq;
 	unsigned long flags;
+	void *wqe;
 	bool posted;
 	u32 start;
 	int err = 0;
@@ -316,9 +324,11 @@ int orca_kqp_post_send(struct orca_dev *dev, struct orca_qp *qp,
 			err = -ENOMEM;
 			break;
 		}
-		err = orca_kwqe_send(qp, wr,
-				     (void *)(sq->base +
-					      ((size_t)slot << sq->log_stride)));
+		wqe = sq->base + ((size_t)slot << sq->log_stride);
+		if (wr->opcode == IB_WR_REG_MR)
+			err = orca_fastreg_wqe(qp, wr, wqe);
+		else
+			err = orca_kwqe_send(qp, wr, wqe);
 		if (err)
 			break;
 		sq->wrid[slot] = wr->wr_id;

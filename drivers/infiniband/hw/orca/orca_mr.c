@@ -227,7 +227,7 @@ struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 	return umem;
 }
 
-static u32 orca_access_from_ib(int access)
+u32 orca_access_from_ib(int access)
 {
 	u32 a = 0;
 
@@ -437,6 +437,8 @@ int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	err = orca_cmd_dereg_mr(&dev->com, ibmr->lkey);
 	if (err)
 		return err;
+	if (mr->fast)
+		orca_fastreg_release(dev, mr);
 	orca_umem_release(dev, mr->umem);
 	kfree(mr);
 	return 0;

@@ -1,0 +1,148 @@
+#!/bin/bash
+# Guest test, first guest of scripts/vm2.sh --sm none, after ipoib.sh (ib0
+# up on both hosts; OpenSM runs here): the other host unloads orca while
+# the kernel's RDMA stack uses it, and loads it again.
+#  - load on the other host: IPoIB (ib0 with its address, a ping running
+#    against it), an rdma_cm server with a connection open (rping, this
+#    host the client), an NVMe/RDMA target with this host's controller
+#    connected to it;
+#  - rmmod orca there finishes (nothing hangs); every ULP was told: its
+#    ib0 and orca0 are gone, the rping connection ended on both sides,
+#    this host's NVMe controller lost its queues and tries to reconnect;
+#  - insmod orca there: orca0 comes back, OpenSM makes its port ACTIVE,
+#    ib0 is back (its address given again) and answers pings; the target's
+#    port linked to its subsystem again (nvmet-rdma drops its listener
+#    with the device), the NVMe controller here reconnects by itself and a
+#    verified write and read go through it;
+#  - no kernel warning on either host.
+# Prints TAP.  ORCA_DEV (orca0); the other guest's ORCA_KO.
+# (the functions wait_until calls look unreachable to shellcheck)
+# shellcheck disable=SC2317
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/pair.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
+# shellcheck source=tests/lib/klog.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/klog.sh"
+
+dev=${ORCA_DEV:-orca0}
+ip_b=10.78.0.2
+nqn=nqn.2026-11.org.orca:teardown
+hostnqn=nqn.2026-11.org.orca:host-a
+cfs=/sys/kernel/config/nvmet
+tmp=$(mktemp -d)
+rping_pid=''
+trap '[[ -n $rping_pid ]] && kill "$rping_pid" 2> /dev/null; rm -rf "$tmp"' EXIT
+mark="orca-teardown-test-$$"
+klog_mark_both "$mark"
+plan 12
+if ! pair_remote; then
+    echo "Bail out! teardown.sh needs the second guest of scripts/vm2.sh"
+    exit 1
+fi
+
+ctrl=''
+find_ctrl() {
+    local c
+    for c in /sys/class/nvme/nvme*; do
+        [[ -e $c/subsysnqn && $(< "$c/subsysnqn") == "$nqn" ]] && ctrl=$c && return 0
+    done
+    return 1
+}
+ctrl_state() { [[ -n $ctrl && -e $ctrl/state ]] && cat "$ctrl/state"; }
+live() { [[ $(ctrl_state) == live ]]; }
+ns_dev() {   # the namespace's block device, under its subsystem
+    local s n
+    for s in /sys/class/nvme-subsystem/*; do
+        [[ -e $s/subsysnqn && $(< "$s/subsysnqn") == "$nqn" ]] || continue
+        for n in "$s"/nvme*n*; do
+            [[ -b /dev/${n##*/} ]] && printf '/dev/%s' "${n##*/}" && return 0
+        done
+    done
+    return 1
+}
+
+# the load: a target there, its controller here, an rping connection
+t="set -e; modprobe nvmet-rdma; mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config;"
+t+=" truncate -s 64M /tmp/nvmet-td.img; s=$cfs/subsystems/$nqn; mkdir \$s;"
+t+=" echo 1 > \$s/attr_allow_any_host; mkdir \$s/namespaces/1;"
+t+=" echo /tmp/nvmet-td.img > \$s/namespaces/1/device_path; echo 1 > \$s/namespaces/1/buffered_io;"
+t+=" echo 1 > \$s/namespaces/1/enable; p=$cfs/ports/2; mkdir \$p;"
+t+=" echo rdma > \$p/addr_trtype; echo ipv4 > \$p/addr_adrfam; echo $ip_b > \$p/addr_traddr;"
+t+=" echo 4421 > \$p/addr_trsvcid; ln -s \$s \$p/subsystems/$nqn"
+peer "$t" > "$tmp/target" 2>&1 && modprobe nvme-rdma &&
+    timeout -k 5 120 nvme connect -t rdma -a "$ip_b" -s 4421 -n "$nqn" --hostnqn="$hostnqn" \
+        --reconnect-delay=2 --ctrl-loss-tmo=600 > "$tmp/conn" 2>&1 &&
+    wait_until "$ORCA_WAIT" find_ctrl && wait_until "$ORCA_WAIT" live
+rc=$?
+ok $rc "load: an NVMe/RDMA controller here ($(ctrl_state)) on a target there"
+((rc)) && diag "$(cat "$tmp/target" "$tmp/conn" 2> /dev/null | tail -n 8)"
+export PAIR_RDMA_CM=1
+pair_server "$tmp/rping-server" 19900 timeout -k 5 600 rping -s -a "$ip_b" -p 19900 -C 1000000 -S 1024
+spid=$PAIR_SPID
+timeout -k 5 600 rping -c -a "$ip_b" -p 19900 -C 1000000 -S 1024 > "$tmp/rping" 2>&1 &
+rping_pid=$!
+cm_open() { peer "rdma res show cm_id" | grep -q 'state CONNECT'; }
+wait_until "$ORCA_WAIT" cm_open
+ok $? "load: an rping connection to $ip_b open (rdma_cm ID CONNECTed there)"
+ping -q -i 0.2 -c 100000 -W 1 "$ip_b" > "$tmp/ping" 2>&1 &
+ping_pid=$!
+
+# the other host's orca goes, with all of that on it
+t0=$(now_us)
+peer "timeout -k 5 $ORCA_WAIT rmmod orca" > "$tmp/rmmod" 2>&1
+rc=$?
+ok $rc "rmmod orca on the other host under load: exit $rc after $(secs_since "$t0") s"
+((rc)) && diag "$(cat "$tmp/rmmod")"
+peer "[ ! -e /sys/class/infiniband/$dev ] && [ ! -e /sys/class/net/ib0 ]"
+ok $? "there: orca0 and ib0 are gone"
+rping_done() { ended "$rping_pid" && ended "$spid"; }
+wait_until "$ORCA_WAIT" rping_done
+ok $? "the rping connection ended on both sides (rdma_cm told both ends)"
+down() { [[ $(ctrl_state) == connecting || $(ctrl_state) == resetting ]]; }
+wait_until "$ORCA_WAIT" down
+ok $? "the NVMe controller here lost its target and is $(ctrl_state)"
+
+# and comes back
+t0=$(now_us)
+peer "insmod \$ORCA_KO" > "$tmp/insmod" 2>&1
+rc=$?
+active() { [[ $(peer "cat /sys/class/infiniband/$dev/ports/1/state" 2> /dev/null) == *ACTIVE ]]; }
+((rc == 0)) && wait_until "$ORCA_WAIT" active
+ok $? "insmod orca there: orca0 back and ACTIVE (OpenSM's sweep) after $(secs_since "$t0") s"
+((rc)) && diag "$(cat "$tmp/insmod")"
+ib0_up() { peer "ip addr replace $ip_b/24 dev ib0 && ip link set ib0 up && [ \$(cat /sys/class/net/ib0/carrier) = 1 ]" > /dev/null 2>&1; }
+wait_until "$ORCA_WAIT" ib0_up && ip neigh flush dev ib0 &&
+    ping -q -W 5 -c 3 "$ip_b" > "$tmp/ping2" 2>&1
+ok $? "ib0 back there with its address: $(grep transmitted "$tmp/ping2" 2> /dev/null)"
+kill "$ping_pid" 2> /dev/null
+# nvmet-rdma drops a port's listener with its device and does not take it
+# up again by itself: the admin's step, the subsystem linked to it anew
+t0=$(now_us)
+peer "p=$cfs/ports/2; rm \$p/subsystems/$nqn && ln -s $cfs/subsystems/$nqn \$p/subsystems/$nqn" > "$tmp/relink" 2>&1 ||
+    diag "re-linking the target's port: $(cat "$tmp/relink")"
+wait_until "$ORCA_WAIT" live
+ok $? "the NVMe controller reconnected by itself: $(ctrl_state) after $(secs_since "$t0") s"
+ns=$(ns_dev)
+if [[ -n $ns ]]; then
+    timeout -k 5 300 fio --name=orca-td --filename="$ns" --ioengine=libaio --direct=1 \
+        --rw=randwrite --bs=64k --iodepth=4 --size=8m --verify=crc32c --verify_fatal=1 \
+        --output="$tmp/fio" > /dev/null 2>&1
+    rc=$?
+else
+    rc=1
+fi
+ok $rc "fio verified writes and reads through it ($ns)"
+
+nvme disconnect -n "$nqn" > /dev/null 2>&1
+t="s=$cfs/subsystems/$nqn; p=$cfs/ports/2; rm -f \$p/subsystems/$nqn; rmdir \$p;"
+t+=" echo 0 > \$s/namespaces/1/enable; rmdir \$s/namespaces/1 \$s; rm -f /tmp/nvmet-td.img; modprobe -r nvmet-rdma nvmet"
+peer "$t" > "$tmp/down" 2>&1
+modprobe -r nvme-rdma 2> /dev/null
+ok $? "controller disconnected, target and modules gone"
+oops=$(klog_oopses_both "$mark")
+[[ -z $oops ]]
+ok $? "no kernel warning on either host"
+[[ -n $oops ]] && diag "$oops"
+done_testing
