@@ -16,7 +16,7 @@ PKGS=(
     linux-image-amd64 linux-headers-amd64 linux-source-6.1 sparse
     qemu-system-x86 busybox-static
     libibverbs-dev librdmacm-dev ibverbs-utils ibverbs-providers rdma-core rdmacm-utils perftest python3-pyverbs
-    infiniband-diags opensm iputils-ping iperf3 nvme-cli fio
+    infiniband-diags opensm iputils-ping iperf3 nvme-cli fio ucx-utils openmpi-bin python3-mpi4py
     iproute2 python3 strace pciutils python3-ply python3-git
     debhelper dh-dkms dkms udev ccache
     clang libclang-rt-14-dev
