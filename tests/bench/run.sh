@@ -4,6 +4,9 @@
 # $RESULTS (default $BUILD/results/bench).  While the VM runs, samples (once a
 # second) whether other QEMU processes share the cores and says so at the end:
 # the timings of such a run are suspect.
+# Last (BENCH_ULP=0 leaves it out), the kernel ULPs between two guests
+# under OpenSM: IPoIB iperf3 and NVMe/RDMA fio on orca0 next to rxe0
+# (tests/bench/ulp.sh, $RESULTS/ulp_table.txt).
 # Then (BENCH_TWOHOST=0 leaves it out) the two-host part: scripts/vm2.sh
 # with tests/bench/twohost.sh, perftest between two guests on orca0
 # (through orca-fabric) and on rxe0 (over the guest link), and a table of
@@ -126,6 +129,24 @@ if [[ ${BENCH_TWOHOST:-1} != 0 ]]; then
     else
         echo "bench: two-host measurement FAILED (vm2.sh exit status $rc2)" >&2
         ((rc == 0)) && rc=${rc2:-1}
+        ((rc == 0)) && rc=1
+    fi
+fi
+# ------------------------------------------------------------ kernel ULPs
+# IPoIB iperf3 and NVMe/RDMA fio on orca0 next to the guest link and rxe0,
+# under OpenSM (tests/bench/ulp.sh); BENCH_ULP=0 leaves it out.
+if [[ ${BENCH_ULP:-1} != 0 ]]; then
+    BUILD=$BUILD "$REPO/scripts/vm2.sh" --name bench-ulp --sm none --keep --timeout 1200 -- \
+        "$REPO/tests/bench/ulp.sh"
+    rc4=$?
+    cp -p "$BUILD/vm/bench-ulp-a/bench-ulp/ulp.txt" "$BUILD/vm/bench-ulp-a/bench-ulp/ulp_table.txt" \
+        "$RESULTS"/ 2>/dev/null
+    ((rc4 != 0)) || rm -rf "${BUILD:?}/vm/bench-ulp-a"
+    echo
+    if [[ $rc4 == 0 && -s $RESULTS/ulp_table.txt ]]; then
+        cat "$RESULTS/ulp_table.txt"
+    else
+        echo "bench: kernel-ULP measurement FAILED (vm2.sh exit status $rc4)" >&2
         ((rc == 0)) && rc=1
     fi
 fi

@@ -32,8 +32,8 @@ nqn=nqn.2026-11.org.orca:teardown
 hostnqn=nqn.2026-11.org.orca:host-a
 cfs=/sys/kernel/config/nvmet
 tmp=$(mktemp -d)
-rping_pid=''
-trap '[[ -n $rping_pid ]] && kill "$rping_pid" 2> /dev/null; rm -rf "$tmp"' EXIT
+rping_pid='' ping_pid=''
+trap 'kill $rping_pid $ping_pid 2> /dev/null; rm -rf "$tmp"' EXIT
 mark="orca-teardown-test-$$"
 klog_mark_both "$mark"
 plan 12
@@ -63,7 +63,8 @@ ns_dev() {   # the namespace's block device, under its subsystem
     return 1
 }
 
-# the load: a target there, its controller here, an rping connection
+# the load: a target there, its controller here; an rping connection
+# and a ping over IPoIB in each round
 t="set -e; modprobe nvmet-rdma; mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config;"
 t+=" truncate -s 64M /tmp/nvmet-td.img; s=$cfs/subsystems/$nqn; mkdir \$s;"
 t+=" echo 1 > \$s/attr_allow_any_host; mkdir \$s/namespaces/1;"
@@ -79,61 +80,69 @@ rc=$?
 ok $rc "load: an NVMe/RDMA controller here ($(ctrl_state)) on a target there"
 ((rc)) && diag "$(cat "$tmp/target" "$tmp/conn" 2> /dev/null | tail -n 8)"
 export PAIR_RDMA_CM=1
-pair_server "$tmp/rping-server" 19900 timeout -k 5 600 rping -s -a "$ip_b" -p 19900 -C 1000000 -S 1024
-spid=$PAIR_SPID
-timeout -k 5 600 rping -c -a "$ip_b" -p 19900 -C 1000000 -S 1024 > "$tmp/rping" 2>&1 &
-rping_pid=$!
-cm_open() { peer "rdma res show cm_id" | grep -q 'state CONNECT'; }
-wait_until "$ORCA_WAIT" cm_open
-ok $? "load: an rping connection to $ip_b open (rdma_cm ID CONNECTed there)"
-ping -q -i 0.2 -c 100000 -W 1 "$ip_b" > "$tmp/ping" 2>&1 &
-ping_pid=$!
-
-# the other host's orca goes, with all of that on it
-t0=$(now_us)
-peer "timeout -k 5 $ORCA_WAIT rmmod orca" > "$tmp/rmmod" 2>&1
-rc=$?
-ok $rc "rmmod orca on the other host under load: exit $rc after $(secs_since "$t0") s"
-((rc)) && diag "$(cat "$tmp/rmmod")"
-peer "[ ! -e /sys/class/infiniband/$dev ] && [ ! -e /sys/class/net/ib0 ]"
-ok $? "there: orca0 and ib0 are gone"
-rping_done() { ended "$rping_pid" && ended "$spid"; }
-wait_until "$ORCA_WAIT" rping_done
-ok $? "the rping connection ended on both sides (rdma_cm told both ends)"
-down() { [[ $(ctrl_state) == connecting || $(ctrl_state) == resetting ]]; }
-wait_until "$ORCA_WAIT" down
-ok $? "the NVMe controller here lost its target and is $(ctrl_state)"
-
-# and comes back
-t0=$(now_us)
-peer "insmod \$ORCA_KO" > "$tmp/insmod" 2>&1
-rc=$?
+rping_port=19900
 active() { [[ $(peer "cat /sys/class/infiniband/$dev/ports/1/state" 2> /dev/null) == *ACTIVE ]]; }
-((rc == 0)) && wait_until "$ORCA_WAIT" active
-ok $? "insmod orca there: orca0 back and ACTIVE (OpenSM's sweep) after $(secs_since "$t0") s"
-((rc)) && diag "$(cat "$tmp/insmod")"
 ib0_up() { peer "ip addr replace $ip_b/24 dev ib0 && ip link set ib0 up && [ \$(cat /sys/class/net/ib0/carrier) = 1 ]" > /dev/null 2>&1; }
-wait_until "$ORCA_WAIT" ib0_up && ip neigh flush dev ib0 &&
-    ping -q -W 5 -c 3 "$ip_b" > "$tmp/ping2" 2>&1
-ok $? "ib0 back there with its address: $(grep transmitted "$tmp/ping2" 2> /dev/null)"
-kill "$ping_pid" 2> /dev/null
-# nvmet-rdma drops a port's listener with its device and does not take it
-# up again by itself: the admin's step, the subsystem linked to it anew
-t0=$(now_us)
-peer "p=$cfs/ports/2; rm \$p/subsystems/$nqn && ln -s $cfs/subsystems/$nqn \$p/subsystems/$nqn" > "$tmp/relink" 2>&1 ||
-    diag "re-linking the target's port: $(cat "$tmp/relink")"
-wait_until "$ORCA_WAIT" live
-ok $? "the NVMe controller reconnected by itself: $(ctrl_state) after $(secs_since "$t0") s"
-ns=$(ns_dev)
-if [[ -n $ns ]]; then
-    timeout -k 5 300 fio --name=orca-td --filename="$ns" --ioengine=libaio --direct=1 \
-        --rw=randwrite --bs=64k --iodepth=4 --size=8m --verify=crc32c --verify_fatal=1 \
-        --output="$tmp/fio" > /dev/null 2>&1
+down() { [[ $(ctrl_state) == connecting || $(ctrl_state) == resetting ]]; }
+rping_done() { ended "$rping_pid" && ended "$spid"; }
+cm_open() { peer "rdma res show cm_id" | grep -q 'state CONNECT'; }
+
+# round KIND: the other host's orca goes under the load (KIND rmmod: it is
+# unloaded) and comes back
+round() {
+    local kind=$1 rc t0
+    rping_port=$((rping_port + 1))
+    pair_server "$tmp/rping-server" "$rping_port" timeout -k 5 600 rping -s -a "$ip_b" -p "$rping_port" -C 1000000 -S 1024
+    spid=$PAIR_SPID
+    timeout -k 5 600 rping -c -a "$ip_b" -p "$rping_port" -C 1000000 -S 1024 > "$tmp/rping" 2>&1 &
+    rping_pid=$!
+    wait_until "$ORCA_WAIT" cm_open
+    ok $? "$kind: an rping connection to $ip_b open (rdma_cm ID CONNECTed there), IPoIB pinged, the NVMe controller $(ctrl_state)"
+    ping -q -i 0.2 -c 100000 -W 1 "$ip_b" > "$tmp/ping" 2>&1 &
+    ping_pid=$!
+
+    t0=$(now_us)
+    peer "timeout -k 5 $ORCA_WAIT rmmod orca" > "$tmp/rmmod" 2>&1
     rc=$?
-else
-    rc=1
-fi
-ok $rc "fio verified writes and reads through it ($ns)"
+    ok $rc "$kind: rmmod orca on the other host under load: exit $rc after $(secs_since "$t0") s"
+    ((rc)) && diag "$(cat "$tmp/rmmod")"
+    peer "[ ! -e /sys/class/infiniband/$dev ] && [ ! -e /sys/class/net/ib0 ]"
+    ok $? "$kind: there, orca0 and ib0 are gone"
+    wait_until "$ORCA_WAIT" rping_done
+    ok $? "$kind: the rping connection ended on both sides (rdma_cm told both ends)"
+    wait_until "$ORCA_WAIT" down
+    ok $? "$kind: the NVMe controller here lost its target and is $(ctrl_state)"
+
+    # and comes back
+    t0=$(now_us)
+    peer "insmod \$ORCA_KO" > "$tmp/insmod" 2>&1
+    rc=$?
+    ((rc == 0)) && wait_until "$ORCA_WAIT" active
+    ok $? "$kind: insmod orca there, orca0 back and ACTIVE after $(secs_since "$t0") s"
+    ((rc)) && diag "$(cat "$tmp/insmod")"
+    wait_until "$ORCA_WAIT" ib0_up && ip neigh flush dev ib0 &&
+        ping -q -W 5 -c 3 "$ip_b" > "$tmp/ping2" 2>&1
+    ok $? "$kind: ib0 back there with its address: $(grep transmitted "$tmp/ping2" 2> /dev/null)"
+    kill "$ping_pid" 2> /dev/null
+    # nvmet-rdma drops a port's listener with its device and does not take
+    # it up again by itself: the admin's step, the subsystem linked anew
+    t0=$(now_us)
+    peer "p=$cfs/ports/2; rm \$p/subsystems/$nqn && ln -s $cfs/subsystems/$nqn \$p/subsystems/$nqn" > "$tmp/relink" 2>&1 ||
+        diag "re-linking the target's port: $(cat "$tmp/relink")"
+    wait_until "$ORCA_WAIT" live
+    ok $? "$kind: the NVMe controller reconnected by itself: $(ctrl_state) after $(secs_since "$t0") s"
+    ns=$(ns_dev)
+    if [[ -n $ns ]]; then
+        timeout -k 5 300 fio --name=orca-td --filename="$ns" --ioengine=libaio --direct=1 \
+            --rw=randwrite --bs=64k --iodepth=4 --size=8m --verify=crc32c --verify_fatal=1 \
+            --output="$tmp/fio" > /dev/null 2>&1
+        rc=$?
+    else
+        rc=1
+    fi
+    ok $rc "$kind: fio verified writes and reads through it ($ns)"
+}
+round rmmod
 
 nvme disconnect -n "$nqn" > /dev/null 2>&1
 t="s=$cfs/subsystems/$nqn; p=$cfs/ports/2; rm -f \$p/subsystems/$nqn; rmdir \$p;"

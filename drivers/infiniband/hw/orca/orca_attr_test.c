@@ -213,6 +213,7 @@ static void caps_dev_cap_flags(struct kunit *test)
 		  IB_DEVICE_PCI_WRITE_END_PADDING },
 		{ ORCA_DEV_CAP_MEM_WINDOW, IB_DEVICE_MEM_WINDOW },
 		{ ORCA_DEV_CAP_MW_TYPE_2B, IB_DEVICE_MEM_WINDOW_TYPE_2B },
+		{ ORCA_DEV_CAP_FAST_REG, IB_DEVICE_MEM_MGT_EXTENSIONS },
 	};
 	struct ib_device_attr a;
 	struct orca_caps c;
@@ -235,6 +236,14 @@ static void caps_dev_cap_flags(struct kunit *test)
 	orca_caps_to_ib_attr(&c, &a);
 	KUNIT_EXPECT_EQ(test, a.device_cap_flags, 0);
 	KUNIT_EXPECT_EQ(test, a.kernel_cap_flags, IBK_LOCAL_DMA_LKEY);
+	/* the page list length only with the capability */
+	c.dev_caps = cpu_to_le32(ORCA_DEV_CAP_FAST_REG);
+	c.max_fast_reg_page_list_len = cpu_to_le32(512);
+	orca_caps_to_ib_attr(&c, &a);
+	KUNIT_EXPECT_EQ(test, a.max_fast_reg_page_list_len, 512);
+	c.dev_caps = 0;
+	orca_caps_to_ib_attr(&c, &a);
+	KUNIT_EXPECT_EQ(test, a.max_fast_reg_page_list_len, 0);
 }
 
 static void caps_atomic_cap(struct kunit *test)
