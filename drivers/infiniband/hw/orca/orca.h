@@ -416,6 +416,7 @@ int orca_kqp_create(struct orca_dev *dev, struct orca_qp *qp,
 void orca_kqp_setup(struct orca_qp *qp, const struct ib_qp_init_attr *attr);
 void orca_kqp_destroy(struct orca_dev *dev, struct orca_qp *qp);
 void orca_kqp_reset(struct orca_qp *qp);
+u8 orca_kwqe_flags(const struct orca_qp *qp, const struct ib_send_wr *wr);
 int orca_kqp_post_send(struct orca_dev *dev, struct orca_qp *qp,
 		       const struct ib_send_wr *wr,
 		       const struct ib_send_wr **bad_wr);

@@ -111,10 +111,8 @@ int orca_fastreg_wqe(struct orca_qp *qp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->opcode = ORCA_WR_REG_MR;
-	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sig_all)
-		w->flags |= ORCA_WQE_F_SIGNALED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		w->flags |= ORCA_WQE_F_FENCE;
+	/* a registration sends nothing a peer could be solicited by */
+	w->flags = orca_kwqe_flags(qp, wr) & ~ORCA_WQE_F_SOLICITED;
 	w->page_shift = shift;
 	w->access = cpu_to_le32(orca_access_from_ib(reg->access));
 	w->key = cpu_to_le32(reg->key);

@@ -209,6 +209,20 @@ static int orca_kwqe_inline(struct orca_qp *qp, const struct ib_send_wr *wr,
 	return 0;
 }
 
+/* The WQE flags a work request's send_flags ask for. */
+u8 orca_kwqe_flags(const struct orca_qp *qp, const struct ib_send_wr *wr)
+{
+	u8 flags = 0;
+
+	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sig_all)
+		flags |= ORCA_WQE_F_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		flags |= ORCA_WQE_F_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		flags |= ORCA_WQE_F_FENCE;
+	return flags;
+}
+
 static int orca_kwqe_send(struct orca_qp *qp, const struct ib_send_wr *wr,
 			  struct orca_send_wqe *w)
 {
@@ -222,12 +236,7 @@ static int orca_kwqe_send(struct orca_qp *qp, const struct ib_send_wr *wr,
 		return -EINVAL;
 	memset(w, 0, sizeof(*w));
 	w->opcode = op;
-	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sig_all)
-		w->flags |= ORCA_WQE_F_SIGNALED;
-	if (wr->send_flags & IB_SEND_SOLICITED)
-		w->flags |= ORCA_WQE_F_SOLICITED;
-	if (wr->send_flags & IB_SEND_FENCE)
-		w->flags |= ORCA_WQE_F_FENCE;
+	w->flags = orca_kwqe_flags(qp, wr);
 	switch (op) {
 	case ORCA_WR_LOCAL_INV:
 		w->rkey = cpu_to_le32(wr->ex.invalidate_rkey);
