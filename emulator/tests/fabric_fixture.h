@@ -323,11 +323,6 @@ static inline uint16_t lid_of(struct fx *f)
 	return le16toh(port_of(f).lid);
 }
 
-/* The device's own stats line (what ctl stats answers). */
-static inline long long dev_stat(struct fx *f, const char *key)
-{
-	return fx_stat(f, key);
-}
 
 /* ---- traffic between the two ---- */
 

@@ -52,8 +52,8 @@ static void fabric_lids(void)
 	CHECK_EQ(le16toh(pb.sm_lid), ORCA_FAB_SM_LID);
 	CHECK_EQ(port_events(a, ORCA_PORT_EV_ACTIVE), 1);
 	CHECK_EQ(port_events(b, ORCA_PORT_EV_ACTIVE), 1);
-	CHECK_EQ(dev_stat(a, "fabric_lid"), la);
-	CHECK_EQ(dev_stat(a, "fabric_links"), 1);
+	CHECK_EQ(fx_stat(a, "fabric_lid"), la);
+	CHECK_EQ(fx_stat(a, "fabric_links"), 1);
 	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
 	CHECK_EQ(stat_of(reply, "ports"), 2);
 	snprintf(key, sizeof(key), "lid%u_guid", la);
@@ -85,7 +85,7 @@ static void fabric_lids(void)
 	CHECK(wait_port(a, b, ORCA_PORT_ACTIVE));
 	CHECK_EQ(port_events(a, ORCA_PORT_EV_ACTIVE), 1);
 	CHECK(lid_of(a) != lid_of(b));
-	CHECK_EQ(dev_stat(a, "fabric_links"), 2);
+	CHECK_EQ(fx_stat(a, "fabric_links"), 2);
 	CHECK(!bad_active);
 	fx_free(a);
 	fx_free(b);

@@ -110,16 +110,16 @@ static void fabric_rc_ops(void)
 	CHECK_EQ(c.status, ORCA_CQE_REM_ACCESS_ERR);
 
 	printf("# a: fabric tx %lld rx %lld pkts; b: tx %lld rx %lld\n",
-	       dev_stat(a.f, "fabric_tx_pkts"), dev_stat(a.f, "fabric_rx_pkts"),
-	       dev_stat(b.f, "fabric_tx_pkts"), dev_stat(b.f, "fabric_rx_pkts"));
-	CHECK(dev_stat(a.f, "fabric_tx_pkts") > 40);
-	CHECK(dev_stat(b.f, "fabric_rx_pkts") > 40);
-	CHECK_EQ(dev_stat(a.f, "fabric_decode_drops"), 0);
-	CHECK_EQ(dev_stat(b.f, "fabric_decode_drops"), 0);
-	CHECK_EQ(dev_stat(a.f, "fabric_queue_drops"), 0);
+	       fx_stat(a.f, "fabric_tx_pkts"), fx_stat(a.f, "fabric_rx_pkts"),
+	       fx_stat(b.f, "fabric_tx_pkts"), fx_stat(b.f, "fabric_rx_pkts"));
+	CHECK(fx_stat(a.f, "fabric_tx_pkts") > 40);
+	CHECK(fx_stat(b.f, "fabric_rx_pkts") > 40);
+	CHECK_EQ(fx_stat(a.f, "fabric_decode_drops"), 0);
+	CHECK_EQ(fx_stat(b.f, "fabric_decode_drops"), 0);
+	CHECK_EQ(fx_stat(a.f, "fabric_queue_drops"), 0);
 	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
 	snprintf(key, sizeof(key), "lid%u_in", lid_of(a.f));
-	CHECK_EQ(stat_of(reply, key), dev_stat(a.f, "fabric_tx_pkts"));
+	CHECK_EQ(stat_of(reply, key), fx_stat(a.f, "fabric_tx_pkts"));
 	snprintf(key, sizeof(key), "lid%u_dropped", lid_of(a.f));
 	CHECK_EQ(stat_of(reply, key), 0);
 	pair_down(&a, &b);
@@ -185,7 +185,7 @@ static void fabric_ud_uc(void)
 	ud_send(&a, &b, ah_to(a.f, b.f, false), 1000, 5);
 	ud_send(&a, &b, ah_to(a.f, b.f, true), 4000, 6);
 	ud_send(&b, &a, ah_to(b.f, a.f, true), 17, 7);
-	CHECK_EQ(dev_stat(b.f, "fabric_decode_drops"), 0);
+	CHECK_EQ(fx_stat(b.f, "fabric_decode_drops"), 0);
 	pair_down(&a, &b);
 
 	/* UC: a SEND of 20 packets and a WRITE */
@@ -327,15 +327,15 @@ static void rc_lossy_run(const char *const *faults, uint8_t mtu,
 	printf("# %s: drops %llu dups %llu reorders %llu retries %llu, fabric tx %lld + %lld, queue drops %lld\n",
 	       what, (unsigned long long)drops, (unsigned long long)dups,
 	       (unsigned long long)reorders, (unsigned long long)retries,
-	       dev_stat(a.f, "fabric_tx_pkts"), dev_stat(b.f, "fabric_tx_pkts"),
-	       dev_stat(a.f, "fabric_queue_drops") +
-	       dev_stat(b.f, "fabric_queue_drops"));
+	       fx_stat(a.f, "fabric_tx_pkts"), fx_stat(b.f, "fabric_tx_pkts"),
+	       fx_stat(a.f, "fabric_queue_drops") +
+	       fx_stat(b.f, "fabric_queue_drops"));
 	CHECK(drops > 0);
 	CHECK(retries > 0);
 	CHECK(dups > 0);
 	CHECK(reorders > 0);
-	CHECK_EQ(dev_stat(a.f, "fabric_decode_drops") +
-		 dev_stat(b.f, "fabric_decode_drops"), 0);
+	CHECK_EQ(fx_stat(a.f, "fabric_decode_drops") +
+		 fx_stat(b.f, "fabric_decode_drops"), 0);
 	lossy_clock = false;
 	orca_dev_set_clock(NULL);
 	pair_down(&a, &b);
@@ -434,7 +434,7 @@ static void fabric_hostile_peer(void)
 	m[0] = ORCA_FAB_PKT;
 	m[1] = ORCA_FAB_VERSION;
 	len = orca_pkt_encode(&p, m + 8);
-	before = dev_stat(a.f, "fabric_decode_drops");
+	before = fx_stat(a.f, "fabric_decode_drops");
 	m[8 + len - 1] ^= 1;				/* ICRC */
 	CHECK(send(fd, m, 8 + len, 0) > 0);
 	m[8 + len - 1] ^= 1;
@@ -451,12 +451,12 @@ static void fabric_hostile_peer(void)
 	CHECK(send(fd, m, 3, 0) > 0);			/* no header */
 	/* the last three die at the switch, which counts them */
 	CHECK(pump_until(a.f, b.f,
-			 dev_stat(a.f, "fabric_decode_drops") - before >= 4 &&
+			 fx_stat(a.f, "fabric_decode_drops") - before >= 4 &&
 			 fabric_ctl("stats", (char *)m, sizeof(m)) &&
 			 stat_of((char *)m, "bad_msgs") >= 3));
 	printf("# decode drops %lld\n",
-	       dev_stat(a.f, "fabric_decode_drops") - before);
-	CHECK_EQ(dev_stat(a.f, "fabric_decode_drops") - before, 4);
+	       fx_stat(a.f, "fabric_decode_drops") - before);
+	CHECK_EQ(fx_stat(a.f, "fabric_decode_drops") - before, 4);
 	CHECK(fabric_ctl("stats", (char *)m, sizeof(m)));
 	CHECK_EQ(stat_of((char *)m, "bad_msgs"), 3);
 	close(fd);
@@ -501,16 +501,16 @@ static void fabric_backpressure(void)
 	CHECK_EQ(c.status, ORCA_CQE_RETRY_EXC_ERR);
 	printf("# fabric stopped: RETRY_EXC_ERR after %llu ms, %lld sent, %lld queued, %lld dropped, %lld waits\n",
 	       (unsigned long long)(now_ms() - t0),
-	       dev_stat(a.f, "fabric_tx_pkts"), dev_stat(a.f, "fabric_queued"),
-	       dev_stat(a.f, "fabric_queue_drops"),
-	       dev_stat(a.f, "fabric_egress_waits"));
+	       fx_stat(a.f, "fabric_tx_pkts"), fx_stat(a.f, "fabric_queued"),
+	       fx_stat(a.f, "fabric_queue_drops"),
+	       fx_stat(a.f, "fabric_egress_waits"));
 	CHECK_EQ(a.f->dev.stats.retries, 7);	/* retry_cnt, then the end */
-	CHECK_EQ(dev_stat(a.f, "fabric_queue_drops"), 0);
-	CHECK(dev_stat(a.f, "fabric_egress_waits") > 0);
+	CHECK_EQ(fx_stat(a.f, "fabric_queue_drops"), 0);
+	CHECK(fx_stat(a.f, "fabric_egress_waits") > 0);
 	/* 256 slots, the last 64 kept for ACKs */
-	CHECK_EQ(dev_stat(a.f, "fabric_queued"), 256 - 64);
+	CHECK_EQ(fx_stat(a.f, "fabric_queued"), 256 - 64);
 	CHECK(!kill(fab_pid, SIGCONT));
-	CHECK(pump_until(a.f, b.f, !dev_stat(a.f, "fabric_queued")));
+	CHECK(pump_until(a.f, b.f, !fx_stat(a.f, "fabric_queued")));
 	pair_down(&a, &b);
 }
 
@@ -556,7 +556,7 @@ static void fabric_slow_port(void)
 	CHECK(fabric_ctl("ping", reply, sizeof(reply)));
 	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
 	printf("# b not reading: %lld of %lld dropped at the switch\n",
-	       stat_of(reply, key), dev_stat(a.f, "fabric_tx_pkts"));
+	       stat_of(reply, key), fx_stat(a.f, "fabric_tx_pkts"));
 	CHECK(stat_of(reply, key) > 0);
 	pair_down(&a, &b);
 }

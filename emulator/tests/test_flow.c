@@ -110,21 +110,21 @@ static void flow_write_send(void)
 
 	snprintf(key, sizeof(key), "lid%u_queue_drops", lid_of(b.f));
 	printf("# 4 MiB WRITE + 8 x 512 KiB SEND: a sent %lld, window waits %lld, egress waits %lld; drops: egress %lld + %lld, switch %lld; retries %llu\n",
-	       dev_stat(a.f, "fabric_tx_pkts"), dev_stat(a.f, "window_waits"),
-	       dev_stat(a.f, "fabric_egress_waits"),
-	       dev_stat(a.f, "fabric_queue_drops"),
-	       dev_stat(b.f, "fabric_queue_drops"), switch_stat(key),
+	       fx_stat(a.f, "fabric_tx_pkts"), fx_stat(a.f, "window_waits"),
+	       fx_stat(a.f, "fabric_egress_waits"),
+	       fx_stat(a.f, "fabric_queue_drops"),
+	       fx_stat(b.f, "fabric_queue_drops"), switch_stat(key),
 	       (unsigned long long)(a.f->dev.stats.retries +
 				    b.f->dev.stats.retries));
 	/* two messages' worth of packets, and each once */
-	CHECK(dev_stat(a.f, "fabric_tx_pkts") >= 2 * BIG / 4096);
-	CHECK(dev_stat(a.f, "fabric_tx_pkts") < 2 * BIG / 4096 + 32);
-	CHECK_EQ(dev_stat(a.f, "fabric_queue_drops"), 0);
-	CHECK_EQ(dev_stat(b.f, "fabric_queue_drops"), 0);
+	CHECK(fx_stat(a.f, "fabric_tx_pkts") >= 2 * BIG / 4096);
+	CHECK(fx_stat(a.f, "fabric_tx_pkts") < 2 * BIG / 4096 + 32);
+	CHECK_EQ(fx_stat(a.f, "fabric_queue_drops"), 0);
+	CHECK_EQ(fx_stat(b.f, "fabric_queue_drops"), 0);
 	CHECK_EQ(switch_stat(key), 0);
 	CHECK_EQ(a.f->dev.stats.retries + b.f->dev.stats.retries, 0);
 	CHECK_EQ(a.f->dev.stats.naks + b.f->dev.stats.naks, 0);
-	CHECK(dev_stat(a.f, "window_waits") > 0);
+	CHECK(fx_stat(a.f, "window_waits") > 0);
 	lossy_clock = false;
 	orca_dev_set_clock(NULL);
 	pair_down(&a, &b);
@@ -170,15 +170,15 @@ static void flow_lossy(void)
 	CHECK_EQ(qp_state_of(a.f, a.qp.qpn), ORCA_QPS_RTS);
 	snprintf(key, sizeof(key), "lid%u_queue_drops", lid_of(b.f));
 	printf("# 4 MiB WRITE, 2%% loss: a sent %lld, link drops %llu, retries %llu, window waits %lld; queue drops: egress %lld, switch %lld\n",
-	       dev_stat(a.f, "fabric_tx_pkts"),
+	       fx_stat(a.f, "fabric_tx_pkts"),
 	       (unsigned long long)(a.f->dev.stats.link_drops +
 				    b.f->dev.stats.link_drops),
 	       (unsigned long long)a.f->dev.stats.retries,
-	       dev_stat(a.f, "window_waits"),
-	       dev_stat(a.f, "fabric_queue_drops"), switch_stat(key));
+	       fx_stat(a.f, "window_waits"),
+	       fx_stat(a.f, "fabric_queue_drops"), switch_stat(key));
 	CHECK(a.f->dev.stats.link_drops + b.f->dev.stats.link_drops > 0);
 	CHECK(a.f->dev.stats.retries > 0);
-	CHECK_EQ(dev_stat(a.f, "fabric_queue_drops"), 0);
+	CHECK_EQ(fx_stat(a.f, "fabric_queue_drops"), 0);
 	CHECK_EQ(switch_stat(key), 0);
 	lossy_clock = false;
 	orca_dev_set_clock(NULL);
