@@ -24,6 +24,8 @@ mkdir -p "$OUT"
 . "$T/lib/tap.sh"
 # shellcheck source=tests/lib/pair.sh
 . "$T/lib/pair.sh"
+# shellcheck source=tests/lib/nvmet.sh
+. "$T/lib/nvmet.sh"
 say() { printf 'bench-ulp: %s\n' "$*"; }
 die() { say "FAILED: $*"; exit 1; }
 rec() { echo "ULP $*" >> "$OUT/ulp.txt"; }   # rec NAME DEVICE VALUE UNIT
@@ -54,30 +56,16 @@ echo datagram > /sys/class/net/ib0/mode && peer "echo datagram > /sys/class/net/
 iperf iperf3 guest-link "$link_b"
 
 # the target: one subsystem, a port on each device's address
-cfs=/sys/kernel/config/nvmet nqn=nqn.2026-11.org.orca:bench
-t="set -e; modprobe nvmet-rdma; mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config;"
-t+=" truncate -s 256M /tmp/bench-ns.img; s=$cfs/subsystems/$nqn; mkdir \$s; echo 1 > \$s/attr_allow_any_host;"
-t+=" mkdir \$s/namespaces/1; echo /tmp/bench-ns.img > \$s/namespaces/1/device_path;"
-t+=" echo 1 > \$s/namespaces/1/buffered_io; echo 1 > \$s/namespaces/1/enable;"
-t+=" n=1; for a in 10.78.0.2 $link_b; do p=$cfs/ports/\$n; mkdir \$p; echo rdma > \$p/addr_trtype;"
-t+=" echo ipv4 > \$p/addr_adrfam; echo \$a > \$p/addr_traddr; echo 4420 > \$p/addr_trsvcid;"
-t+=" ln -s \$s \$p/subsystems/$nqn; n=\$((n + 1)); done"
+nqn=nqn.2026-11.org.orca:bench
+t=$(nvmet_up_line "$nqn" /tmp/bench-ns.img 256M 4420 1:10.78.0.2 "2:$link_b")
 peer "$t" > "$OUT/target.log" 2>&1 || die "nvmet target ($OUT/target.log)"
 modprobe nvme-rdma || die "nvme-rdma"
-ns_of() {   # ns_of: the namespace block device of $nqn, or nothing
-    local s n
-    for s in /sys/class/nvme-subsystem/*; do
-        [[ -e $s/subsysnqn && $(< "$s/subsysnqn") == "$nqn" ]] || continue
-        for n in "$s"/nvme*n*; do [[ -b /dev/${n##*/} ]] && printf '/dev/%s' "${n##*/}" && return 0; done
-    done
-    return 1
-}
-has_ns() { ns_of > /dev/null; }
+has_ns() { nvme_ns_of "$nqn" > /dev/null; }
 fio_on() {   # fio_on DEVICE ADDR: IOPS of 4 KiB random reads, MB/s of 128 KiB reads
     local ns iops bw
     nvme connect -t rdma -a "$2" -s 4420 -n "$nqn" > /dev/null 2>&1 || { say "nvme connect $2 failed"; return 1; }
     wait_until 60 has_ns
-    ns=$(ns_of)
+    ns=$(nvme_ns_of "$nqn")
     iops=$(fio --name=r4k --filename="$ns" --ioengine=libaio --direct=1 --rw=randread --bs=4k \
         --iodepth=16 --time_based --runtime="$secs" --size=256m --output-format=terse --terse-version=3 2> /dev/null |
         awk -F';' '{ print $8 }')

@@ -26,12 +26,13 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
 # shellcheck source=tests/lib/klog.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/klog.sh"
+# shellcheck source=tests/lib/nvmet.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/nvmet.sh"
 
 dev=${ORCA_DEV:-orca0}
 ip_b=10.78.0.2
 nqn=nqn.2026-11.org.orca:t0
 hostnqn=nqn.2026-11.org.orca:host-a
-cfs=/sys/kernel/config/nvmet
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mark="orca-nvme-test-$$"
@@ -49,13 +50,7 @@ res_of() {   # res_of WHERE TYPE PATTERN: how many lines of rdma res show TYPE m
 }
 
 # the target, in one peer line: module, configfs, a 128 MiB file namespace
-t="set -e; modprobe nvmet-rdma; mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config;"
-t+=" truncate -s 128M /tmp/nvmet-ns0.img; s=$cfs/subsystems/$nqn; mkdir \$s;"
-t+=" echo 1 > \$s/attr_allow_any_host; mkdir \$s/namespaces/1;"
-t+=" echo /tmp/nvmet-ns0.img > \$s/namespaces/1/device_path; echo 1 > \$s/namespaces/1/buffered_io;"
-t+=" echo 1 > \$s/namespaces/1/enable; p=$cfs/ports/1; mkdir \$p;"
-t+=" echo rdma > \$p/addr_trtype; echo ipv4 > \$p/addr_adrfam; echo $ip_b > \$p/addr_traddr;"
-t+=" echo 4420 > \$p/addr_trsvcid; ln -s \$s \$p/subsystems/$nqn"
+t=$(nvmet_up_line "$nqn" /tmp/nvmet-ns0.img 128M 4420 "1:$ip_b")
 peer "$t" > "$tmp/target" 2>&1
 rc=$?
 ok $rc "nvmet-rdma target on the other host: $nqn, a file namespace, port $ip_b:4420"
@@ -76,19 +71,7 @@ t0=$(now_us)
 timeout -k 5 120 nvme connect -t rdma -a "$ip_b" -s 4420 -n "$nqn" --hostnqn="$hostnqn" > "$tmp/conn" 2>&1
 rc=$?
 ns=''
-# the namespace's block device: under its NVMe subsystem (with native
-# multipath the controller's own nvmeXcYnZ is a path, not a device)
-find_ns() {
-    local s n
-    for s in /sys/class/nvme-subsystem/*; do
-        [[ -e $s/subsysnqn && $(< "$s/subsysnqn") == "$nqn" ]] || continue
-        for n in "$s"/nvme*n*; do
-            [[ -b /dev/${n##*/} ]] && ns=/dev/${n##*/} && return 0
-        done
-    done
-    ns=''
-    return 1
-}
+find_ns() { ns=$(nvme_ns_of "$nqn"); }
 wait_until "$ORCA_WAIT" find_ns
 [[ $rc == 0 && -n $ns ]] && klog_since "$mark" | grep -q "new ctrl: NQN \"$nqn\", addr $ip_b:4420"
 ok $? "nvme connect: controller and namespace ${ns:-none} after $(secs_since "$t0") s (exit $rc)"
@@ -129,9 +112,7 @@ wait_until "$ORCA_WAIT" gone
 [[ $rc == 0 ]] && grep -q 'disconnected 1 controller' "$tmp/disc2" && gone
 ok $? "nvme disconnect: $(< "$tmp/disc2")"
 
-t="s=$cfs/subsystems/$nqn; p=$cfs/ports/1; rm -f \$p/subsystems/$nqn; rmdir \$p;"
-t+=" echo 0 > \$s/namespaces/1/enable; rmdir \$s/namespaces/1 \$s; rm -f /tmp/nvmet-ns0.img;"
-t+=" modprobe -r nvmet-rdma nvmet"
+t=$(nvmet_down_line "$nqn" /tmp/nvmet-ns0.img 1)
 peer "$t" > "$tmp/down" 2>&1
 rc=$?
 modprobe -r nvme-rdma 2> /dev/null

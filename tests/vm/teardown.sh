@@ -25,12 +25,13 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
 # shellcheck source=tests/lib/klog.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/klog.sh"
+# shellcheck source=tests/lib/nvmet.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/nvmet.sh"
 
 dev=${ORCA_DEV:-orca0}
 ip_b=10.78.0.2
 nqn=nqn.2026-11.org.orca:teardown
 hostnqn=nqn.2026-11.org.orca:host-a
-cfs=/sys/kernel/config/nvmet
 tmp=$(mktemp -d)
 rping_pid='' ping_pid=''
 trap 'kill $rping_pid $ping_pid 2> /dev/null; rm -rf "$tmp"' EXIT
@@ -52,26 +53,10 @@ find_ctrl() {
 }
 ctrl_state() { [[ -n $ctrl && -e $ctrl/state ]] && cat "$ctrl/state"; }
 live() { [[ $(ctrl_state) == live ]]; }
-ns_dev() {   # the namespace's block device, under its subsystem
-    local s n
-    for s in /sys/class/nvme-subsystem/*; do
-        [[ -e $s/subsysnqn && $(< "$s/subsysnqn") == "$nqn" ]] || continue
-        for n in "$s"/nvme*n*; do
-            [[ -b /dev/${n##*/} ]] && printf '/dev/%s' "${n##*/}" && return 0
-        done
-    done
-    return 1
-}
 
 # the load: a target there, its controller here; an rping connection
 # and a ping over IPoIB in each round
-t="set -e; modprobe nvmet-rdma; mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config;"
-t+=" truncate -s 64M /tmp/nvmet-td.img; s=$cfs/subsystems/$nqn; mkdir \$s;"
-t+=" echo 1 > \$s/attr_allow_any_host; mkdir \$s/namespaces/1;"
-t+=" echo /tmp/nvmet-td.img > \$s/namespaces/1/device_path; echo 1 > \$s/namespaces/1/buffered_io;"
-t+=" echo 1 > \$s/namespaces/1/enable; p=$cfs/ports/2; mkdir \$p;"
-t+=" echo rdma > \$p/addr_trtype; echo ipv4 > \$p/addr_adrfam; echo $ip_b > \$p/addr_traddr;"
-t+=" echo 4421 > \$p/addr_trsvcid; ln -s \$s \$p/subsystems/$nqn"
+t=$(nvmet_up_line "$nqn" /tmp/nvmet-td.img 64M 4421 "2:$ip_b")
 peer "$t" > "$tmp/target" 2>&1 && modprobe nvme-rdma &&
     timeout -k 5 120 nvme connect -t rdma -a "$ip_b" -s 4421 -n "$nqn" --hostnqn="$hostnqn" \
         --reconnect-delay=2 --ctrl-loss-tmo=600 > "$tmp/conn" 2>&1 &&
@@ -127,11 +112,11 @@ round() {
     # nvmet-rdma drops a port's listener with its device and does not take
     # it up again by itself: the admin's step, the subsystem linked anew
     t0=$(now_us)
-    peer "p=$cfs/ports/2; rm \$p/subsystems/$nqn && ln -s $cfs/subsystems/$nqn \$p/subsystems/$nqn" > "$tmp/relink" 2>&1 ||
+    peer "p=$NVMET_CFS/ports/2; rm \$p/subsystems/$nqn && ln -s $NVMET_CFS/subsystems/$nqn \$p/subsystems/$nqn" > "$tmp/relink" 2>&1 ||
         diag "re-linking the target's port: $(cat "$tmp/relink")"
     wait_until "$ORCA_WAIT" live
     ok $? "$kind: the NVMe controller reconnected by itself: $(ctrl_state) after $(secs_since "$t0") s"
-    ns=$(ns_dev)
+    ns=$(nvme_ns_of "$nqn")
     if [[ -n $ns ]]; then
         timeout -k 5 300 fio --name=orca-td --filename="$ns" --ioengine=libaio --direct=1 \
             --rw=randwrite --bs=64k --iodepth=4 --size=8m --verify=crc32c --verify_fatal=1 \
@@ -145,8 +130,7 @@ round() {
 round rmmod
 
 nvme disconnect -n "$nqn" > /dev/null 2>&1
-t="s=$cfs/subsystems/$nqn; p=$cfs/ports/2; rm -f \$p/subsystems/$nqn; rmdir \$p;"
-t+=" echo 0 > \$s/namespaces/1/enable; rmdir \$s/namespaces/1 \$s; rm -f /tmp/nvmet-td.img; modprobe -r nvmet-rdma nvmet"
+t=$(nvmet_down_line "$nqn" /tmp/nvmet-td.img 2)
 peer "$t" > "$tmp/down" 2>&1
 modprobe -r nvme-rdma 2> /dev/null
 ok $? "controller disconnected, target and modules gone"
