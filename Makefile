@@ -291,7 +291,8 @@ vm-data:
 # it: IPoIB (datagram and connected, multicast through OpenSM's SA and the
 # switch's MFT), rdma_cm's tools and perftest -R over IPoIB addresses,
 # NVMe/RDMA (nvmet-rdma there, nvme-rdma here, fio verify), UCX and Open
-# MPI, and last the other host's orca unloaded and loaded under all that
+# MPI, and last the other host's orca unloaded and loaded under all that,
+# once as it is and once after its device died
 vm-twohost:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 2400 -- \
 	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \

@@ -12,8 +12,13 @@
  * IB_WR_LOCAL_INV and by the peer's IB_WR_SEND_WITH_INV, the device
  * refusing what the rules refuse).
  *
+ * With dead=1 instead: kernel QPs with work outstanding when the device
+ * dies (the test script makes its health fatal once this module says it
+ * waits for that); ib_drain_qp()'s steps still work, and every WR
+ * completes flushed.
+ *
  * Loaded by tests/vm/kverbs.sh: insmod orca_kverbs_test.ko dev=orca0
- * run=ID.  Each check is one TAP line in the kernel log, prefixed with
+ * run=ID [dead=1].  Each check is one TAP line in the kernel log, prefixed with
  * "orca_kverbs[ID]: "; the load fails with -EIO if any check failed.
  */
 
@@ -32,6 +37,9 @@ MODULE_PARM_DESC(dev, "RDMA device to test (default orca0)");
 static char *run_id = "0";
 module_param_named(run, run_id, charp, 0444);
 MODULE_PARM_DESC(run, "Tag of this run's log lines");
+static bool dead_param;
+module_param_named(dead, dead_param, bool, 0444);
+MODULE_PARM_DESC(dead, "Test the device dying under kernel QPs instead");
 
 #define BUF_SIZE	(64 * 1024)
 #define WAIT_MS		10000	/* generous: a TCG guest on a busy host */
@@ -503,6 +511,145 @@ out:
 	destroy_qps(a, b);
 	ib_free_cq(cq);
 }
+
+static DECLARE_COMPLETION(fatal_event);
+
+static void on_event(struct ib_event_handler *h, struct ib_event *e)
+{
+	if (e->event == IB_EVENT_DEVICE_FATAL)
+		complete(&fatal_event);
+}
+
+static int drain_post_recv(struct ib_qp *qp, struct drain_wr *d,
+			   atomic_t *flushed)
+{
+	struct ib_sge sge = { .addr = kv.dst_dma, .length = 64,
+			      .lkey = kv.pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1,
+				 .wr_cqe = &d->cqe };
+
+	d->cqe.done = drain_recv_done;
+	d->status = -1;
+	d->flushed = flushed;
+	return ib_post_recv(qp, &wr, NULL);
+}
+
+/* Until @v reaches @n, or WAIT_MS; whether it did. */
+static bool wait_count(atomic_t *v, int n)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(WAIT_MS);
+
+	while (atomic_read(v) < n && time_before(jiffies, end))
+		msleep(20);
+	return atomic_read(v) >= n;
+}
+
+/* test_dead()'s WRs and more: too big for a debug kernel's stack */
+static struct {
+	struct drain_wr d[5], dd[2], s;
+	struct ib_rdma_wr swr;
+	struct ib_event_handler eh;
+	struct ib_wc wc[3];
+} dt;
+
+/*
+ * The device dies under kernel QPs with receives outstanding, one pair on
+ * a CQ that ib_core polls from a workqueue, one on a CQ with a handler of
+ * its own (as IPoIB's).  A dead device raises no interrupt, so this checks
+ * ib_drain_qp()'s steps one by one rather than calling it, which would
+ * hang if one failed: the QP goes to ERR, a receive and a send are posted
+ * to it, and all that was outstanding completes flushed, polled on events
+ * that the driver raises; an arm with IB_CQ_REPORT_MISSED_EVENTS reports
+ * what is left to flush.
+ */
+static void test_dead(void)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	atomic_t rflushed = ATOMIC_INIT(0), sflushed = ATOMIC_INIT(0);
+	struct ib_qp *a = NULL, *b = NULL, *c = NULL, *e = NULL;
+	struct ib_cq_init_attr ca = { .cqe = 64 };
+	atomic_t dflushed = ATOMIC_INIT(0);
+	struct ib_cq *cq, *ecq = NULL;
+	int i, posted = 0, bad = 0;
+	bool reaped;
+
+	memset(&dt, 0, sizeof(dt));
+	dt.swr.wr.opcode = IB_WR_RDMA_WRITE;
+	dt.swr.wr.send_flags = IB_SEND_SIGNALED;
+	INIT_IB_EVENT_HANDLER(&dt.eh, kv.dev, on_event);
+	ib_register_event_handler(&dt.eh);
+	cq = ib_alloc_cq(kv.dev, NULL, 64, 0, IB_POLL_WORKQUEUE);
+	if (!IS_ERR(cq))
+		ecq = ib_create_cq(kv.dev, comp_handler, NULL, NULL, &ca);
+	check(!IS_ERR(cq) && !IS_ERR(ecq),
+	      "a workqueue-polled CQ and one with its own handler");
+	if (IS_ERR(cq) || IS_ERR(ecq))
+		goto out_cq;
+	if (rc_pair(cq, &a, &b) || rc_pair(ecq, &c, &e)) {
+		check(false, "two RC pairs for the dead device test");
+		goto out;
+	}
+	for (i = 0; i < 4; i++)
+		posted += !drain_post_recv(a, &dt.d[i], &rflushed);
+	for (i = 0; i < 2; i++)
+		posted += !drain_post_recv(c, &dt.dd[i], &dflushed);
+	check(posted == 6, "4 and 2 receives posted");
+
+	pr_info("orca_kverbs[%s]: waiting for the device to die\n", run_id);
+	check(wait_for_completion_timeout(&fatal_event,
+					  msecs_to_jiffies(6 * WAIT_MS)),
+	      "IB_EVENT_DEVICE_FATAL");
+	check(!ib_modify_qp(a, &attr, IB_QP_STATE),
+	      "dead device: a kernel QP's modify to ERR succeeds");
+	check(!drain_post_recv(a, &dt.d[4], &rflushed),
+	      "dead device: a receive posted to the QP in ERR");
+	dt.s.cqe.done = drain_recv_done;
+	dt.s.status = -1;
+	dt.s.flushed = &sflushed;
+	dt.swr.wr.wr_cqe = &dt.s.cqe;
+	check(!ib_post_send(a, &dt.swr.wr, NULL),
+	      "dead device: an RDMA WRITE posted to the QP in ERR");
+	reaped = wait_count(&rflushed, 5) && wait_count(&sflushed, 1);
+	check(reaped,
+	      "the workqueue poller reaped them all on the driver's events: %d of 5 receives, %d of 1 send",
+	      atomic_read(&rflushed), atomic_read(&sflushed));
+	for (i = 0; i < 5; i++)
+		bad += dt.d[i].status != IB_WC_WR_FLUSH_ERR;
+	bad += dt.s.status != IB_WC_WR_FLUSH_ERR;
+	check(!bad, "each one IB_WC_WR_FLUSH_ERR (%d not)", bad);
+	attr.qp_state = IB_QPS_RESET;
+	check(!ib_modify_qp(a, &attr, IB_QP_STATE),
+	      "dead device: then to RESET (as IPoIB's stop does)");
+
+	/* the other pair stayed in RTS: its receives flush all the same */
+	reinit_completion(&comp_event);
+	check(ib_req_notify_cq(ecq, IB_CQ_NEXT_COMP) == 0 &&
+	      wait_for_completion_timeout(&comp_event,
+					  msecs_to_jiffies(WAIT_MS)),
+	      "dead device: an arm with receives to flush gets its event");
+	check(ib_req_notify_cq(ecq, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS) == 1,
+	      "dead device: an arm reporting missed events reports them");
+	i = poll_n(ecq, dt.wc, 2);
+	check(i == 2 && dt.wc[0].status == IB_WC_WR_FLUSH_ERR &&
+	      dt.wc[1].status == IB_WC_WR_FLUSH_ERR &&
+	      dt.wc[0].wr_cqe == &dt.dd[0].cqe && dt.wc[1].wr_cqe == &dt.dd[1].cqe,
+	      "both polled in order, flushed (%d)", i);
+	check(ib_req_notify_cq(ecq, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS) == 0 &&
+	      ib_poll_cq(ecq, 3, dt.wc) == 0,
+	      "then nothing more to report or poll");
+out:
+	destroy_qps(a, b);
+	destroy_qps(c, e);
+out_cq:
+	if (!IS_ERR_OR_NULL(ecq))
+		ib_destroy_cq(ecq);
+	if (!IS_ERR(cq))
+		ib_free_cq(cq);
+	ib_unregister_event_handler(&dt.eh);
+}
+
 /* One signaled WR on @qp; the status of its completion, -1 if none. */
 static int post_one(struct ib_cq *cq, struct ib_qp *qp, struct ib_send_wr *wr)
 {
@@ -717,6 +864,10 @@ static void run(struct ib_device *dev)
 	if (ib_dma_mapping_error(dev, kv.src_dma) ||
 	    ib_dma_mapping_error(dev, kv.dst_dma)) {
 		check(false, "DMA mapping of the buffers");
+		goto out_buf;
+	}
+	if (dead_param) {
+		test_dead();
 		goto out_buf;
 	}
 	cq = ib_alloc_cq(dev, NULL, 256, 0, IB_POLL_DIRECT);

@@ -6,8 +6,11 @@
 # RC and UD QPs on driver rings, SEND/SEND_WITH_IMM/inline with every
 # byte checked, completion events, a bad lkey, ib_drain_qp) and prints
 # one TAP line per check into the kernel log; they are relayed here.
-# Then the same again after a reload of orca (rings and lists start over),
-# and no oops, WARNING or sanitizer report in the log.
+# Then the same again after a reload of orca (rings and lists start over);
+# then the module's dead=1 run: the device's health turns fatal under
+# kernel QPs with work outstanding, and all of it completes flushed (the
+# steps of ib_drain_qp); the dead device unloads and a reload brings it
+# back; and no oops, WARNING or sanitizer report in the log.
 # Prints TAP; exit status = number of failures.
 #   ORCA_DEV (orca0), ORCA_KO, ORCA_BUILD, ORCA_KTEST (the module; the
 #   debug kernel's is build/ktest-debug/)
@@ -25,13 +28,22 @@ ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 build=${ORCA_BUILD:-$here/../../build}
 ktest=${ORCA_KTEST:-$build/ktest/orca_kverbs_test.ko}
 
-# One load of the module; its TAP lines become diagnostics, and the load
-# one test: all of its checks passed (and there were some).
+# One load of the module (kverbs_run WHAT MIN [dead=1]); its TAP lines
+# become diagnostics, and the load one test: all of its checks passed
+# (at least MIN).  With dead=1 the device's health is made fatal once the
+# module waits for it.
 kverbs_run() {
-    local what=$1 id rc lines n bad planned
+    local what=$1 min=$2 id rc lines n bad planned pid
+    shift 2
     id=$(now_us)
     echo "kverbs: run $id" > /dev/kmsg
-    insmod "$ktest" dev="$dev" run="$id" 2> /dev/null
+    insmod "$ktest" dev="$dev" run="$id" "$@" 2> /dev/null &
+    pid=$!
+    if [[ $* == *dead=1* ]]; then
+        wait_until "$ORCA_WAIT" klog_has "orca_kverbs\[$id\]: waiting for the device to die"
+        hostctl fatal > /dev/null
+    fi
+    wait "$pid"
     rc=$?
     rmmod orca_kverbs_test 2> /dev/null
     lines=$(klog_since "kverbs: run $id" | sed -n "s/.*orca_kverbs\[$id\]: //p")
@@ -39,19 +51,25 @@ kverbs_run() {
     bad=$(grep -c '^not ok ' <<< "$lines")
     planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<< "$lines")
     diag "$(grep -E '^not ok' <<< "$lines" | head -n 8)"
-    ((rc == 0 && bad == 0 && n == ${planned:-0} && n >= 30))
+    ((rc == 0 && bad == 0 && n == ${planned:-0} && n >= min))
     ok $? "$what: $n of ${planned:-?} checks passed, $bad failed (insmod exit $rc)"
 }
+# shellcheck disable=SC2317  # called by wait_until
+klog_has() { klog_since "kverbs: run $id" | grep -q -- "$1"; }
+reload() { rmmod orca && hostctl misbehave clear > /dev/null && insmod "$ko" && wait_dev 1; }
 
-plan 5
+plan 7
 mark="kverbs: $(now_us)"
 echo "$mark" > /dev/kmsg
 [[ -r $ktest ]]
 ok $? "the test module is built ($ktest)"
-kverbs_run "kernel verbs on $dev"
-rmmod orca && insmod "$ko" && wait_dev 1
+kverbs_run "kernel verbs on $dev" 30
+reload
 ok $? "orca reloaded ($WAITED s)"
-kverbs_run "kernel verbs on $dev after a reload"
+kverbs_run "kernel verbs on $dev after a reload" 30
+kverbs_run "the device dies under kernel QPs with work outstanding" 12 dead=1
+reload
+ok $? "rmmod of the dead device, reload: $dev back ($WAITED s)"
 oops=$(klog_oopses "$mark")
 [[ -z $oops ]]
 ok $? "no oops, WARNING or sanitizer report in the kernel log"

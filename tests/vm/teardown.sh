@@ -1,7 +1,8 @@
 #!/bin/bash
 # Guest test, first guest of scripts/vm2.sh --sm none, after ipoib.sh (ib0
 # up on both hosts; OpenSM runs here): the other host unloads orca while
-# the kernel's RDMA stack uses it, and loads it again.
+# the kernel's RDMA stack uses it, and loads it again; then the same with
+# its device dying first (health fatal) under that load.
 #  - load on the other host: IPoIB (ib0 with its address, a ping running
 #    against it), an rdma_cm server with a connection open (rping, this
 #    host the client), an NVMe/RDMA target with this host's controller
@@ -14,6 +15,11 @@
 #    port linked to its subsystem again (nvmet-rdma drops its listener
 #    with the device), the NVMe controller here reconnects by itself and a
 #    verified write and read go through it;
+#  - the same round again, the device there dying first (health fatal):
+#    the driver there declares it dead, and the dead device unloads as
+#    above (ib_drain_qp() and every ULP's teardown finish on it: the rping
+#    server ends; the client here, if it waits for the server, is stopped)
+#    and insmod brings it all back;
 #  - no kernel warning on either host.
 # Prints TAP.  ORCA_DEV (orca0); the other guest's ORCA_KO.
 # (the functions wait_until calls look unreachable to shellcheck)
@@ -37,7 +43,7 @@ rping_pid='' ping_pid=''
 trap 'kill $rping_pid $ping_pid 2> /dev/null; rm -rf "$tmp"' EXIT
 mark="orca-teardown-test-$$"
 klog_mark_both "$mark"
-plan 12
+plan 22
 if ! pair_remote; then
     echo "Bail out! teardown.sh needs the second guest of scripts/vm2.sh"
     exit 1
@@ -71,9 +77,11 @@ ib0_up() { peer "ip addr replace $ip_b/24 dev ib0 && ip link set ib0 up && [ \$(
 down() { [[ $(ctrl_state) == connecting || $(ctrl_state) == resetting ]]; }
 rping_done() { ended "$rping_pid" && ended "$spid"; }
 cm_open() { peer "rdma res show cm_id" | grep -q 'state CONNECT'; }
+# the driver there declared its device dead
+peer_dead() { peer ". $_pair_lib/klog.sh && klog_since '$mark' | grep -qE 'device dead \((firmware health is fatal|device reported a fatal error)\)'"; }
 
 # round KIND: the other host's orca goes under the load (KIND rmmod: it is
-# unloaded) and comes back
+# unloaded; fatal: its device dies first) and comes back
 round() {
     local kind=$1 rc t0
     rping_port=$((rping_port + 1))
@@ -86,6 +94,14 @@ round() {
     ping -q -i 0.2 -c 100000 -W 1 "$ip_b" > "$tmp/ping" 2>&1 &
     ping_pid=$!
 
+    if [[ $kind == fatal ]]; then
+        t0=$(now_us)
+        peer "hostctl fatal" > "$tmp/fatal" 2>&1
+        wait_until "$ORCA_WAIT" peer_dead
+        ok $? "fatal: health fatal there, the device dead after $(secs_since "$t0") s"
+        wait_until "$ORCA_WAIT" down
+        diag "fatal: the NVMe controller here: $(ctrl_state) after $(secs_since "$t0") s"
+    fi
     t0=$(now_us)
     peer "timeout -k 5 $ORCA_WAIT rmmod orca" > "$tmp/rmmod" 2>&1
     rc=$?
@@ -93,12 +109,22 @@ round() {
     ((rc)) && diag "$(cat "$tmp/rmmod")"
     peer "[ ! -e /sys/class/infiniband/$dev ] && [ ! -e /sys/class/net/ib0 ]"
     ok $? "$kind: there, orca0 and ib0 are gone"
-    wait_until "$ORCA_WAIT" rping_done
-    ok $? "$kind: the rping connection ended on both sides (rdma_cm told both ends)"
+    if [[ $kind == rmmod ]]; then
+        wait_until "$ORCA_WAIT" rping_done
+        ok $? "$kind: the rping connection ended on both sides (rdma_cm told both ends)"
+    else
+        # a dead device says nothing on the wire: a client here with no
+        # WR outstanding waits for the server for good (a peer's reboot)
+        wait_until "$ORCA_WAIT" ended "$spid"
+        ok $? "$kind: the rping server there ended (rdma_cm told it of the removal)"
+        ended "$rping_pid" || diag "$kind: the rping client here waits for its dead peer: stopped"
+        kill "$rping_pid" 2> /dev/null
+    fi
     wait_until "$ORCA_WAIT" down
     ok $? "$kind: the NVMe controller here lost its target and is $(ctrl_state)"
 
     # and comes back
+    [[ $kind == fatal ]] && peer "hostctl misbehave clear" > /dev/null 2>&1
     t0=$(now_us)
     peer "insmod \$ORCA_KO" > "$tmp/insmod" 2>&1
     rc=$?
@@ -128,6 +154,7 @@ round() {
     ok $rc "$kind: fio verified writes and reads through it ($ns)"
 }
 round rmmod
+round fatal
 
 nvme disconnect -n "$nqn" > /dev/null 2>&1
 t=$(nvmet_down_line "$nqn" /tmp/nvmet-td.img 2)

@@ -71,6 +71,7 @@ struct orca_dev {
 	bool fw_back_noted;		/* said once: firmware back, no recovery */
 	/* a dead device, stopped before its memory goes back (orca_dead.c) */
 	struct work_struct quiesce_work;
+	struct work_struct dead_comp_work; /* its completion events */
 	bool reset_requested;		/* by quiesce_work, since it died */
 	bool quiesced;			/* under held_lock: reset acknowledged */
 	struct list_head held;		/* user buffers, page lists it may reach */
@@ -371,6 +372,7 @@ void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf);
 void orca_umem_release(struct orca_dev *dev, struct ib_umem *umem);
 void orca_kbuf_release(struct orca_dev *dev, struct orca_kbuf *kbuf);
 void orca_dead_quiesce_work(struct work_struct *work);
+void orca_dead_comp_work(struct work_struct *work);
 void orca_dead_stop(struct orca_dev *dev, bool quiesced);
 
 /* orca_debugfs.c */
@@ -388,12 +390,14 @@ void orca_ceq_program(struct orca_dev *dev);
 irqreturn_t orca_ceq_irq(int irq, void *data);
 void orca_ceq_sync(struct orca_dev *dev);
 void orca_ceq_drain(struct orca_dev *dev);
+void orca_ceq_event_all(struct orca_dev *dev);
 
 /* orca_kcq.c */
 int orca_kcq_create(struct orca_dev *dev, struct orca_cq *cq, u32 cqe,
 		    struct orca_create_cq_in *in, struct orca_pbl_buf *buf);
 void orca_kcq_destroy(struct orca_dev *dev, struct orca_cq *cq);
 void orca_kcq_event(struct orca_cq *cq);
+bool orca_kcq_take_arm(struct orca_cq *cq);
 void orca_kcq_attach(struct orca_qp *qp);
 void orca_kcq_disown(struct orca_qp *qp);
 int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);

@@ -10,8 +10,9 @@
  * max_cq.  It can still fill (more CQs, or a CQ re-armed before its event
  * was taken): the device then drops the entry, counts it in ceq_overflows
  * and interrupts anyway, and the driver, which cannot tell whose event it
- * was, gives every CQ an event.  A spurious event costs its consumer one
- * empty poll; a lost one blocks it in ibv_get_cq_event() for good.
+ * was, gives every CQ armed an event (orca_kcq_take_arm()).  A spurious
+ * event costs its consumer one empty poll; a lost one blocks it in
+ * ibv_get_cq_event() for good.
  */
 
 #include <linux/interrupt.h>
@@ -84,9 +85,10 @@ void orca_ceq_program(struct orca_dev *dev)
 }
 
 /*
- * The device dropped events it could not post: whose, it cannot say.
- * Under ceq_lock, so no CQ forgotten (orca_forget() + orca_ceq_sync())
- * is called after its destroy went on.
+ * The device dropped events it could not post: whose, it cannot say; or
+ * it is dead.  Every CQ armed gets one.  Under ceq_lock, so no CQ
+ * forgotten (orca_forget() + orca_ceq_sync()) is called after its destroy
+ * went on.
  */
 static void orca_ceq_fire_all(struct orca_dev *dev)
 {
@@ -94,7 +96,8 @@ static void orca_ceq_fire_all(struct orca_dev *dev)
 	unsigned long cqn;
 
 	xa_for_each(&dev->cqs, cqn, cq) {
-		orca_kcq_event(cq);
+		if (!orca_kcq_take_arm(cq))
+			continue;
 		if (cq->ibcq.comp_handler)
 			cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
 	}
@@ -166,6 +169,22 @@ void orca_ceq_drain(struct orca_dev *dev)
 
 	spin_lock_irqsave(&dev->ceq_lock, flags);
 	orca_ceq_process(dev);
+	spin_unlock_irqrestore(&dev->ceq_lock, flags);
+}
+
+/**
+ * orca_ceq_event_all - a completion event for every CQ armed
+ * @dev: device
+ *
+ * For events the device did not post and the driver owes: those it
+ * dropped, and those a dead device no longer raises.
+ */
+void orca_ceq_event_all(struct orca_dev *dev)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->ceq_lock, flags);
+	orca_ceq_fire_all(dev);
 	spin_unlock_irqrestore(&dev->ceq_lock, flags);
 }
 

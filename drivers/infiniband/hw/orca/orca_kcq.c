@@ -58,6 +58,35 @@ void orca_kcq_event(struct orca_cq *cq)
 	spin_unlock_irqrestore(&cq->lock, flags);
 }
 
+/**
+ * orca_kcq_take_arm - an event the driver raises itself: is it due?
+ * @cq: the CQ
+ *
+ * For events the device did not post (it dropped them, or it is dead).
+ * A kernel CQ is due one if its consumer armed it and no event answered
+ * the arm yet; the arm is used up then.  ib_core never arms a CQ it polls
+ * directly and warns at an event for it.  A user CQ's arm is in user
+ * memory: it always gets one, which costs its consumer an empty poll.
+ */
+bool orca_kcq_take_arm(struct orca_cq *cq)
+{
+	unsigned long flags;
+	bool armed;
+	u32 arm;
+
+	if (!cq->kernel)
+		return true;
+	spin_lock_irqsave(&cq->lock, flags);
+	arm = le32_to_cpu(READ_ONCE(cq->dbrec->arm));
+	armed = (arm & ORCA_CQ_ARM_NEXT) &&
+		arm >> ORCA_CQ_ARM_SN_SHIFT ==
+		(cq->arm_sn & (U32_MAX >> ORCA_CQ_ARM_SN_SHIFT));
+	if (armed)
+		cq->arm_sn++;
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return armed;
+}
+
 /* The CQE at the consumer index if the device has written it; under lock. */
 static struct orca_cqe *orca_kcq_next(struct orca_cq *cq)
 {
@@ -126,6 +155,26 @@ static void orca_kcq_fill(struct orca_dev *dev, const struct orca_cqe *cqe,
 	}
 }
 
+/* A queue of a kernel QP with WQEs this CQ has not completed; under lock. */
+static struct orca_kwq *orca_kcq_owed(struct orca_cq *cq, struct orca_qp **qpp)
+{
+	struct orca_qp *qp;
+
+	list_for_each_entry(qp, &cq->send_qps, sq_node) {
+		if (READ_ONCE(qp->sq.head) != qp->sq.tail) {
+			*qpp = qp;
+			return &qp->sq;
+		}
+	}
+	list_for_each_entry(qp, &cq->recv_qps, rq_node) {
+		if (READ_ONCE(qp->rq.head) != qp->rq.tail) {
+			*qpp = qp;
+			return &qp->rq;
+		}
+	}
+	return NULL;
+}
+
 /*
  * A dead device completes nothing more: what its kernel QPs on this CQ
  * still have outstanding completes here with WR_FLUSH_ERR, one WQE at a
@@ -133,31 +182,15 @@ static void orca_kcq_fill(struct orca_dev *dev, const struct orca_cqe *cqe,
  */
 static bool orca_kcq_flush_one(struct orca_cq *cq, struct ib_wc *wc)
 {
-	struct orca_kwq *wq = NULL;
 	struct orca_qp *qp;
-	bool sq = false;
+	struct orca_kwq *wq = orca_kcq_owed(cq, &qp);
 
-	list_for_each_entry(qp, &cq->send_qps, sq_node) {
-		if (READ_ONCE(qp->sq.head) != qp->sq.tail) {
-			wq = &qp->sq;
-			sq = true;
-			break;
-		}
-	}
-	if (!wq) {
-		list_for_each_entry(qp, &cq->recv_qps, rq_node) {
-			if (READ_ONCE(qp->rq.head) != qp->rq.tail) {
-				wq = &qp->rq;
-				break;
-			}
-		}
-	}
 	if (!wq)
 		return false;
 	memset(wc, 0, sizeof(*wc));
 	wc->qp = &qp->ibqp;
 	wc->status = IB_WC_WR_FLUSH_ERR;
-	wc->opcode = sq ? IB_WC_SEND : IB_WC_RECV;
+	wc->opcode = wq == &qp->sq ? IB_WC_SEND : IB_WC_RECV;
 	wc->port_num = 1;
 	wc->wr_id = orca_kwq_retire(wq, wq->tail);
 	return true;
@@ -277,7 +310,9 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
  */
 int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 {
+	struct orca_dev *dev = to_odev(ibcq->device);
 	struct orca_cq *cq = to_ocq(ibcq);
+	struct orca_qp *qp;
 	u32 arm = ORCA_CQ_ARM_NEXT;
 	unsigned long irqflags;
 	int ret = 0;
@@ -293,6 +328,16 @@ int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	smp_mb();
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && orca_kcq_next(cq))
 		ret = 1;
+	/*
+	 * A dead device writes no CQE and raises no event: what poll_cq
+	 * still has to flush is the driver's to report (orca_kick()).
+	 */
+	if (!ret && orca_com_is_dead(&dev->com) && orca_kcq_owed(cq, &qp)) {
+		if (flags & IB_CQ_REPORT_MISSED_EVENTS)
+			ret = 1;
+		else
+			orca_kick(dev);
+	}
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
 }

@@ -148,7 +148,8 @@ void orca_kqp_reset(struct orca_qp *qp)
 	unsigned long flags;
 
 	spin_lock_irqsave(&qp->sq.lock, flags);
-	spin_lock(&qp->rq.lock);
+	/* the same class as the SQ's: always taken after it */
+	spin_lock_nested(&qp->rq.lock, SINGLE_DEPTH_NESTING);
 	qp->sq.head = 0;
 	qp->sq.tail = 0;
 	qp->rq.head = 0;
@@ -405,8 +406,11 @@ int orca_kqp_post_recv(struct orca_dev *dev, struct orca_qp *qp,
 		WRITE_ONCE(qp->dbrec->rq_pi, cpu_to_le32(rq->head));
 	}
 	spin_unlock_irqrestore(&rq->lock, flags);
-	/* in ERR nothing arrives: the device must be told to flush them */
-	if (posted && state == IB_QPS_ERR)
+	/*
+	 * in ERR nothing arrives: the device must be told to flush them (a
+	 * dead device's are flushed by the driver: orca_kick())
+	 */
+	if (posted && (state == IB_QPS_ERR || orca_com_is_dead(&dev->com)))
 		orca_kick(dev);
 	if (err)
 		*bad_wr = wr;

@@ -365,6 +365,7 @@ static void orca_stop(struct orca_dev *dev)
 	cancel_work_sync(&dev->resync_work);
 	cancel_work_sync(&dev->port_work);
 	cancel_work_sync(&dev->quiesce_work);
+	cancel_work_sync(&dev->dead_comp_work);
 	quiesced = !orca_com_dev_reset(&dev->com);
 	pci_free_irq_vectors(pdev);
 	pci_clear_master(pdev);
@@ -461,6 +462,7 @@ static int orca_dev_create(struct orca_pci *opci)
 	spin_lock_init(&dev->port_lock);
 	INIT_DELAYED_WORK(&dev->health_work, orca_health_work);
 	INIT_WORK(&dev->quiesce_work, orca_dead_quiesce_work);
+	INIT_WORK(&dev->dead_comp_work, orca_dead_comp_work);
 	mutex_init(&dev->counters_lock);
 	INIT_LIST_HEAD(&dev->held);
 	spin_lock_init(&dev->held_lock);

@@ -148,7 +148,9 @@ static enum ib_qp_state orca_qp_state(struct orca_dev *dev, struct orca_qp *qp)
 {
 	struct orca_qp_ctx ctx;
 
-	if (orca_read_mirror(dev, qp->ibqp.qp_num, &ctx) &&
+	/* a dead device's mirror is stale: ERR may be recorded here only */
+	if (!orca_com_is_dead(&dev->com) &&
+	    orca_read_mirror(dev, qp->ibqp.qp_num, &ctx) &&
 	    ctx.state <= ORCA_QPS_ERR)
 		WRITE_ONCE(qp->state, orca_qps_to_ib(ctx.state));
 	return READ_ONCE(qp->state);
@@ -215,6 +217,21 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	err = orca_cmd_modify_qp(&dev->com, &in, &ctx);
+	if (err && qp->kernel && (next == IB_QPS_ERR || next == IB_QPS_RESET) &&
+	    orca_com_is_dead(&dev->com)) {
+		/*
+		 * A dead device's QPs are in error (IBA: catastrophic
+		 * error), and ib_drain_qp() and the consumers' teardown go
+		 * on from there, to ERR and to RESET: the state is recorded
+		 * here, and poll_cq flushes what the QP has outstanding (as
+		 * mlx5 does in internal error).
+		 */
+		ibdev_dbg(&dev->ibdev, "QP %u: to %s on a dead device\n",
+			  ibqp->qp_num, next == IB_QPS_ERR ? "ERR" : "RESET");
+		ctx = qp->ctx;
+		ctx.state = next == IB_QPS_ERR ? ORCA_QPS_ERR : ORCA_QPS_RESET;
+		err = 0;
+	}
 	if (err)
 		goto out;
 	qp->ctx = ctx;
@@ -348,6 +365,8 @@ void orca_kick(struct orca_dev *dev)
 {
 	if (!orca_com_is_dead(&dev->com))
 		dev->com.ops->ring(&dev->com, ORCA_FW_VEC_DB);
+	else	/* the driver flushes what was posted, and says so */
+		queue_work(system_wq, &dev->dead_comp_work);
 }
 
 int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
