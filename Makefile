@@ -290,7 +290,8 @@ vm-data:
 # for the verbs, perftest and lossy runs; then the kernel's RDMA stack on
 # it: IPoIB (datagram and connected, multicast through OpenSM's SA and the
 # switch's MFT), rdma_cm's tools and perftest -R over IPoIB addresses,
-# NVMe/RDMA (nvmet-rdma there, nvme-rdma here, fio verify), UCX and Open
+# NVMe/RDMA (nvmet-rdma there, nvme-rdma here, fio verify), NFSv4.2 over
+# RDMA (nfsd's RDMA listener there, every byte checked both ways), UCX and Open
 # MPI, and last the other host's orca unloaded and loaded under all that,
 # once as it is and once after its device died
 vm-twohost:
@@ -298,7 +299,7 @@ vm-twohost:
 	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \
 	    $(T)/lib/run-tests.sh $(T)/vm/opensm.sh $(T)/vm/twohost.sh \
 	    $(T)/vm/perftest.sh $(T)/vm/lossy.sh $(T)/vm/ipoib.sh \
-	    $(T)/vm/rdmacm.sh $(T)/vm/nvme.sh $(T)/vm/ucx-mpi.sh \
+	    $(T)/vm/rdmacm.sh $(T)/vm/nvme.sh $(T)/vm/nfs.sh $(T)/vm/ucx-mpi.sh \
 	    $(T)/vm/teardown.sh || true
 
 vm-twohost-ece:
