@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
- * Unit tests of fast registration (FRWR), from the interface (orca_hw_cmd.h
+ * Unit tests of fast registration (FRWR), from the interface (orca_hw_cmd_mem.h
  * ALLOC_MR and ORCA_QP_CREATE_FAST_REG, orca_hw_io.h's REG_MR WQE) and IBA
  * vol 1 10.6.3.5, not from the device's code: the switch, ALLOC_MR, free
  * regions, REG_MR WQEs and their refusals, data through a valid region

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Unit tests of the port's multicast groups, from the interface
- * (orca_hw_cmd.h, struct orca_mcast_in) and IBA vol 1 (10.5.2.4,
+ * (orca_hw_cmd_qp.h, struct orca_mcast_in) and IBA vol 1 (10.5.2.4,
  * 11.4.2.4), not from the device's code: ATTACH_MCAST and DETACH_MCAST,
  * their checks and three limits, a group as an (MGID, MLID) pair that
  * lives while a QP is attached, DESTROY_QP and RESET detaching; and a

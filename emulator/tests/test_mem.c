@@ -11,7 +11,7 @@
 #include "orca_log.h"
 
 /*
- * A chained page list (orca_hw_cmd.h): 4 KiB chunks of 511 entries, each
+ * A chained page list (orca_hw_cmd_mem.h): 4 KiB chunks of 511 entries, each
  * naming the next chunk in its last slot.  1000 entries take two chunks;
  * the device's copy holds them in order across the boundary.
  */
@@ -160,7 +160,7 @@ static bool cqe_of(struct fx *f, struct ring_cq *cq, uint32_t qpn,
 }
 
 /*
- * ORCA_RESERVED_LKEY (orca_hw_cmd.h): on a QP created with
+ * ORCA_RESERVED_LKEY (orca_hw_cmd_qp.h): on a QP created with
  * ORCA_QP_CREATE_RESERVED_LKEY an SGE may name guest memory by its
  * address, for the local side of SEND, receive and READ; nowhere else,
  * and only RAM.

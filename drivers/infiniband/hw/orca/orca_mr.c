@@ -83,7 +83,7 @@ static void orca_pbl_link(struct orca_pbl_buf *buf, size_t n,
  * @first_off: set to the offset of @iova in the first page
  *
  * A list of up to ORCA_PBL_CHUNK_SLOTS entries is one 4 KiB chunk; a
- * longer one is a chain of them (orca_hw_cmd.h), so that no registration
+ * longer one is a chain of them (orca_hw_cmd_mem.h), so that no registration
  * needs more than order-0 pages and a region may be as large as
  * max_mr_size says.
  *

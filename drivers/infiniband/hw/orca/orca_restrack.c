@@ -142,7 +142,7 @@ int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
-	/* orca_hw_cmd.h: lkey = index << 8 | key byte, rkey = lkey */
+	/* orca_hw_cmd_mem.h: lkey = index << 8 | key byte, rkey = lkey */
 	if (rdma_nl_put_driver_u32(msg, "mr_index", ibmr->lkey >> 8) ||
 	    rdma_nl_put_driver_u32_hex(msg, "key", ibmr->lkey & 0xff) ||
 	    rdma_nl_put_driver_u32(msg, "dev_pdn",
