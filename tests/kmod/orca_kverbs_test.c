@@ -466,7 +466,7 @@ struct drain_wr {
 	atomic_t *flushed;
 };
 
-static void drain_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+static void drain_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct drain_wr *d = container_of(wc->wr_cqe, struct drain_wr, cqe);
 
@@ -474,14 +474,32 @@ static void drain_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 	atomic_inc(d->flushed);
 }
 
+/* @d waits for its completion, counted in @flushed. */
+static void drain_wr_init(struct drain_wr *d, atomic_t *flushed)
+{
+	d->cqe.done = drain_done;
+	d->status = -1;
+	d->flushed = flushed;
+}
+
+/* A receive of 64 bytes into kv.dst whose completion @d takes. */
+static int drain_post_recv(struct ib_qp *qp, struct drain_wr *d,
+			   atomic_t *flushed)
+{
+	struct ib_sge sge = { .addr = kv.dst_dma, .length = 64,
+			      .lkey = kv.pd->local_dma_lkey };
+	struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1,
+				 .wr_cqe = &d->cqe };
+
+	drain_wr_init(d, flushed);
+	return ib_post_recv(qp, &wr, NULL);
+}
+
 /* ib_drain_qp() on a softirq-polled CQ: posted receives flush, it returns. */
 static void test_drain(void)
 {
 	struct drain_wr d[4];
 	atomic_t flushed = ATOMIC_INIT(0);
-	struct ib_sge sge = { .addr = kv.dst_dma, .length = 64,
-			      .lkey = kv.pd->local_dma_lkey };
-	struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1 };
 	struct ib_qp *a, *b;
 	struct ib_cq *cq;
 	int i, posted = 0;
@@ -494,13 +512,8 @@ static void test_drain(void)
 		check(false, "RC pair for the drain test");
 		goto out;
 	}
-	for (i = 0; i < 4; i++) {
-		d[i].cqe.done = drain_recv_done;
-		d[i].status = -1;
-		d[i].flushed = &flushed;
-		wr.wr_cqe = &d[i].cqe;
-		posted += !ib_post_recv(a, &wr, NULL);
-	}
+	for (i = 0; i < 4; i++)
+		posted += !drain_post_recv(a, &d[i], &flushed);
 	check(posted == 4, "4 receives posted");
 	ib_drain_qp(a);		/* hangs if the device never flushes */
 	check(atomic_read(&flushed) == 4 && d[0].status == IB_WC_WR_FLUSH_ERR &&
@@ -518,20 +531,6 @@ static void on_event(struct ib_event_handler *h, struct ib_event *e)
 {
 	if (e->event == IB_EVENT_DEVICE_FATAL)
 		complete(&fatal_event);
-}
-
-static int drain_post_recv(struct ib_qp *qp, struct drain_wr *d,
-			   atomic_t *flushed)
-{
-	struct ib_sge sge = { .addr = kv.dst_dma, .length = 64,
-			      .lkey = kv.pd->local_dma_lkey };
-	struct ib_recv_wr wr = { .sg_list = &sge, .num_sge = 1,
-				 .wr_cqe = &d->cqe };
-
-	d->cqe.done = drain_recv_done;
-	d->status = -1;
-	d->flushed = flushed;
-	return ib_post_recv(qp, &wr, NULL);
 }
 
 /* Until @v reaches @n, or WAIT_MS; whether it did. */
@@ -603,9 +602,7 @@ static void test_dead(void)
 	      "dead device: a kernel QP's modify to ERR succeeds");
 	check(!drain_post_recv(a, &dt.d[4], &rflushed),
 	      "dead device: a receive posted to the QP in ERR");
-	dt.s.cqe.done = drain_recv_done;
-	dt.s.status = -1;
-	dt.s.flushed = &sflushed;
+	drain_wr_init(&dt.s, &sflushed);
 	dt.swr.wr.wr_cqe = &dt.s.cqe;
 	check(!ib_post_send(a, &dt.swr.wr, NULL),
 	      "dead device: an RDMA WRITE posted to the QP in ERR");

@@ -105,3 +105,12 @@ klog_oopses_both() {
     klog_oopses "$1"
     pair_remote && peer ". $_pair_lib/klog.sh && klog_oopses '$1'"
 }
+# ok_no_oopses_both MARK: one TAP test (tap.sh's ok): no crash or kernel
+# checker report after MARK in the kernel log of either guest
+ok_no_oopses_both() {
+    local oops
+    oops=$(klog_oopses_both "$1")
+    [[ -z $oops ]]
+    ok $? "no kernel warning on either host"
+    [[ -z $oops ]] || diag "$oops"
+}

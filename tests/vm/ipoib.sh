@@ -176,8 +176,5 @@ t0=$(now_us)
 up && pings -c 3
 ok $? "ib_ipoib loaded again: carrier and ping after $(secs_since "$t0") s: $(ping_summary)"
 
-oops=$(klog_oopses_both "$mark")
-[[ -z $oops ]]
-ok $? "no kernel warning on either host"
-[[ -n $oops ]] && diag "$oops"
+ok_no_oopses_both "$mark"
 done_testing

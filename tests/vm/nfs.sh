@@ -136,8 +136,5 @@ left=$(peer "rdma res show qp link $dev/1" | grep -c 'comm \[rdma_cm\]')
 ok $? "the server taken down and its modules unloaded: no rdma_cm QP left there (exit $rc)"
 ((rc)) && diag "$(tail -n 5 "$tmp/down")"
 
-oops=$(klog_oopses_both "$mark")
-[[ -z $oops ]]
-ok $? "no kernel warning on either host"
-[[ -n $oops ]] && diag "$oops"
+ok_no_oopses_both "$mark"
 done_testing

@@ -120,8 +120,5 @@ modprobe -r nvme-rdma 2> /dev/null
 ok $? "target taken down and modules unloaded: no rdma_cm ID of either left (exit $rc)"
 ((rc)) && diag "$(cat "$tmp/down")"
 
-oops=$(klog_oopses_both "$mark")
-[[ -z $oops ]]
-ok $? "no kernel warning on either host"
-[[ -n $oops ]] && diag "$oops"
+ok_no_oopses_both "$mark"
 done_testing

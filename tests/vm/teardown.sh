@@ -161,8 +161,5 @@ t=$(nvmet_down_line "$nqn" /tmp/nvmet-td.img 2)
 peer "$t" > "$tmp/down" 2>&1
 modprobe -r nvme-rdma 2> /dev/null
 ok $? "controller disconnected, target and modules gone"
-oops=$(klog_oopses_both "$mark")
-[[ -z $oops ]]
-ok $? "no kernel warning on either host"
-[[ -n $oops ]] && diag "$oops"
+ok_no_oopses_both "$mark"
 done_testing
