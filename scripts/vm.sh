@@ -278,6 +278,8 @@ mkfifo "$FIFO"
     printf 'ORCA_VM_NAME=%q\n' "$NAME"
     printf 'ORCA_HOSTNAME=%q\n' "$GUEST_HOSTNAME"
     printf 'ORCA_LINK_ADDR=%q\n' "${LINK##*:}"
+    # the guest reports what hangs 30 s before the bound (stage2.sh)
+    if ((TIMEOUT >= 90)); then printf 'ORCA_HANG_AT=%d\n' $((TIMEOUT - 30)); fi
 } > "$JOB/vm.conf"
 if (($# == 1)); then
     printf '%s\n' "$1" > "$JOB/cmd.sh"
@@ -450,6 +452,12 @@ if ((RC != 0)); then
     if [[ ! -r $RUN/cmd-start ]] || ((RC == 124 || RC == 254)); then
         say "--- serial console, last 40 lines ($JOB/console.log)"
         tail -n 40 "$JOB/console.log" >&2 2>/dev/null
+    fi
+    if ((RC == 124)) && [[ -s $JOB/hang.txt ]]; then
+        say "--- the guest's hang report, at most 150 lines ($JOB/hang.txt)"
+        head -n 150 "$JOB/hang.txt" >&2
+    elif ((RC == 124)); then
+        say "--- no hang report from the guest: its kernel did not run its watchdog"
     fi
     say "--- emulator log, last 30 lines ($JOB/emu.log, $JOB/emu.out)"
     cat "$JOB/emu.out" "$JOB/emu.log" 2>/dev/null | tail -n 30 >&2

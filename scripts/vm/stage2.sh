@@ -111,12 +111,49 @@ if [[ ${ORCA_NO_PROVIDER:-0} != 1 ]]; then
         echo "ORCA-VM-WARN stage2: $ORCA_BUILD/liborca-rdmav34.so does not exist (provider not built)"
 fi
 
+# The guest's own account of a hang, taken shortly before vm.sh's bound
+# (ORCA_HANG_AT, seconds of uptime): every task that is not sleeping
+# interruptibly, with its kernel stack, then the kernel's blocked tasks and
+# CPUs (sysrq w and l) and its log.  vm.sh shows it on a timeout.  A
+# task stuck in the kernel cannot be killed by a suite's timeout, and a
+# kernel that hangs whole writes nothing: either says where to look.
+hang_report() {
+    local u p s st
+    while read -r u _ < /proc/uptime && ((${u%.*} < ORCA_HANG_AT)); do
+        sleep 5
+    done
+    {
+        echo "orca-vm watchdog: the guest command still runs at uptime $u s"
+        echo "--- tasks not in interruptible sleep (state, wchan, command)"
+        ps -eo pid=,stat=,wchan:28=,args= | awk '$2 !~ /^[SI]/ && $4 != "ps" { print substr($0, 1, 150) }'
+        for p in /proc/[0-9]*; do
+            s=$(< "$p/stat") 2> /dev/null || continue
+            s=${s##*) } st=${s%% *}   # after "(comm) ", which may hold spaces
+            [[ $st == [DR] && ${p#/proc/} != "$BASHPID" ]] || continue
+            echo "--- kernel stack of ${p#/proc/} ($st, $(< "$p/comm"))"
+            head -n 12 "$p/stack" 2>/dev/null
+        done
+        echo w > /proc/sysrq-trigger
+        echo l > /proc/sysrq-trigger
+        sleep 2
+        echo "--- kernel log, last 120 lines"
+        dmesg | tail -n 120
+    } > "$ORCA_JOB/hang.txt" 2>&1
+}
+hang_pid=''
+if [[ ${ORCA_HANG_AT:-0} =~ ^[1-9][0-9]*$ ]]; then
+    hang_report &
+    hang_pid=$!
+fi
+
 cd "${ORCA_CWD:-/tmp}" 2>/dev/null || cd /tmp || :
 echo "orca-vm: running the guest command" > /dev/kmsg
 echo "ORCA-VM-CMD-START uptime=$(uptime_s)"
 bash "$ORCA_JOB/cmd.sh" > >(tee "$ORCA_JOB/output.log") 2>&1 < /dev/null
 rc=$?
-wait "$!" 2>/dev/null   # let tee drain
+# the command's process substitution (tee) was made in the child that ran
+# it, so nothing here waits for it: the watchdog is the only job
+[[ -n $hang_pid ]] && kill "$hang_pid" 2> /dev/null
 echo "orca-vm: guest command exited with status $rc" > /dev/kmsg
 echo "ORCA-VM-CMD-END rc=$rc uptime=$(uptime_s)"
 finish "$rc"

@@ -61,6 +61,23 @@ for f in "${files[@]}"; do
         /^not ok/ && n < 12 { print "  " stage ": " (suite ? suite ": " : "") substr($0, 1, 160); want = 1; n++ }
         END { if (n >= 12) print "  " stage ": (more in its log)" }
     ' "$log"
+    # a stage that ran out of time names no check: say where it stood and
+    # what the guest's hang report (scripts/vm/stage2.sh) saw
+    [[ $note == "timed out" || $note == *timed_out* ]] || continue
+    awk -v stage="${name%.result}" '
+        function say(s) { if (n++ < 30) print "  " stage ": " substr(s, 1, 150) }
+        /^# ---- suite / { suite = $0 }
+        /^(not )?ok / { last = $0 }
+        /^orca-vm watchdog:|^vm.sh: --- no hang report/ {
+            say("last suite started: " suite); say("last result: " last); say($0); next }
+        /^--- tasks not in interruptible sleep/ { part = "tasks"; k = 0; next }
+        /^--- kernel stack of / { part = "stack"; k = 0; if (stacks++ < 3) say($0); next }
+        /^--- kernel log/ { part = "log"; next }
+        /^vm.sh: --- / { part = ""; next }
+        part == "tasks" && k++ < 8 { say($0) }
+        part == "stack" && stacks <= 3 && k++ < 6 { say("    " $0) }
+        part == "log" && /rcu.*stall|blocked for more than|soft lockup|BUG|WARNING|Oops|NMI backtrace|RIP:/ && logs++ < 6 { say($0) }
+    ' "$log"
 done
 echo "$P passed $F failed $S skipped" > "$dir/totals" 2>/dev/null
 echo "$P passed, $F failed, $S skipped"
