@@ -2,7 +2,7 @@
 #
 #   make run      install deps, build, boot the VM once, show the device, run the demo
 #   make check    deps, build, lint, unit, vmtest; ends with "N passed, N failed, N skipped"
-#   make soak     the long campaigns that are not in check (fuzzing, the debug kernel's full list, heavy loss)
+#   make soak     the long campaigns that are not in check (fuzzing, the debug kernel's full list, heavy loss, long ULP runs)
 #   make help     all targets
 #
 # The kernel module is built by kbuild from the top-level Kbuild file, in a
@@ -57,7 +57,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-faults vm-data vm-packages deb run check bench kunit clean help \
 	reliability fuzz driver-debug driver-debug-kunit vm-debug verbs-fuzz \
 	kmod-tree ktest ktest-debug vm-features-off upstream upstream-check \
-	soak vm-debug-full vm-fuzz-long vm-lossy-heavy vm-twohost-lossy-heavy
+	soak vm-debug-full vm-fuzz-long vm-lossy-heavy vm-twohost-lossy-heavy vm-twohost-ulp-long
 
 all: build
 
@@ -71,7 +71,7 @@ help:
 	@echo "  vmtest    three VM boots running tests/vm/*.sh and the verbs tests"
 	@echo "  run       deps, build, boot once: ibv_devinfo -v -d orca0 and the demo"
 	@echo "  check     deps, build, lint, unit, reliability (KUnit in vm-debug), upstream-check, vmtest, then 'N passed, N failed, N skipped'"
-	@echo "  soak      the campaigns (long fuzzing, the debug kernel's full list, 20 % loss), same summary"
+	@echo "  soak      the campaigns (long fuzzing, the debug kernel's full list, 20 % loss, long ULP runs), same summary"
 	@echo "  bench     query-verb latency, fw cmds and syscalls per call: orca0 vs rxe0, one VM boot"
 	@echo "  upstream  patch series for Linux 6.1 and rdma-core v44 in $(BUILD)/upstream (RDMA_CORE_SRC=<v44 tree> for the full rdma-core one)"
 	@echo "  upstream-check  tests of both series (git am, in-tree W=1 + sparse build, checkpatch --strict; part of check)"
@@ -221,7 +221,7 @@ soak:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
 	@$(STAGE) fuzz-emulator-long -- env BUILD=$(BUILD) tests/fuzz/run.sh $(SOAK_FUZZ_SECONDS) || true
-	@$(MAKE) vm-fuzz-long vm-debug-full vm-lossy-heavy vm-twohost-lossy-heavy PART=$(TAPDIR)
+	@$(MAKE) vm-fuzz-long vm-debug-full vm-lossy-heavy vm-twohost-lossy-heavy vm-twohost-ulp-long PART=$(TAPDIR)
 	@$(finish)
 
 # the verbs fuzzer: every regression seed, then 100000 steps (check's
@@ -239,6 +239,18 @@ vm-lossy-heavy:
 vm-twohost-lossy-heavy:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --timeout 2400 -- \
 	    env ORCA_LOSSY_HEAVY=1 ORCA_TEST_TIMEOUT=1800 $(T)/lib/run-tests.sh $(T)/vm/lossy.sh || true
+
+# the kernel's RDMA stack on orca for longer than check's vm-twohost (guests
+# of 3 GiB: the target's namespace and the NFS export are in their RAM): under
+# OpenSM, IPoIB iperf3 of 256 MiB each way in both modes, NVMe/RDMA fio
+# over 512 MiB, NFS over RDMA with 128 MiB each way and fio over 256 MiB,
+# and the other host's orca unloaded and killed under that load 5 times
+vm-twohost-ulp-long:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --mem 3G --timeout 3600 -- \
+	    env ORCA_OPENSM_SCOPE=bringup ORCA_TEST_TIMEOUT=2400 ORCA_IPERF_MIB=256 \
+	    ORCA_NVME_FIO_MIB=512 ORCA_NFS_MIB=128 ORCA_NFS_FIO_MIB=256 ORCA_TEARDOWN_ROUNDS=5 \
+	    $(T)/lib/run-tests.sh $(T)/vm/opensm.sh $(T)/vm/ipoib.sh $(T)/vm/nvme.sh \
+	    $(T)/vm/nfs.sh $(T)/vm/teardown.sh || true
 
 # ------------------------------------------------------------------ vmtest
 # One VM at a time (TCG on a small host).  Each boot is one stage whose TAP

@@ -32,6 +32,9 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/klog.sh"
 
 dev=${ORCA_DEV:-orca0}
+# ORCA_IPERF_MIB (8): what each iperf3 run sends (make soak: more)
+iperf_mib=${ORCA_IPERF_MIB:-8}
+[[ $iperf_mib =~ ^[1-9][0-9]*$ ]] || iperf_mib=8
 ip_a=10.78.0.1 ip_b=10.78.0.2
 bcast=ff12:401b:ffff::ffff:ffff
 tmp=$(mktemp -d)
@@ -60,17 +63,29 @@ pings() { ping -q -W 5 "$@" "$ip_b" > "$tmp/ping" 2>&1 && grep -q ' 0% packet lo
 ping_summary() { grep -E 'transmitted|rtt' "$tmp/ping" | tr '\n' ' '; }
 # iperf ARGS...: iperf3 client here against a one-shot server on the
 # other host; 0 if the client exits 0 (a broken connection is an error)
-# having sent 8 MiB and its peer received data (iperf3's receiver line
-# counts only what was read when the test ended)
+# having sent all it was asked to and its peer received data (iperf3's
+# receiver line counts only what was read when the test ended)
 iperf() {
     local crc
     peer "iperf3 -s -D -1 -p 5201 --logfile /tmp/iperf3-server.out; for i in \$(seq 100); do ss -Hltn 'sport = :5201' | grep -q . && break; sleep 0.1; done"
-    timeout -k 5 120 iperf3 -c "$ip_b" -p 5201 -n 8M "$@" > "$tmp/iperf" 2>&1
+    timeout -k 5 $((120 + iperf_mib)) iperf3 -c "$ip_b" -p 5201 -n "${iperf_mib}M" "$@" > "$tmp/iperf" 2>&1
     crc=$?
-    ((crc == 0)) && grep -Eq ' 8\.[0-9]+ MBytes .* sender$' "$tmp/iperf" &&
-        grep -Eq ' [1-9][0-9.]* MBytes .* receiver$' "$tmp/iperf" && return 0
+    ((crc == 0)) && [[ $(iperf_mib_of sender) -ge $iperf_mib ]] &&
+        [[ $(iperf_mib_of receiver) -ge 1 ]] && return 0
     diag "iperf3 $* exit $crc" "$(tail -n 5 "$tmp/iperf")" "$(peer 'tail -n 3 /tmp/iperf3-server.out')"
     return 1
+}
+# iperf_mib_of sender|receiver: the MiB iperf3's summary line counts
+iperf_mib_of() {
+    awk -v who="$1" '$NF == who {
+        for (i = 2; i <= NF; i++) {
+            f = 0
+            if ($i == "KBytes") f = 1 / 1024
+            else if ($i == "MBytes") f = 1
+            else if ($i == "GBytes") f = 1024
+            if (f) { printf "%d\n", $(i - 1) * f; exit }
+        }
+    }' "$tmp/iperf"
 }
 iperf_rate() { grep -E 'receiver$' "$tmp/iperf" | tr -s ' ' | cut -d' ' -f5-8; }
 # link_is MTU MODE: ib0 has that MTU and IPoIB mode
@@ -144,9 +159,9 @@ ok $? "ping 224.0.0.1 on ib0 (group ff12:401b:ffff::1) answered: $(grep transmit
 peer "sysctl -qw net.ipv4.icmp_echo_ignore_broadcasts=1"
 
 iperf
-ok $? "iperf3 -n 8M to the other host (datagram): $(iperf_rate)"
+ok $? "iperf3 -n ${iperf_mib}M to the other host (datagram): $(iperf_rate)"
 iperf -R
-ok $? "iperf3 -R -n 8M from the other host (datagram): $(iperf_rate)"
+ok $? "iperf3 -R -n ${iperf_mib}M from the other host (datagram): $(iperf_rate)"
 
 # connected mode: RC QPs set up through ib_cm, one message per datagram
 echo connected > /sys/class/net/ib0/mode && ip link set ib0 mtu 65520 &&
@@ -158,9 +173,9 @@ ok $? "ping -s 60000 -M do (unfragmented) in connected mode: $(ping_summary)"
 (($(ipoib_qps here RC) >= 1 && $(ipoib_qps peer RC) >= 1))
 ok $? "RC QPs of [ib_ipoib] on both hosts: $(ipoib_qps here RC) here, $(ipoib_qps peer RC) there"
 iperf
-ok $? "iperf3 -n 8M in connected mode: $(iperf_rate)"
+ok $? "iperf3 -n ${iperf_mib}M in connected mode: $(iperf_rate)"
 iperf -R
-ok $? "iperf3 -R -n 8M in connected mode: $(iperf_rate)"
+ok $? "iperf3 -R -n ${iperf_mib}M in connected mode: $(iperf_rate)"
 echo datagram > /sys/class/net/ib0/mode && peer "echo datagram > /sys/class/net/ib0/mode"
 pings -c 3
 ok $? "datagram mode again: ping $(ping_summary), MTU $(< /sys/class/net/ib0/mtu)"

@@ -18,7 +18,8 @@
 #    the pages of its chunks by fast registration (the device counts
 #    REG_MR WQEs);
 #  - umount, the server taken down, the modules unloaded.
-#  No kernel warning on either host.  Prints TAP.  ORCA_DEV (orca0).
+#  No kernel warning on either host.  Prints TAP.  ORCA_DEV (orca0);
+#  ORCA_NFS_MIB, ORCA_NFS_FIO_MIB: the sizes (make soak: bigger).
 # (the functions wait_until calls look unreachable to shellcheck)
 # shellcheck disable=SC2317
 set -u
@@ -30,6 +31,11 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/klog.sh"
 
 dev=${ORCA_DEV:-orca0}
+# ORCA_NFS_MIB (24): the file each way; ORCA_NFS_FIO_MIB (32): fio's span
+# (make soak: more)
+mib=${ORCA_NFS_MIB:-24} fio_mib=${ORCA_NFS_FIO_MIB:-32}
+[[ $mib =~ ^[1-9][0-9]*$ ]] || mib=24
+[[ $fio_mib =~ ^[1-9][0-9]*$ ]] || fio_mib=32
 ip_b=10.78.0.2
 port=20049
 export_dir=/tmp/orca-nfs-export
@@ -55,7 +61,7 @@ srv="set -e; modprobe nfsd; modprobe rpcrdma"
 srv+="; mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd"
 srv+="; mountpoint -q /var/lib/nfs || mount -t tmpfs tmpfs /var/lib/nfs"
 srv+="; mkdir -p /var/lib/nfs/v4recovery; touch /var/lib/nfs/etab /var/lib/nfs/rmtab"
-srv+="; mkdir -p $export_dir; mount -t tmpfs -o size=256m tmpfs $export_dir"
+srv+="; mkdir -p $export_dir; mount -t tmpfs -o size=$((2 * mib + fio_mib + 64))m tmpfs $export_dir"
 srv+="; echo 10 > /proc/fs/nfsd/nfsv4gracetime; echo 10 > /proc/fs/nfsd/nfsv4leasetime"
 srv+="; rpcbind; exportfs -o rw,no_root_squash,fsid=0,no_subtree_check 10.78.0.0/24:$export_dir"
 srv+="; rpc.mountd -N 3; rpc.nfsd -N 3 4; echo 'rdma $port' > /proc/fs/nfsd/portlist"
@@ -82,7 +88,7 @@ ok $? "the transport: $qa RC QP(s) of rdma_cm here, $qb there"
 
 fr0=$(emu_stat_on here fast_regs)
 # here -> there: the server reads the file from its own tmpfs
-size=$((24 << 20))
+size=$((mib << 20))
 head -c "$size" /dev/urandom > "$tmp/up"
 x0=$(words port_xmit_data)
 t0=$(now_us)
@@ -93,7 +99,7 @@ x1=$(words port_xmit_data)
 want=$(sha256sum < "$tmp/up")
 got=$(peer "sha256sum < $export_dir/up")
 [[ $rc == 0 && $got == "$want" ]]
-ok $? "24 MiB written here, the server's tmpfs has every byte (sha256 ${want:0:16}), in $secs s"
+ok $? "$mib MiB written here, the server's tmpfs has every byte (sha256 ${want:0:16}), in $secs s"
 ((x1 - x0 >= size / 4))
 ok $? "it crossed orca0: port_xmit_data grew by $(((x1 - x0) * 4)) bytes for $size"
 
@@ -106,17 +112,17 @@ got=$(sha256sum < "$mnt/down")
 secs=$(secs_since "$t0")
 r1=$(words port_rcv_data)
 [[ -s $tmp/down.sum && $got == "$(< "$tmp/down.sum")" ]]
-ok $? "24 MiB written there, read here through the mount with no page cache: every byte (sha256 ${got:0:16}), in $secs s"
+ok $? "$mib MiB written there, read here through the mount with no page cache: every byte (sha256 ${got:0:16}), in $secs s"
 ((r1 - r0 >= size / 4))
 ok $? "it crossed orca0: port_rcv_data grew by $(((r1 - r0) * 4)) bytes for $size"
 
 t0=$(now_us)
-timeout -k 5 300 fio --name=orca-nfs --filename="$mnt/fio" --ioengine=libaio --direct=1 \
-    --rw=randwrite --bsrange=4k-1m --iodepth=8 --size=32m --verify=crc32c \
+timeout -k 5 $((300 + 4 * fio_mib)) fio --name=orca-nfs --filename="$mnt/fio" --ioengine=libaio --direct=1 \
+    --rw=randwrite --bsrange=4k-1m --iodepth=8 --size="${fio_mib}m" --verify=crc32c \
     --verify_fatal=1 --do_verify=1 --output="$tmp/fio" > /dev/null 2>&1
 rc=$?
 [[ $rc == 0 ]] && grep -q 'err= 0' "$tmp/fio" && ! grep -qi 'verify: bad' "$tmp/fio"
-ok $? "fio O_DIRECT random writes of 4k-1m, 32 MiB, every block read back and crc32c-verified: exit $rc in $(secs_since "$t0") s"
+ok $? "fio O_DIRECT random writes of 4k-1m, $fio_mib MiB, every block read back and crc32c-verified: exit $rc in $(secs_since "$t0") s"
 ((rc)) && [[ -e $tmp/fio ]] && diag "$(tail -n 12 "$tmp/fio")"
 grep -E '^ +(write|read):' "$tmp/fio" 2> /dev/null | while read -r l; do diag "$l"; done
 grep -E '^[[:space:]]*xprt:' /proc/self/mountstats | while read -r l; do diag "mountstats: $l"; done

@@ -16,7 +16,8 @@
 #    SEND_WITH_INV (remote invalidations counted by this device), and
 #    the host logged no bogus remote invalidation;
 #  - nvme disconnect removes the controller; the target is taken down.
-#  No kernel warning on either host.  Prints TAP.  ORCA_DEV (orca0).
+#  No kernel warning on either host.  Prints TAP.  ORCA_DEV (orca0);
+#  ORCA_NVME_FIO_MIB: the size (make soak: bigger).
 # (the functions wait_until calls look unreachable to shellcheck)
 # shellcheck disable=SC2317
 set -u
@@ -50,7 +51,10 @@ res_of() {   # res_of WHERE TYPE PATTERN: how many lines of rdma res show TYPE m
 }
 
 # the target, in one peer line: module, configfs, a 128 MiB file namespace
-t=$(nvmet_up_line "$nqn" /tmp/nvmet-ns0.img 128M 4420 "1:$ip_b")
+# ORCA_NVME_FIO_MIB (64): fio's span (make soak: more); the namespace is twice that
+fio_mib=${ORCA_NVME_FIO_MIB:-64}
+[[ $fio_mib =~ ^[1-9][0-9]*$ ]] || fio_mib=64
+t=$(nvmet_up_line "$nqn" /tmp/nvmet-ns0.img $((2 * fio_mib))M 4420 "1:$ip_b")
 peer "$t" > "$tmp/target" 2>&1
 rc=$?
 ok $rc "nvmet-rdma target on the other host: $nqn, a file namespace, port $ip_b:4420"
@@ -85,8 +89,8 @@ ok $rc "admin and I/O queues: $qa RC QPs and $ca rdma_cm IDs of [nvme_rdma] here
 
 if [[ -n $ns ]]; then
     t0=$(now_us)
-    timeout -k 5 600 fio --name=orca-verify --filename="$ns" --ioengine=libaio --direct=1 \
-        --rw=randwrite --bsrange=4k-256k --iodepth=16 --size=64m --verify=crc32c \
+    timeout -k 5 $((600 + 4 * fio_mib)) fio --name=orca-verify --filename="$ns" --ioengine=libaio --direct=1 \
+        --rw=randwrite --bsrange=4k-256k --iodepth=16 --size="${fio_mib}m" --verify=crc32c \
         --verify_fatal=1 --do_verify=1 --output="$tmp/fio" > /dev/null 2>&1
     rc=$?
     secs=$(secs_since "$t0")
@@ -94,7 +98,7 @@ else
     rc=1 secs=0
 fi
 [[ $rc == 0 ]] && grep -q 'err= 0' "$tmp/fio" && ! grep -qi 'verify: bad' "$tmp/fio"
-ok $? "fio random writes of 4k-256k, 64 MiB, every block read back and crc32c-verified: exit $rc in $secs s"
+ok $? "fio random writes of 4k-256k, $fio_mib MiB, every block read back and crc32c-verified: exit $rc in $secs s"
 ((rc)) && [[ -e $tmp/fio ]] && diag "$(tail -n 12 "$tmp/fio")"
 grep -E '^ +(write|read):' "$tmp/fio" 2> /dev/null | while read -r l; do diag "$l"; done
 fr=$(($(emu_stat_on here fast_regs) - fr0)) ri=$(($(emu_stat_on here mr_remote_invalidations) - ri0))

@@ -21,7 +21,8 @@
 #    server ends; the client here, if it waits for the server, is stopped)
 #    and insmod brings it all back;
 #  - no kernel warning on either host.
-# Prints TAP.  ORCA_DEV (orca0); the other guest's ORCA_KO.
+# Prints TAP.  ORCA_DEV (orca0); the other guest's ORCA_KO; ORCA_TEARDOWN_ROUNDS
+# (1): how often both rounds run (make soak: more).
 # (the functions wait_until calls look unreachable to shellcheck)
 # shellcheck disable=SC2317
 set -u
@@ -43,7 +44,10 @@ rping_pid='' ping_pid=''
 trap 'kill $rping_pid $ping_pid 2> /dev/null; rm -rf "$tmp"' EXIT
 mark="orca-teardown-test-$$"
 klog_mark_both "$mark"
-plan 22
+# ORCA_TEARDOWN_ROUNDS (1): the two rounds that often (make soak: more)
+rounds=${ORCA_TEARDOWN_ROUNDS:-1}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || rounds=1
+plan $((3 + 19 * rounds))
 if ! pair_remote; then
     echo "Bail out! teardown.sh needs the second guest of scripts/vm2.sh"
     exit 1
@@ -78,19 +82,21 @@ down() { [[ $(ctrl_state) == connecting || $(ctrl_state) == resetting ]]; }
 rping_done() { ended "$rping_pid" && ended "$spid"; }
 cm_open() { peer "rdma res show cm_id" | grep -q 'state CONNECT'; }
 # the driver there declared its device dead
-peer_dead() { peer ". $_pair_lib/klog.sh && klog_since '$mark' | grep -qE 'device dead \((firmware health is fatal|device reported a fatal error)\)'"; }
+peer_dead() { peer ". $_pair_lib/klog.sh && klog_since '$round_mark' | grep -qE 'device dead \((firmware health is fatal|device reported a fatal error)\)'"; }
 
 # round KIND: the other host's orca goes under the load (KIND rmmod: it is
 # unloaded; fatal: its device dies first) and comes back
 round() {
-    local kind=$1 rc t0
+    local kind=$1 tag=$1${2:+ ($2)} rc t0
+    round_mark="$mark-$kind-$r"
+    klog_mark_both "$round_mark"
     rping_port=$((rping_port + 1))
     pair_server "$tmp/rping-server" "$rping_port" timeout -k 5 600 rping -s -a "$ip_b" -p "$rping_port" -C 1000000 -S 1024
     spid=$PAIR_SPID
     timeout -k 5 600 rping -c -a "$ip_b" -p "$rping_port" -C 1000000 -S 1024 > "$tmp/rping" 2>&1 &
     rping_pid=$!
     wait_until "$ORCA_WAIT" cm_open
-    ok $? "$kind: an rping connection to $ip_b open (rdma_cm ID CONNECTed there), IPoIB pinged, the NVMe controller $(ctrl_state)"
+    ok $? "$tag: an rping connection to $ip_b open (rdma_cm ID CONNECTed there), IPoIB pinged, the NVMe controller $(ctrl_state)"
     ping -q -i 0.2 -c 100000 -W 1 "$ip_b" > "$tmp/ping" 2>&1 &
     ping_pid=$!
 
@@ -98,30 +104,30 @@ round() {
         t0=$(now_us)
         peer "hostctl fatal" > "$tmp/fatal" 2>&1
         wait_until "$ORCA_WAIT" peer_dead
-        ok $? "fatal: health fatal there, the device dead after $(secs_since "$t0") s"
+        ok $? "$tag: health fatal there, the device dead after $(secs_since "$t0") s"
         wait_until "$ORCA_WAIT" down
-        diag "fatal: the NVMe controller here: $(ctrl_state) after $(secs_since "$t0") s"
+        diag "$tag: the NVMe controller here: $(ctrl_state) after $(secs_since "$t0") s"
     fi
     t0=$(now_us)
     peer "timeout -k 5 $ORCA_WAIT rmmod orca" > "$tmp/rmmod" 2>&1
     rc=$?
-    ok $rc "$kind: rmmod orca on the other host under load: exit $rc after $(secs_since "$t0") s"
+    ok $rc "$tag: rmmod orca on the other host under load: exit $rc after $(secs_since "$t0") s"
     ((rc)) && diag "$(cat "$tmp/rmmod")"
     peer "[ ! -e /sys/class/infiniband/$dev ] && [ ! -e /sys/class/net/ib0 ]"
-    ok $? "$kind: there, orca0 and ib0 are gone"
+    ok $? "$tag: there, orca0 and ib0 are gone"
     if [[ $kind == rmmod ]]; then
         wait_until "$ORCA_WAIT" rping_done
-        ok $? "$kind: the rping connection ended on both sides (rdma_cm told both ends)"
+        ok $? "$tag: the rping connection ended on both sides (rdma_cm told both ends)"
     else
         # a dead device says nothing on the wire: a client here with no
         # WR outstanding waits for the server for good (a peer's reboot)
         wait_until "$ORCA_WAIT" ended "$spid"
-        ok $? "$kind: the rping server there ended (rdma_cm told it of the removal)"
-        ended "$rping_pid" || diag "$kind: the rping client here waits for its dead peer: stopped"
+        ok $? "$tag: the rping server there ended (rdma_cm told it of the removal)"
+        ended "$rping_pid" || diag "$tag: the rping client here waits for its dead peer: stopped"
         kill "$rping_pid" 2> /dev/null
     fi
     wait_until "$ORCA_WAIT" down
-    ok $? "$kind: the NVMe controller here lost its target and is $(ctrl_state)"
+    ok $? "$tag: the NVMe controller here lost its target and is $(ctrl_state)"
 
     # and comes back
     [[ $kind == fatal ]] && peer "hostctl misbehave clear" > /dev/null 2>&1
@@ -129,11 +135,11 @@ round() {
     peer "insmod \$ORCA_KO" > "$tmp/insmod" 2>&1
     rc=$?
     ((rc == 0)) && wait_until "$ORCA_WAIT" active
-    ok $? "$kind: insmod orca there, orca0 back and ACTIVE after $(secs_since "$t0") s"
+    ok $? "$tag: insmod orca there, orca0 back and ACTIVE after $(secs_since "$t0") s"
     ((rc)) && diag "$(cat "$tmp/insmod")"
     wait_until "$ORCA_WAIT" ib0_up && ip neigh flush dev ib0 &&
         ping -q -W 5 -c 3 "$ip_b" > "$tmp/ping2" 2>&1
-    ok $? "$kind: ib0 back there with its address: $(grep transmitted "$tmp/ping2" 2> /dev/null)"
+    ok $? "$tag: ib0 back there with its address: $(grep transmitted "$tmp/ping2" 2> /dev/null)"
     kill "$ping_pid" 2> /dev/null
     # nvmet-rdma drops a port's listener with its device and does not take
     # it up again by itself: the admin's step, the subsystem linked anew
@@ -141,7 +147,7 @@ round() {
     peer "p=$NVMET_CFS/ports/2; rm \$p/subsystems/$nqn && ln -s $NVMET_CFS/subsystems/$nqn \$p/subsystems/$nqn" > "$tmp/relink" 2>&1 ||
         diag "re-linking the target's port: $(cat "$tmp/relink")"
     wait_until "$ORCA_WAIT" live
-    ok $? "$kind: the NVMe controller reconnected by itself: $(ctrl_state) after $(secs_since "$t0") s"
+    ok $? "$tag: the NVMe controller reconnected by itself: $(ctrl_state) after $(secs_since "$t0") s"
     ns=$(nvme_ns_of "$nqn")
     if [[ -n $ns ]]; then
         timeout -k 5 300 fio --name=orca-td --filename="$ns" --ioengine=libaio --direct=1 \
@@ -151,10 +157,14 @@ round() {
     else
         rc=1
     fi
-    ok $rc "$kind: fio verified writes and reads through it ($ns)"
+    ok $rc "$tag: fio verified writes and reads through it ($ns)"
 }
-round rmmod
-round fatal
+for ((r = 1; r <= rounds; r++)); do
+    which=''
+    ((rounds > 1)) && which="round $r of $rounds"
+    round rmmod "$which"
+    round fatal "$which"
+done
 
 nvme disconnect -n "$nqn" > /dev/null 2>&1
 t=$(nvmet_down_line "$nqn" /tmp/nvmet-td.img 2)
