@@ -42,6 +42,9 @@ start=$EPOCHREALTIME
 ) > "$RESULTS/host-load.txt" &
 sampler=$!
 
+# the host's memcpy: what the device's copies can reach (memcpy_bw.c)
+"$BUILD/tests/memcpy_bw" > "$RESULTS/memcpy.txt" 2>&1 ||
+    echo "bench: memcpy_bw failed: $(cat "$RESULTS/memcpy.txt")" >&2
 BUILD=$BUILD "$REPO/scripts/vm.sh" --name "$NAME" --keep -- "$REPO/tests/bench/bench.sh"
 rc=$?
 
@@ -67,6 +70,34 @@ elif [[ ! -s $RESULTS/table.txt ]]; then
     rc=1
 fi
 
+# memcpy_table PERF MEMCPY TITLE: ib_*_bw 64 KiB of PERF (perf.sh's raw
+# lines) as fractions of the host's memcpy in MEMCPY (memcpy_bw's lines)
+memcpy_table() {
+    awk -v title="$3" '
+    $1 == "MEMCPY" { m[$2] = $3; next }
+    $1 == "PERF" && $3 == 65536 && $2 ~ /^ib_(write|read|send)_bw$/ {
+        v[$2, $4] = $5
+        if (!($2 in seen)) { seen[$2] = 1; prog[++n] = $2 }
+    }
+    function pct(a, b) { return (a ~ /^[0-9.]+$/ && b > 0) ? sprintf("%.0f %%", 100 * a / b) : "?" }
+    END {
+        printf "\nthe memcpy limit, %s: the host copies at %s MiB/s streaming, %s MiB/s cache-hot (64 KiB)\n", title, m["streaming"], m["hot"]
+        fmt = "%-12s | %6s | %10s | %13s | %9s | %10s\n"
+        printf fmt, "program", "bytes", "orca MiB/s", "of streaming", "of hot", "rxe MiB/s"
+        for (i = 1; i <= n; i++) {
+            p = prog[i]; a = v[p, "orca0"]
+            printf fmt, p, 65536, a, pct(a, m["streaming"]), pct(a, m["hot"]), v[p, "rxe0"]
+        }
+        a = v["ib_write_bw", "orca0"]
+        if (a ~ /^[0-9.]+$/ && m["streaming"] > 0)
+            printf "target: ib_write_bw 64 KiB >= 50 %% of streaming memcpy: %s (%s)\n", pct(a, m["streaming"]), (100 * a / m["streaming"] >= 50 ? "met" : "NOT met")
+    }' "$2" "$1"
+}
+if [[ -s $RESULTS/perf.txt && -s $RESULTS/memcpy.txt ]]; then
+    memcpy_table "$RESULTS/perf.txt" "$RESULTS/memcpy.txt" "one host" > "$RESULTS/memcpy_table.txt"
+    cat "$RESULTS/memcpy_table.txt"
+fi
+
 # ------------------------------------------------------------ two hosts
 # The data path again beside two busy loops on the host, as CI machines
 # are shared (issue 24: the tail with the machine busy); leave out with
@@ -77,6 +108,8 @@ if [[ ${BENCH_LOADED:-1} != 0 ]]; then
         (while :; do :; done) &
         loops+=($!)
     done
+    "$BUILD/tests/memcpy_bw" > "$RESULTS/memcpy_loaded.txt" 2>&1 ||
+        echo "bench: memcpy_bw failed: $(cat "$RESULTS/memcpy_loaded.txt")" >&2
     BUILD=$BUILD "$REPO/scripts/vm.sh" --name bench-loaded --keep -- \
         env BENCH_ONLY_PERF=1 "$REPO/tests/bench/bench.sh"
     rc3=$?
@@ -88,6 +121,11 @@ if [[ ${BENCH_LOADED:-1} != 0 ]]; then
     echo
     echo "the same beside two busy loops on the host (BENCH_LOADED=0 leaves it out):"
     cat "$RESULTS/perf_loaded_table.txt" 2> /dev/null || echo "bench: the loaded pass produced no table" >&2
+    if [[ -s $RESULTS/perf_loaded.txt && -s $RESULTS/memcpy_loaded.txt ]]; then
+        memcpy_table "$RESULTS/perf_loaded.txt" "$RESULTS/memcpy_loaded.txt" \
+            "one host beside two busy loops" > "$RESULTS/memcpy_loaded_table.txt"
+        cat "$RESULTS/memcpy_loaded_table.txt"
+    fi
     ((rc3 == 0)) || rc=1
 fi
 
@@ -124,6 +162,8 @@ if [[ ${BENCH_TWOHOST:-1} != 0 ]]; then
         }' "$RESULTS/perf.txt" "$RESULTS/perf2.txt" > "$RESULTS/twohost_table.txt"
         echo
         cat "$RESULTS/twohost_table.txt"
+        memcpy_table "$RESULTS/perf2.txt" "$RESULTS/memcpy.txt" "two hosts" > "$RESULTS/memcpy2_table.txt"
+        cat "$RESULTS/memcpy2_table.txt"
         echo "two hosts: each emulator's transport counters after the run (retries, window and egress waits, drops):"
         cat "$RESULTS/twohost_drops.txt" 2>/dev/null
     else
