@@ -4,6 +4,8 @@
 # $RESULTS (default $BUILD/results/bench).  While the VM runs, samples (once a
 # second) whether other QEMU processes share the cores and says so at the end:
 # the timings of such a run are suspect.
+# Then QP scale (BENCH_SCALE=0 leaves it out): tests/bench/qscale.c in a
+# boot of its own with up to 65,536 QPs ($RESULTS/qscale_table.txt).
 # Last (BENCH_ULP=0 leaves it out), the kernel ULPs between two guests
 # under OpenSM: IPoIB iperf3 and NVMe/RDMA fio on orca0 next to rxe0
 # (tests/bench/ulp.sh, $RESULTS/ulp_table.txt).
@@ -127,6 +129,40 @@ if [[ ${BENCH_LOADED:-1} != 0 ]]; then
         cat "$RESULTS/memcpy_loaded_table.txt"
     fi
     ((rc3 == 0)) || rc=1
+fi
+
+# ------------------------------------------------------------ QP scale
+# One RC QP measured while up to 65,536 more, each connected and in RTS,
+# are created beside it (tests/bench/qscale.c), in a boot whose device
+# offers that many QPs and whose guest has room for their rings;
+# BENCH_SCALE=0 leaves it out.
+if [[ ${BENCH_SCALE:-1} != 0 ]]; then
+    qscale=$BUILD/tests/qscale
+    BUILD=$BUILD "$REPO/scripts/vm.sh" --name bench-scale --mem 4608M --emu-set max_qp=65540 \
+        --timeout 1800 -- "$qscale" -d orca0 > "$RESULTS/qscale.txt" 2>&1
+    rc5=$?
+    if ((rc5 == 0)) && grep -q '^QSCALE ' "$RESULTS/qscale.txt"; then
+        awk '
+        $1 == "QSCALE" {
+            for (i = 2; i <= NF; i++) if (split($i, kv, "=") == 2) f[kv[1]] = kv[2]
+            row[++n] = sprintf("%8s | %12s | %11s | %12s | %9s | %11s", f["qps"], f["create_us"], f["query_ns"], f["write_ns"], f["slab_b"], f["mem_b"])
+            if (n == 1) { q1 = f["query_ns"]; w1 = f["write_ns"] }
+            qn = f["query_ns"]; wn = f["write_ns"]; last = f["qps"]
+        }
+        END {
+            print "\nQP scale: one RC QP measured while more, each connected to itself and in RTS, are created beside it (tests/bench/qscale.c)"
+            print "create = us per QP added (create, INIT, RTR, RTS); query_qp and an 8 B RDMA WRITE posted and polled = median ns; memory = bytes per QP added"
+            printf "%8s | %12s | %11s | %12s | %9s | %11s\n", "QPs", "create us/QP", "query_qp ns", "8 B WRITE ns", "slab B/QP", "all B/QP"
+            for (i = 1; i <= n; i++) print row[i]
+            if (n > 1 && q1 > 0 && w1 > 0)
+                printf "at %s QPs against 1: query_qp %.2fx, WRITE %.2fx (flat = 1x)\n", last, qn / q1, wn / w1
+        }' "$RESULTS/qscale.txt" > "$RESULTS/qscale_table.txt"
+        cat "$RESULTS/qscale_table.txt"
+    else
+        echo "bench: QP-scale measurement FAILED (vm.sh exit status $rc5):" >&2
+        grep -E 'QSCALE|vm.sh:' "$RESULTS/qscale.txt" | tail -n 5 >&2
+        ((rc == 0)) && rc=1
+    fi
 fi
 
 if [[ ${BENCH_TWOHOST:-1} != 0 ]]; then
