@@ -68,8 +68,10 @@ sleep_s() {
     [[ -n $_tap_sleep_fd ]] || exec {_tap_sleep_fd}<> <(:)
     read -r -t "$1" -u "$_tap_sleep_fd" _ || :
 }
-ORCA_WAIT=${ORCA_WAIT:-120}
-[[ $ORCA_WAIT =~ ^[1-9][0-9]*$ ]] || ORCA_WAIT=120
+# pos_int VALUE DEFAULT: VALUE if it is a positive integer, else DEFAULT
+# (a knob from the environment)
+pos_int() { if [[ $1 =~ ^[1-9][0-9]*$ ]]; then echo "$1"; else echo "$2"; fi; }
+ORCA_WAIT=$(pos_int "${ORCA_WAIT:-}" 120)
 export ORCA_WAIT
 # WAITED is for the sourcing script:
 # shellcheck disable=SC2034

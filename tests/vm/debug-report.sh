@@ -10,6 +10,8 @@
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/klog.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/klog.sh"
 
 kml=/sys/kernel/debug/kmemleak
 
@@ -63,20 +65,12 @@ else
     fail "kmemleak: scan (is $kml there?)"
 fi
 
-# From stage 2 on (scripts/vm/stage2.sh), when the first module of ours
-# loads.  The kernel's own boot before it ran none of our code (a KASAN
-# report in its early interrupt entry was seen there under a loaded
-# host): a report there is shown, not judged.
-# (if the log no longer holds the mark, all of it is judged)
-hits='' boot_hits='' since=1
-dmesg 2>&1 | grep -q "orca-vm: stage 2 loading modules" && since=0
+# From stage 2 on (klog_ours), when the first module of ours loads.  The
+# kernel's own boot before it ran none of our code (a KASAN report in its
+# early interrupt entry was seen there under a loaded host): a report
+# there is shown, not judged.
+hits=''
 while IFS= read -r line; do
-    [[ $line == *"orca-vm: stage 2 loading modules"* ]] && since=1
-    ((since)) || case $line in
-        *KASAN* | *UBSAN* | *"BUG:"* | *"WARNING:"* | *"kernel BUG"* | *Oops*)
-            boot_hits+="$line"$'\n' ;;
-        esac
-    ((since)) || continue
     case $line in
     *KASAN* | *UBSAN* | *"BUG:"* | *"WARNING:"* | *"kernel BUG"* | *Oops* | \
         *"general protection fault"* | *"possible circular locking"* | \
@@ -92,13 +86,13 @@ while IFS= read -r line; do
         # kmemleak's summary: its suspects were judged above
         ((ours == 0)) || hits+="$line"$'\n' ;;
     esac
-done < <(dmesg 2>&1)
+done < <(klog_ours)
 [[ -z $hits ]]
 ok $? "kernel log: no KASAN, UBSAN, lockdep, DMA-API, debug-objects, BUG, WARNING or hung-task report"
 if [[ -n $hits ]]; then
     diag "$hits"
     diag "full log: \$ORCA_JOB/dmesg.txt"
 fi
-[[ -z $boot_hits ]] ||
-    diag "the kernel's own boot, before stage 2 loaded anything of ours, reported (not judged here):" "$boot_hits"
+boot=$(klog_boot_reports)
+[[ -z $boot ]] || diag "the kernel's own boot, before stage 2 loaded anything of ours, reported (not judged here):" "$boot"
 done_testing

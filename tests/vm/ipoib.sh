@@ -33,8 +33,7 @@ set -u
 
 dev=${ORCA_DEV:-orca0}
 # ORCA_IPERF_MIB (8): what each iperf3 run sends (make soak: more)
-iperf_mib=${ORCA_IPERF_MIB:-8}
-[[ $iperf_mib =~ ^[1-9][0-9]*$ ]] || iperf_mib=8
+iperf_mib=$(pos_int "${ORCA_IPERF_MIB:-}" 8)
 ip_a=10.78.0.1 ip_b=10.78.0.2
 bcast=ff12:401b:ffff::ffff:ffff
 tmp=$(mktemp -d)

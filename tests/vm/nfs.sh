@@ -33,9 +33,7 @@ set -u
 dev=${ORCA_DEV:-orca0}
 # ORCA_NFS_MIB (24): the file each way; ORCA_NFS_FIO_MIB (32): fio's span
 # (make soak: more)
-mib=${ORCA_NFS_MIB:-24} fio_mib=${ORCA_NFS_FIO_MIB:-32}
-[[ $mib =~ ^[1-9][0-9]*$ ]] || mib=24
-[[ $fio_mib =~ ^[1-9][0-9]*$ ]] || fio_mib=32
+mib=$(pos_int "${ORCA_NFS_MIB:-}" 24) fio_mib=$(pos_int "${ORCA_NFS_FIO_MIB:-}" 32)
 ip_b=10.78.0.2
 port=20049
 export_dir=/tmp/orca-nfs-export

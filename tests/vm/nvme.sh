@@ -52,8 +52,7 @@ res_of() {   # res_of WHERE TYPE PATTERN: how many lines of rdma res show TYPE m
 
 # the target, in one peer line: module, configfs, a 128 MiB file namespace
 # ORCA_NVME_FIO_MIB (64): fio's span (make soak: more); the namespace is twice that
-fio_mib=${ORCA_NVME_FIO_MIB:-64}
-[[ $fio_mib =~ ^[1-9][0-9]*$ ]] || fio_mib=64
+fio_mib=$(pos_int "${ORCA_NVME_FIO_MIB:-}" 64)
 t=$(nvmet_up_line "$nqn" /tmp/nvmet-ns0.img $((2 * fio_mib))M 4420 "1:$ip_b")
 peer "$t" > "$tmp/target" 2>&1
 rc=$?

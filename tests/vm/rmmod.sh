@@ -5,6 +5,8 @@
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/klog.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/klog.sh"
 
 dev=${ORCA_DEV:-orca0}
 limit=${ORCA_RMMOD_TIMEOUT:-$ORCA_WAIT}
@@ -44,14 +46,11 @@ done < /proc/iomem
 ok $? "no orca region left in /proc/iomem"
 [[ -z $hits ]] || diag "$hits"
 
-# The log from stage 2 on (scripts/vm/stage2.sh), when the first module
-# of ours loads: nothing here is expected to warn.  The kernel's own boot
-# before it ran none of our code; a report there is shown, not judged.
-# (if the log no longer holds the mark, all of it is judged)
-hits='' boot_hits='' ours=1
-dmesg 2>&1 | grep -q "orca-vm: stage 2 loading modules" && ours=0
+# The log from stage 2 on (klog_ours), when the first module of ours
+# loads: nothing here is expected to warn.  The kernel's own boot before it
+# ran none of our code; a report there is shown, not judged.
+hits=''
 while IFS= read -r line; do
-    [[ $line == *"orca-vm: stage 2 loading modules"* ]] && ours=1
     case $line in
     *"kmemleak: "*) ;;   # the debug kernel's kmemleak: debug-report.sh judges its suspects
     # vm-debug's failslab.sh fails the nth allocation of a thread; when that
@@ -61,12 +60,13 @@ while IFS= read -r line; do
     *WARNING:* | *BUG:* | *"kernel BUG"* | *Oops* | *"general protection fault"* | \
         *"Call Trace"* | *[Ll]eak* | *UBSAN* | *KASAN* | *"refcount_t:"* | *"list_add corruption"* | \
         *"list_del corruption"* | *"sleeping function called"* | *"scheduling while atomic"*)
-        if ((ours)); then hits+="$line"$'\n'; else boot_hits+="$line"$'\n'; fi ;;
+        hits+="$line"$'\n' ;;
     esac
-done < <(dmesg 2>&1)
+done < <(klog_ours)
 [[ -z $hits ]]
 ok $? "dmesg has no WARN/BUG/Oops/leak lines"
 [[ -z $hits ]] || diag "$hits"
-[[ -z $boot_hits ]] || diag "the kernel's own boot, before stage 2 loaded anything of ours, reported (not judged here):" "$boot_hits"
+boot=$(klog_boot_reports)
+[[ -z $boot ]] || diag "the kernel's own boot, before stage 2 loaded anything of ours, reported (not judged here):" "$boot"
 
 done_testing

@@ -45,8 +45,7 @@ trap 'kill $rping_pid $ping_pid 2> /dev/null; rm -rf "$tmp"' EXIT
 mark="orca-teardown-test-$$"
 klog_mark_both "$mark"
 # ORCA_TEARDOWN_ROUNDS (1): the two rounds that often (make soak: more)
-rounds=${ORCA_TEARDOWN_ROUNDS:-1}
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || rounds=1
+rounds=$(pos_int "${ORCA_TEARDOWN_ROUNDS:-}" 1)
 plan $((3 + 19 * rounds))
 if ! pair_remote; then
     echo "Bail out! teardown.sh needs the second guest of scripts/vm2.sh"
