@@ -40,7 +40,10 @@ void destroy_all(struct orca_dev *dev)
 		free(dev->qps[i]);
 		dev->qps[i] = NULL;
 	}
-	dev->live_qps = NULL;
+	dev->live_qps = dev->unringed_qps = dev->unringed_tail = NULL;
+	dev->run_head = dev->run_tail = NULL;
+	dev->n_run = 0;
+	kick_ring_del_all(dev);
 	for (i = 0; i <= dev->cfg.max_cq; i++)
 		cq_ring_destroy(&dev->cqs[i]);
 	mw_destroy_all(dev);
@@ -310,6 +313,45 @@ static int cmd_query_pkey_table(struct orca_dev *dev, struct cmd *c)
 	return ORCA_STATUS_OK;
 }
 
+/* ---- kick rings (orca_hw_io.h) ---- */
+
+static int cmd_create_kick_ring(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_create_kick_ring_in *in = c->in;
+	struct orca_kick_ring_handle *o = c->out;
+	uint64_t addr = le64toh(in->addr);
+	uint32_t ring;
+
+	if (!(dev->cfg.dev_caps & ORCA_DEV_CAP_KICK_RING))
+		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_NONE,
+			    "kick rings not enabled");
+	if ((addr & (ORCA_KICK_RING_SIZE - 1)) ||
+	    !dma_ok(dev, addr, ORCA_KICK_RING_SIZE)) {
+		dev->stats.bad_addr++;
+		return fail(c, ORCA_STATUS_DMA_FAULT, ORCA_SYND_QUEUE_ADDR,
+			    "kick ring at 0x%llx: not a page of host memory",
+			    (unsigned long long)addr);
+	}
+	ring = kick_ring_add(dev, addr);
+	if (!ring)
+		return fail(c, ORCA_STATUS_NO_RESOURCES, ORCA_SYND_LIMIT,
+			    "%u kick rings exist", ORCA_MAX_KICK_RINGS);
+	o->ring = htole32(ring);
+	return ORCA_STATUS_OK;
+}
+
+/* Once it completes the device neither reads nor writes the page. */
+static int cmd_destroy_kick_ring(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_kick_ring_handle *in = c->in;
+
+	CHECK_RESERVED(c, in->reserved);
+	if (!kick_ring_del(dev, le32toh(in->ring)))
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no kick ring %u", le32toh(in->ring));
+	return ORCA_STATUS_OK;
+}
+
 /* ---- PD / CQ ---- */
 
 static int cmd_alloc_pd(struct orca_dev *dev, struct cmd *c)
@@ -566,6 +608,11 @@ const struct cmd_desc orca_cmd_table[256] = {
 				cmd_alloc_pd },
 	[ORCA_CMD_DEALLOC_PD] = { sizeof(struct orca_pd_handle), 0, true,
 				  cmd_dealloc_pd },
+	[ORCA_CMD_CREATE_KICK_RING] = { sizeof(struct orca_create_kick_ring_in),
+					sizeof(struct orca_kick_ring_handle),
+					true, cmd_create_kick_ring },
+	[ORCA_CMD_DESTROY_KICK_RING] = { sizeof(struct orca_kick_ring_handle),
+					 0, true, cmd_destroy_kick_ring },
 	[ORCA_CMD_CREATE_CQ] = { sizeof(struct orca_create_cq_in),
 				 sizeof(struct orca_create_cq_out), true,
 				 cmd_create_cq },

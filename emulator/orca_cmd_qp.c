@@ -71,28 +71,27 @@ static int qp_caps(struct orca_dev *dev, struct cmd *c,
 }
 
 /*
- * The live list keeps the engine's per-round walk at the QPs that exist
- * (a handful) instead of every slot of max_qp: that walk ran once per
- * engine round and per sleep, and was most of the device's time on a
- * small message.  QPN order keeps the service order of the table walk.
+ * Every QP is on the live list, which the heartbeat walks, and one
+ * without a kick ring also on the unringed list, which every engine
+ * round walks (orca_kick.c).
  */
 static void qp_live_add(struct orca_dev *dev, struct orca_qp *qp)
 {
-	uint32_t qpn = le32toh(qp->ctx.qpn);
-	struct orca_qp *prev = NULL, *next = dev->live_qps;
-
-	while (next && le32toh(next->ctx.qpn) < qpn) {
-		prev = next;
-		next = next->live_next;
-	}
-	qp->live_prev = prev;
-	qp->live_next = next;
-	if (next)
-		next->live_prev = qp;
-	if (prev)
-		prev->live_next = qp;
+	qp->live_prev = NULL;
+	qp->live_next = dev->live_qps;
+	if (dev->live_qps)
+		dev->live_qps->live_prev = qp;
+	dev->live_qps = qp;
+	if (le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_KICK_RING)
+		return;
+	/* in creation order, as the engine served them in QPN order */
+	qp->unringed_next = NULL;
+	qp->unringed_prev = dev->unringed_tail;
+	if (dev->unringed_tail)
+		dev->unringed_tail->unringed_next = qp;
 	else
-		dev->live_qps = qp;
+		dev->unringed_qps = qp;
+	dev->unringed_tail = qp;
 }
 
 static void qp_live_del(struct orca_dev *dev, struct orca_qp *qp)
@@ -104,6 +103,18 @@ static void qp_live_del(struct orca_dev *dev, struct orca_qp *qp)
 	if (qp->live_next)
 		qp->live_next->live_prev = qp->live_prev;
 	qp->live_prev = qp->live_next = NULL;
+	qp_unsched(dev, qp);
+	if (le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_KICK_RING)
+		return;
+	if (qp->unringed_prev)
+		qp->unringed_prev->unringed_next = qp->unringed_next;
+	else
+		dev->unringed_qps = qp->unringed_next;
+	if (qp->unringed_next)
+		qp->unringed_next->unringed_prev = qp->unringed_prev;
+	else
+		dev->unringed_tail = qp->unringed_prev;
+	qp->unringed_prev = qp->unringed_next = NULL;
 }
 
 int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
@@ -130,9 +141,13 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 			    "sq_sig_all %u", in->sq_sig_all);
 	if (flags & ~(ORCA_QP_CREATE_PCI_WRITE_END_PADDING |
 		      ORCA_QP_CREATE_RESERVED_LKEY | ORCA_QP_CREATE_UD_AV |
-		      ORCA_QP_CREATE_FAST_REG))
+		      ORCA_QP_CREATE_FAST_REG | ORCA_QP_CREATE_KICK_RING))
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
 			    "unknown create_flags 0x%x", flags);
+	if ((flags & ORCA_QP_CREATE_KICK_RING) &&
+	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_KICK_RING))
+		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
+			    "kick rings not enabled");
 	if ((flags & ORCA_QP_CREATE_PCI_WRITE_END_PADDING) &&
 	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_PCI_WRITE_END_PADDING))
 		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
@@ -486,6 +501,8 @@ int cmd_modify_qp(struct orca_dev *dev, struct cmd *c)
 	qp->ctx = next;
 	mirror_write(dev, qpn, &qp->ctx);
 	dp_qp_state(dev, qp, cur);
+	/* a new state may have work: RTS sends, ERR flushes */
+	qp_sched(dev, qp);
 	memcpy(c->out, &qp->ctx, sizeof(qp->ctx));
 	return ORCA_STATUS_OK;
 }

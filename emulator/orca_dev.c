@@ -126,6 +126,9 @@ void orca_dev_doorbell(struct orca_dev *dev, unsigned int vec)
 	flush_irq(dev);
 }
 
+/* heartbeat periods between two looks at every QP */
+#define ORCA_SWEEP_TICKS	10
+
 static void sqd_drain(struct orca_dev *dev)
 {
 	struct orca_qp *qp;
@@ -167,7 +170,12 @@ void orca_dev_tick(struct orca_dev *dev)
 	post_deferred(dev);
 	if (dev->n_draining)
 		sqd_drain(dev);
-	/* doorbell records are re-read each period: kicks are only hints */
+	/*
+	 * Kicks and kick rings are hints: a QP no ring named is looked at
+	 * once a second all the same (an unringed one in every round).
+	 */
+	if (!(dev->ticks % ORCA_SWEEP_TICKS))
+		qp_sched_all(dev);
 	dp_timers(dev);
 	dp_run(dev);
 	flush_irq(dev);
@@ -287,8 +295,12 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 	dev->ahs = calloc(cfg->max_ah + 1, sizeof(*dev->ahs));
 	dev->srqs = calloc(cfg->max_srq + 1, sizeof(*dev->srqs));
 	dev->mws = calloc(cfg->max_mw + 1, sizeof(*dev->mws));
+	dev->kicks = calloc(ORCA_MAX_KICK_RINGS, sizeof(*dev->kicks));
+	dev->kicks_used = calloc(ORCA_MAX_KICK_RINGS,
+				 sizeof(*dev->kicks_used));
 	if (!dev->pds || !dev->cqs || !dev->qps || !dev->mirror_seq ||
 	    !dev->mrs || !dev->ahs || !dev->srqs || !dev->mws ||
+	    !dev->kicks || !dev->kicks_used ||
 	    mcast_init(dev) || mad_node_reset(dev) || fabric_init(dev)) {
 		orca_dev_destroy(dev);
 		return -ENOMEM;
@@ -321,6 +333,10 @@ void orca_dev_destroy(struct orca_dev *dev)
 	dev->srqs = NULL;
 	free(dev->mws);
 	dev->mws = NULL;
+	free(dev->kicks);
+	free(dev->kicks_used);
+	dev->kicks = NULL;
+	dev->kicks_used = NULL;
 	mcast_free(dev);
 	free(dev->pds);
 	free(dev->cqs);
@@ -343,7 +359,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu window_waits=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu events_deferred=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu port_xmit_octets=%llu port_xmit_pkts=%llu port_rcv_octets=%llu port_xmit_discards=%llu mcast_groups=%u mcast_attached=%u mcast_copies=%llu port_mcast_xmit_pkts=%llu port_mcast_rcv_pkts=%llu fast_regs=%llu mr_invalidations=%llu mr_remote_invalidations=%llu",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu window_waits=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu events_deferred=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu port_xmit_octets=%llu port_xmit_pkts=%llu port_rcv_octets=%llu port_xmit_discards=%llu mcast_groups=%u mcast_attached=%u mcast_copies=%llu port_mcast_xmit_pkts=%llu port_mcast_rcv_pkts=%llu fast_regs=%llu mr_invalidations=%llu mr_remote_invalidations=%llu kick_rings=%u kick_entries=%llu kick_overflows=%llu qp_visits=%llu",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -398,7 +414,10 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->port_mcast_rcv_pkts,
 		       (unsigned long long)s->fast_regs,
 		       (unsigned long long)s->mr_invalidations,
-		       (unsigned long long)s->mr_remote_invalidations);
+		       (unsigned long long)s->mr_remote_invalidations,
+		       dev->n_kicks, (unsigned long long)s->kick_entries,
+		       (unsigned long long)s->kick_overflows,
+		       (unsigned long long)s->qp_visits);
 	if (off < len)
 		off += fabric_format_stats(dev, buf + off, len - off);
 	for (op = 0; op < 256 && off < len; op++) {

@@ -21,6 +21,8 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_MODIFY_PORT:	return "MODIFY_PORT";
 	case ORCA_CMD_ALLOC_PD:		return "ALLOC_PD";
 	case ORCA_CMD_DEALLOC_PD:	return "DEALLOC_PD";
+	case ORCA_CMD_CREATE_KICK_RING:	return "CREATE_KICK_RING";
+	case ORCA_CMD_DESTROY_KICK_RING: return "DESTROY_KICK_RING";
 	case ORCA_CMD_CREATE_CQ:	return "CREATE_CQ";
 	case ORCA_CMD_DESTROY_CQ:	return "DESTROY_CQ";
 	case ORCA_CMD_RESIZE_CQ:	return "RESIZE_CQ";

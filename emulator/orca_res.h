@@ -200,5 +200,14 @@ int orca_qp_check_transition(unsigned int qp_type, unsigned int cur,
 			     unsigned int next, uint32_t attr_mask,
 			     uint32_t *synd, const char **why);
 
+/* orca_kick.c: the engine's run list and the kick rings */
+void qp_sched(struct orca_dev *dev, struct orca_qp *qp);
+void qp_unsched(struct orca_dev *dev, struct orca_qp *qp);
+struct orca_qp *qp_sched_pop(struct orca_dev *dev);
+void qp_sched_all(struct orca_dev *dev);
+void qp_sched_kicked(struct orca_dev *dev);
+uint32_t kick_ring_add(struct orca_dev *dev, uint64_t addr);
+bool kick_ring_del(struct orca_dev *dev, uint32_t ring);
+void kick_ring_del_all(struct orca_dev *dev);
 
 #endif /* ORCA_RES_H */

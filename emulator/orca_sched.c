@@ -2,19 +2,35 @@
 /*
  * orca device model: the engine loop and the transport timers.
  *
- * dp_run() gives every QP's responder and requester one packet's worth of
- * work per round and delivers what the link carries, until nothing moves
- * or the round budget is spent (so that commands, doorbells and the
- * heartbeat are never starved by a long transfer: the glue calls
- * orca_dev_work() again at once while orca_dev_busy()).
+ * dp_run() gives each QP on the run list (orca_kick.c) one packet's worth
+ * of work per round: its responder and its requester, or its flush.  A
+ * QP stays on the list while it moved, has a WQE in flight or READ
+ * responses due; otherwise it leaves until a kick ring, a packet, a
+ * timer or a command names it again.  Rounds go on, delivering what the
+ * link carries, until nothing moves or the round budget is spent (so
+ * that commands, doorbells and the heartbeat are never starved by a long
+ * transfer: the glue calls orca_dev_work() again at once while
+ * orca_dev_busy()).  The cost of a round is the QPs with work, not the
+ * QPs that exist.
  */
 #include "orca_engine.h"
 
 #define DP_ROUND_BUDGET	4096	/* rounds per call */
 
-static bool qp_has_queues(const struct orca_qp *qp)
+/* One step of @qp; true if it moved. */
+static bool qp_step(struct orca_dev *dev, struct orca_qp *qp)
 {
-	return qp && qp->ring.n;
+	bool progress = false;
+
+	dev->stats.qp_visits++;
+	if (qp->ctx.state == ORCA_QPS_ERR)
+		return qp_flush(dev, qp);
+	/* SQE: sends are flushed, receives go on */
+	if (qp->ctx.state == ORCA_QPS_SQE)
+		progress |= sq_flush(dev, qp);
+	progress |= resp_step(dev, qp);
+	progress |= req_step(dev, qp);
+	return progress;
 }
 
 bool dp_run(struct orca_dev *dev)
@@ -22,6 +38,7 @@ bool dp_run(struct orca_dev *dev)
 	struct orca_qp *qp;
 	unsigned int rounds = 0;
 	bool progress, moved = false;
+	uint32_t n;
 
 	if (dev->dp_running || dev->fatal || !dev->ram ||
 	    dev->state != ORCA_DEV_S_ACTIVE)
@@ -30,18 +47,15 @@ bool dp_run(struct orca_dev *dev)
 	dev->dp_pending = false;
 	do {
 		progress = false;
-		for_each_live_qp(dev, qp) {
-			if (!qp_has_queues(qp))
-				continue;
-			if (qp->ctx.state == ORCA_QPS_ERR) {
-				progress |= qp_flush(dev, qp);
-				continue;
-			}
-			/* SQE: sends are flushed, receives go on */
-			if (qp->ctx.state == ORCA_QPS_SQE)
-				progress |= sq_flush(dev, qp);
-			progress |= resp_step(dev, qp);
-			progress |= req_step(dev, qp);
+		qp_sched_kicked(dev);
+		/* this round's list: what it puts back waits for the next */
+		for (n = dev->n_run; n && (qp = qp_sched_pop(dev)); n--) {
+			bool p = qp->ring.n && qp_step(dev, qp);
+
+			if (p || (qp->ring.n && (qp->req.busy ||
+						 qp->resp.rd_due)))
+				qp_sched(dev, qp);
+			progress |= p;
 		}
 		progress |= wire_drain(dev) > 0;
 		moved |= progress;
@@ -59,10 +73,11 @@ void dp_timers(struct orca_dev *dev)
 
 	if (dev->state != ORCA_DEV_S_ACTIVE || dev->fatal)
 		return;
-	for_each_live_qp(dev, qp) {
+	/* a QP with a WQE in flight stays on the run list */
+	for (qp = dev->run_head; qp; qp = qp->run_next) {
 		struct orca_req *r;
 
-		if (!qp_has_queues(qp) || !qp->req.busy)
+		if (!qp->ring.n || !qp->req.busy)
 			continue;
 		r = &qp->req;
 		if (!r->deadline || now < r->deadline)
@@ -88,8 +103,8 @@ uint64_t orca_dev_next_deadline(const struct orca_dev *dev)
 	if (dev->state != ORCA_DEV_S_ACTIVE || dev->fatal || !dev->qps)
 		return 0;
 	first = wire_next_deadline(dev);
-	for_each_live_qp(dev, qp) {
-		if (qp_has_queues(qp) && qp->req.busy && qp->req.deadline &&
+	for (qp = dev->run_head; qp; qp = qp->run_next) {
+		if (qp->ring.n && qp->req.busy && qp->req.deadline &&
 		    (!first || qp->req.deadline < first))
 			first = qp->req.deadline;
 	}

@@ -230,8 +230,19 @@ struct orca_qp {
 	uint32_t rd_res_n;
 	uint32_t mw_refs;		/* type 2 windows bound to it */
 	uint32_t mcast_refs;		/* multicast groups it is attached to */
-	/* the device's QPs in QPN order: the engine walks only these */
+	/* every QP the device has (orca_cmd_qp.c) */
 	struct orca_qp *live_prev, *live_next;
+	/* the engine's run list (orca_kick.c): QPs it has to look at */
+	struct orca_qp *run_prev, *run_next;
+	bool on_run;
+	/* created without ORCA_QP_CREATE_KICK_RING: every kick reads it */
+	struct orca_qp *unringed_prev, *unringed_next;
+};
+
+/* A kick ring (orca_hw_io.h) of a user context. */
+struct orca_kick {
+	uint64_t addr;			/* 0: the slot is free */
+	uint32_t cons;			/* entries taken (published copy) */
 };
 
 struct orca_stats {
@@ -271,6 +282,9 @@ struct orca_stats {
 	uint64_t db_poll_catches;	/* posts found by polling after a kick */
 	uint64_t db_poll_misses;	/* polls that found nothing */
 	uint64_t db_writes;		/* ORCA_FW_VEC_DB writes, uncoalesced */
+	uint64_t kick_entries;		/* QPs kick rings named */
+	uint64_t kick_overflows;	/* rings found full: all QPs read */
+	uint64_t qp_visits;		/* QP steps of the engine */
 	uint64_t comp_events;		/* completion EQEs posted */
 	uint64_t events_lost;		/* async EQEs dropped, EQ full */
 	uint64_t events_deferred;	/* kept until the EQ had room */
@@ -396,7 +410,15 @@ struct orca_dev {
 	struct orca_pd *pds;		/* [max_pd + 1], index 0 unused */
 	struct orca_cq *cqs;		/* [max_cq + 1], index 0 unused */
 	struct orca_qp **qps;		/* [max_qp + ORCA_QPN_BASE] */
-	struct orca_qp *live_qps;	/* first of the QPs, in QPN order */
+	struct orca_qp *live_qps;	/* first of the QPs */
+	/* those without a kick ring, in creation order */
+	struct orca_qp *unringed_qps, *unringed_tail;
+	/* the engine's run list, in the order QPs got work */
+	struct orca_qp *run_head, *run_tail;
+	uint32_t n_run;
+	struct orca_kick *kicks;	/* [ORCA_MAX_KICK_RINGS] */
+	uint16_t *kicks_used;		/* indices of the rings in use */
+	uint32_t n_kicks;
 	struct orca_mr *mrs;		/* [max_mr + 1], index 0 unused */
 	struct orca_ah *ahs;		/* [max_ah + 1], index 0 unused */
 	struct orca_srq *srqs;		/* [max_srq + 1], index 0 unused */

@@ -266,6 +266,8 @@ static void qp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 		comp_rx(dev, qp, p);
 	else
 		resp_rx(dev, qp, p);
+	/* what it started (a response due, the next WQE) is the engine's */
+	qp_sched(dev, qp);
 }
 
 static void mcast_copy(struct orca_dev *dev, uint32_t qpn, void *pkt)

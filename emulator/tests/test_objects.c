@@ -178,7 +178,7 @@ static void qp_create_checks(void)
 		     ORCA_SYND_ATTR_RANGE);
 	CREATE_FAILS(in.sq_sig_all = 2, ORCA_STATUS_BAD_PARAM,
 		     ORCA_SYND_ATTR_RANGE);
-	CREATE_FAILS(in.create_flags = htole32(16), ORCA_STATUS_BAD_PARAM,
+	CREATE_FAILS(in.create_flags = htole32(32), ORCA_STATUS_BAD_PARAM,
 		     ORCA_SYND_FLAGS);
 	/* fast registration on RC and UC only */
 	CREATE_FAILS((in.qp_type = ORCA_QPT_UD,

@@ -23,6 +23,8 @@ static void orca_free_context(struct ibv_context *ibctx)
 		munmap(ctx->db_page, sysconf(_SC_PAGESIZE));
 	if (ctx->db_hint_page)
 		munmap(ctx->db_hint_page, sysconf(_SC_PAGESIZE));
+	if (ctx->kick)
+		munmap(ctx->kick, sysconf(_SC_PAGESIZE));
 	for (i = 0; i < ORCA_QP_TABLE_L1; i++)
 		free(ctx->qp_table[i]);
 	pthread_mutex_destroy(&ctx->qp_table_lock);
@@ -70,6 +72,32 @@ static void orca_map_doorbell(struct orca_context *ctx,
 					     &ctx->db_hint_page);
 }
 
+/*
+ * Map the kick ring.  The kernel created this context's QPs to be named
+ * there, so a context that cannot map it cannot post: it fails.
+ */
+static int orca_map_kick_ring(struct orca_context *ctx,
+			      const struct orca_ibv_alloc_ucontext_resp *resp)
+{
+	long size = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (!(resp->comp_mask & ORCA_IBV_ALLOC_UCONTEXT_RESP_KICK_RING))
+		return 0;
+	if (size <= 0 || !resp->kick_ring_entries ||
+	    offsetof(struct orca_kick_ring, e) +
+	    (uint64_t)resp->kick_ring_entries * sizeof(struct orca_kick_entry) >
+	    (unsigned long)size)
+		return EINVAL;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 ctx->ibv_ctx.context.cmd_fd, resp->kick_ring_mmap_key);
+	if (p == MAP_FAILED)
+		return errno;
+	ctx->kick = p;
+	ctx->kick_entries = resp->kick_ring_entries;
+	return 0;
+}
+
 static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd,
 						void *private_data)
@@ -89,7 +117,8 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	/* what this provider implements beyond the basics */
 	cmd.drv_payload.comp_mask = ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE |
 				    ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB |
-				    ORCA_IBV_ALLOC_UCONTEXT_CMD_DB_HINT;
+				    ORCA_IBV_ALLOC_UCONTEXT_CMD_DB_HINT |
+				    ORCA_IBV_ALLOC_UCONTEXT_CMD_KICK_RING;
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  &resp.ibv_resp, sizeof(resp));
 	if (ret) {
@@ -114,12 +143,22 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 	    ORCA_IBV_ALLOC_UCONTEXT_RESP_MAX_INLINE_DATA)
 		ctx->max_inline_data = resp.drv_payload.max_inline_data;
 	orca_map_doorbell(ctx, &resp.drv_payload);
+	ret = orca_map_kick_ring(ctx, &resp.drv_payload);
+	if (ret) {
+		errno = ret;
+		goto err_unmap;
+	}
 
 	pthread_mutex_init(&ctx->qp_table_lock, NULL);
 	verbs_set_ops(&ctx->ibv_ctx, &orca_ctx_ops);
 	orca_cache_device_extras(ctx);
 	return &ctx->ibv_ctx;
 
+err_unmap:
+	if (ctx->db_page)
+		munmap(ctx->db_page, sysconf(_SC_PAGESIZE));
+	if (ctx->db_hint_page)
+		munmap(ctx->db_hint_page, sysconf(_SC_PAGESIZE));
 err_uninit:
 	verbs_uninit_context(&ctx->ibv_ctx);
 	free(ctx);

@@ -84,6 +84,13 @@ struct orca_context {
 	void *db_hint_page;
 	const volatile uint32_t *db_hint;
 	/*
+	 * The kick ring (ORCA_IBV_ALLOC_UCONTEXT_RESP_KICK_RING): every QP
+	 * of the context was created to be named there by each post, before
+	 * the hint's test (orca_hw_io.h); NULL without one.
+	 */
+	struct orca_kick_ring *kick;
+	uint32_t kick_entries;
+	/*
 	 * Attributes only the driver part of the extended query_device
 	 * response carries.  They are constant, so the provider asks for
 	 * them once per context and later queries skip that payload.

@@ -368,6 +368,35 @@ static int build_send_wqe(struct orca_qp *qp, const struct ibv_send_wr *wr,
 }
 
 /*
+ * Name @qpn in the context's kick ring (orca_hw_io.h), once its doorbell
+ * record is stored: reserve an entry (a locked instruction, a full
+ * fence), then write the QPN and, last, the entry's sequence number.  A
+ * ring that looks full is told so instead, and the device reads every
+ * record.
+ */
+static void orca_kick_announce(struct orca_context *ctx, uint32_t qpn)
+{
+	struct orca_kick_ring *r = ctx->kick;
+	struct orca_kick_entry *e;
+	uint32_t old, i;
+
+	old = __atomic_load_n(&r->prod, __ATOMIC_RELAXED);
+	do {
+		i = le32toh(old);
+	} while (!__atomic_compare_exchange_n(&r->prod, &old, htole32(i + 1),
+					      false, __ATOMIC_SEQ_CST,
+					      __ATOMIC_RELAXED));
+	if (i - le32toh(__atomic_load_n(&r->cons, __ATOMIC_RELAXED)) >=
+	    ctx->kick_entries) {
+		__atomic_store_n(&r->overflow, htole32(1), __ATOMIC_RELAXED);
+		return;
+	}
+	e = &r->e[i % ctx->kick_entries];
+	__atomic_store_n(&e->qpn, htole32(qpn), __ATOMIC_RELAXED);
+	__atomic_store_n(&e->seq, htole32(i + 1), __ATOMIC_RELEASE);
+}
+
+/*
  * Wake the device, unless the doorbell hint says it is awake: the fence
  * orders our doorbell record before the hint's read, as the device orders
  * clearing the hint before its last read of the records (orca_hw.h), so
@@ -387,6 +416,8 @@ void orca_qp_kick(struct orca_qp *qp)
 	} req = {};
 	struct ib_uverbs_post_send_resp resp;
 
+	if (ctx->kick)
+		orca_kick_announce(ctx, qp->vqp.qp.qp_num);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (ctx->db_hint && *ctx->db_hint)
 		return;

@@ -146,21 +146,28 @@ static int setup(const char *name)
 }
 
 /*
- * Is the doorbell page (a writable mapping of the uverbs file) in our
- * maps?  The doorbell hint is a read-only one.
+ * Is the doorbell page in our maps?  It is the writable mapping of the
+ * uverbs file that is device memory (VmFlags "io"); the doorbell hint is
+ * read-only and the kick ring is memory.
  */
 static bool doorbell_mapped(void)
 {
-	FILE *f = fopen("/proc/self/maps", "r");
+	FILE *f = fopen("/proc/self/smaps", "r");
 	char line[512], perms[8];
-	bool found = false;
+	bool found = false, in_uverbs_w = false;
 
 	if (!f)
 		return false;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "/dev/infiniband/uverbs") &&
-		    sscanf(line, "%*s %7s", perms) == 1 && perms[1] == 'w')
-			found = true;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "VmFlags:", 8)) {
+			if (in_uverbs_w && strstr(line, " io"))
+				found = true;
+			in_uverbs_w = false;
+		} else if (strstr(line, "/dev/infiniband/uverbs")) {
+			in_uverbs_w = sscanf(line, "%*s %7s", perms) == 1 &&
+				      perms[1] == 'w';
+		}
+	}
 	fclose(f);
 	return found;
 }

@@ -360,8 +360,10 @@ trace_clear
 r=$(hold_cmd quit)
 wait "$hpid"
 ok $? "orca_hold's objects are destroyed on the dead device"
+# its PD, two CQs, MR and QP, and its context's kick ring
 n=$(trace_lines orca_cmd | grep -c "token=0x0000 status=DEAD (0x101) syndrome=0x0 err=0 ")
-is "$n" 5 "trace: the 5 destroys succeed without the device (status DEAD, err 0)"
+k=$(trace_lines orca_cmd | grep -c "DESTROY_KICK_RING .*status=DEAD (0x101) syndrome=0x0 err=0 ")
+is "$n $k" "6 1" "trace: the 6 destroys (PD, 2 CQs, MR, QP, kick ring) succeed without the device (status DEAD, err 0)"
 rmmod orca
 ok $? "rmmod of the dead device"
 hostctl cmd-delay 0 > /dev/null

@@ -79,6 +79,8 @@ enum orca_ibv_alloc_ucontext_cmd_mask {
 	ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB	= 1 << 1,
 	/* the provider skips kicks while the doorbell hint says awake */
 	ORCA_IBV_ALLOC_UCONTEXT_CMD_DB_HINT	= 1 << 2,
+	/* the provider names the QP of every post in a kick ring */
+	ORCA_IBV_ALLOC_UCONTEXT_CMD_KICK_RING	= 1 << 3,
 };
 
 struct orca_ibv_alloc_ucontext_cmd {
@@ -98,6 +100,8 @@ enum orca_ibv_alloc_ucontext_resp_mask {
 	ORCA_IBV_ALLOC_UCONTEXT_RESP_USER_DB	= 1 << 3,
 	/* db_hint_mmap_key, db_hint_offset */
 	ORCA_IBV_ALLOC_UCONTEXT_RESP_DB_HINT	= 1 << 4,
+	/* kick_ring_mmap_key, kick_ring_entries */
+	ORCA_IBV_ALLOC_UCONTEXT_RESP_KICK_RING	= 1 << 5,
 };
 
 struct orca_ibv_alloc_ucontext_resp {
@@ -126,6 +130,18 @@ struct orca_ibv_alloc_ucontext_resp {
 	__aligned_u64 db_hint_mmap_key;
 	__u32 db_hint_offset;
 	__u8 reserved_1a0[4];
+	/*
+	 * The kick ring: mmap() one page at kick_ring_mmap_key (MAP_SHARED,
+	 * PROT_READ | PROT_WRITE), a struct orca_kick_ring (orca_hw_io.h)
+	 * of kick_ring_entries entries.  Every QP of the context is created
+	 * to be announced there: each post, once its doorbell record is
+	 * stored, appends its QP number as orca_hw_io.h says, before the
+	 * doorbell hint's test; the device does not read a record no entry
+	 * names, but once a second.
+	 */
+	__aligned_u64 kick_ring_mmap_key;
+	__u32 kick_ring_entries;
+	__u8 reserved_220[4];
 };
 
 /*

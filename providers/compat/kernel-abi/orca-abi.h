@@ -17,7 +17,7 @@
 static_assert(ORCA_UVERBS_ABI_VERSION == 1, "orca uverbs ABI version");
 static_assert(sizeof(struct orca_ibv_alloc_ucontext_cmd) == 8,
 	      "orca_ibv_alloc_ucontext_cmd");
-static_assert(sizeof(struct orca_ibv_alloc_ucontext_resp) == 56,
+static_assert(sizeof(struct orca_ibv_alloc_ucontext_resp) == 72,
 	      "orca_ibv_alloc_ucontext_resp");
 static_assert(offsetof(struct orca_ibv_alloc_ucontext_resp,
 		       max_inline_data) == 20,
@@ -28,6 +28,9 @@ static_assert(offsetof(struct orca_ibv_alloc_ucontext_resp,
 static_assert(offsetof(struct orca_ibv_alloc_ucontext_resp,
 		       db_hint_mmap_key) == 40,
 	      "orca_ibv_alloc_ucontext_resp.db_hint_mmap_key");
+static_assert(offsetof(struct orca_ibv_alloc_ucontext_resp,
+		       kick_ring_mmap_key) == 56,
+	      "orca_ibv_alloc_ucontext_resp.kick_ring_mmap_key");
 static_assert(sizeof(struct orca_ibv_ex_query_device_resp) == 32,
 	      "orca_ibv_ex_query_device_resp");
 static_assert(offsetof(struct orca_ibv_ex_query_device_resp,

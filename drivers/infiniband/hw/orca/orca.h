@@ -95,6 +95,11 @@ struct orca_ucontext {
 	bool ece;		/* the provider speaks ECE and the device has it */
 	struct rdma_user_mmap_entry *udb;	/* the doorbell page, or NULL */
 	struct rdma_user_mmap_entry *db_hint;	/* the doorbell hint, or NULL */
+	/* the kick ring (orca_udb.c), or no page */
+	struct rdma_user_mmap_entry *kick_entry;
+	struct page *kick_page;
+	dma_addr_t kick_dma;
+	u32 kick_ring;			/* the device's number for it */
 };
 
 struct orca_pd {
@@ -371,6 +376,8 @@ int orca_destroy_ah(struct ib_ah *ibah, u32 flags);
 void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf);
 void orca_umem_release(struct orca_dev *dev, struct ib_umem *umem);
 void orca_kbuf_release(struct orca_dev *dev, struct orca_kbuf *kbuf);
+void orca_page_release(struct orca_dev *dev, struct page *page,
+		       dma_addr_t dma);
 void orca_dead_quiesce_work(struct work_struct *work);
 void orca_dead_comp_work(struct work_struct *work);
 void orca_dead_stop(struct orca_dev *dev, bool quiesced);
@@ -504,6 +511,9 @@ int orca_db_hint_alloc(struct orca_dev *dev);
 void orca_db_hint_free(struct orca_dev *dev);
 int orca_db_hint_map(struct orca_dev *dev, struct orca_ucontext *uctx,
 		     struct orca_ibv_alloc_ucontext_resp *resp);
+int orca_kick_ring_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,
+			 struct orca_ibv_alloc_ucontext_resp *resp);
+void orca_kick_ring_free(struct orca_dev *dev, struct orca_ucontext *uctx);
 int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void orca_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 

@@ -97,6 +97,28 @@ int orca_cmd_dealloc_pd(struct orca_com *com, u32 pdn)
 	return orca_com_exec(com, ORCA_CMD_DEALLOC_PD, &in, sizeof(in), NULL, 0);
 }
 
+int orca_cmd_create_kick_ring(struct orca_com *com, dma_addr_t addr,
+			      u32 *ring)
+{
+	struct orca_create_kick_ring_in in = { .addr = cpu_to_le64(addr) };
+	struct orca_kick_ring_handle out;
+	int err;
+
+	err = orca_com_exec(com, ORCA_CMD_CREATE_KICK_RING, &in, sizeof(in),
+			    &out, sizeof(out));
+	if (!err)
+		*ring = le32_to_cpu(out.ring);
+	return err;
+}
+
+int orca_cmd_destroy_kick_ring(struct orca_com *com, u32 ring)
+{
+	struct orca_kick_ring_handle in = { .ring = cpu_to_le32(ring) };
+
+	return orca_com_exec(com, ORCA_CMD_DESTROY_KICK_RING, &in, sizeof(in),
+			     NULL, 0);
+}
+
 int orca_cmd_create_cq(struct orca_com *com,
 		       const struct orca_create_cq_in *in, u32 *cqn,
 		       u32 *actual_cqe)

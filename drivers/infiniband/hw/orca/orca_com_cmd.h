@@ -21,6 +21,9 @@ int orca_cmd_modify_port(struct orca_com *com,
 			 const struct orca_modify_port_in *in);
 int orca_cmd_alloc_pd(struct orca_com *com, u32 *pdn);
 int orca_cmd_dealloc_pd(struct orca_com *com, u32 pdn);
+int orca_cmd_create_kick_ring(struct orca_com *com, dma_addr_t addr,
+			      u32 *ring);
+int orca_cmd_destroy_kick_ring(struct orca_com *com, u32 ring);
 int orca_cmd_create_cq(struct orca_com *com,
 		       const struct orca_create_cq_in *in, u32 *cqn,
 		       u32 *actual_cqe);

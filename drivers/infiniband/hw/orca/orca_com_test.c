@@ -371,6 +371,10 @@ static void status_errno_table(struct kunit *test)
 static void releasing_opcodes(struct kunit *test)
 {
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DEALLOC_PD));
+	KUNIT_EXPECT_TRUE(test,
+			  orca_com_cmd_releases(ORCA_CMD_DESTROY_KICK_RING));
+	KUNIT_EXPECT_FALSE(test,
+			   orca_com_cmd_releases(ORCA_CMD_CREATE_KICK_RING));
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DESTROY_CQ));
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DESTROY_QP));
 	KUNIT_EXPECT_TRUE(test, orca_com_cmd_releases(ORCA_CMD_DETACH_MCAST));

@@ -22,15 +22,25 @@
 #include "orca.h"
 
 /*
- * What a dead device could still reach: a user buffer, a page list or a
- * kernel queue buffer.
+ * What a dead device could still reach: a user buffer, a page list, a
+ * kernel queue buffer or a mapped page (a kick ring).
  */
 struct orca_held {
 	struct list_head list;
 	struct ib_umem *umem;
 	struct orca_pbl_buf buf;
 	struct orca_kbuf kbuf;
+	struct page *page;
+	dma_addr_t page_dma;
 };
+
+/* Our reference to a page the device was given, and its mapping. */
+static void orca_page_free(struct orca_dev *dev, struct page *page,
+			   dma_addr_t dma)
+{
+	dma_unmap_page(&dev->pdev->dev, dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	put_page(page);
+}
 
 static void orca_held_free(struct orca_dev *dev, struct orca_held *held)
 {
@@ -38,6 +48,8 @@ static void orca_held_free(struct orca_dev *dev, struct orca_held *held)
 		ib_umem_release(held->umem);
 	orca_pbl_buf_destroy(dev, &held->buf);
 	orca_kbuf_free(dev, &held->kbuf);
+	if (held->page)
+		orca_page_free(dev, held->page, held->page_dma);
 }
 
 /*
@@ -46,7 +58,8 @@ static void orca_held_free(struct orca_dev *dev, struct orca_held *held)
  */
 static bool orca_hold(struct orca_dev *dev, struct ib_umem *umem,
 		      const struct orca_pbl_buf *buf,
-		      const struct orca_kbuf *kbuf)
+		      const struct orca_kbuf *kbuf, struct page *page,
+		      dma_addr_t page_dma)
 {
 	struct orca_held *held;
 
@@ -65,6 +78,8 @@ static bool orca_hold(struct orca_dev *dev, struct ib_umem *umem,
 			held->buf = *buf;
 		if (kbuf)
 			held->kbuf = *kbuf;
+		held->page = page;
+		held->page_dma = page_dma;
 		list_add_tail(&held->list, &dev->held);
 	}
 	spin_unlock(&dev->held_lock);
@@ -72,7 +87,7 @@ static bool orca_hold(struct orca_dev *dev, struct ib_umem *umem,
 		dev_warn(&dev->pdev->dev,
 			 "device dead and not yet stopped: leaking a %s\n",
 			 umem ? "user buffer" : buf ? "page list" :
-			 "kernel queue buffer");
+			 kbuf ? "kernel queue buffer" : "kick ring");
 	return true;
 }
 
@@ -86,7 +101,7 @@ static bool orca_hold(struct orca_dev *dev, struct ib_umem *umem,
  */
 void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf)
 {
-	if (buf->chunks && !orca_hold(dev, NULL, buf, NULL))
+	if (buf->chunks && !orca_hold(dev, NULL, buf, NULL, NULL, 0))
 		orca_pbl_buf_destroy(dev, buf);
 	buf->chunks = NULL;
 	buf->nchunks = 0;
@@ -100,7 +115,7 @@ void orca_pbl_free(struct orca_dev *dev, struct orca_pbl_buf *buf)
  */
 void orca_umem_release(struct orca_dev *dev, struct ib_umem *umem)
 {
-	if (umem && !orca_hold(dev, umem, NULL, NULL))
+	if (umem && !orca_hold(dev, umem, NULL, NULL, NULL, 0))
 		ib_umem_release(umem);
 }
 
@@ -113,9 +128,24 @@ void orca_umem_release(struct orca_dev *dev, struct ib_umem *umem)
  */
 void orca_kbuf_release(struct orca_dev *dev, struct orca_kbuf *kbuf)
 {
-	if (kbuf->va && !orca_hold(dev, NULL, NULL, kbuf))
+	if (kbuf->va && !orca_hold(dev, NULL, NULL, kbuf, NULL, 0))
 		orca_kbuf_free(dev, kbuf);
 	*kbuf = (struct orca_kbuf){};
+}
+
+/**
+ * orca_page_release - unmap a page the device was given and drop the
+ *		       driver's reference, once the device cannot reach it
+ * @dev: device
+ * @page: the page (a user context's kick ring); mappings keep their own
+ *	  references
+ * @dma: its mapping
+ */
+void orca_page_release(struct orca_dev *dev, struct page *page,
+		       dma_addr_t dma)
+{
+	if (!orca_hold(dev, NULL, NULL, NULL, page, dma))
+		orca_page_free(dev, page, dma);
 }
 
 /*

@@ -185,6 +185,8 @@ enum orca_cmd_opcode {
 	ORCA_CMD_MODIFY_PORT		= 0x0a,
 	ORCA_CMD_ALLOC_PD		= 0x10,
 	ORCA_CMD_DEALLOC_PD		= 0x11,
+	ORCA_CMD_CREATE_KICK_RING	= 0x12,
+	ORCA_CMD_DESTROY_KICK_RING	= 0x13,
 	ORCA_CMD_CREATE_CQ		= 0x20,
 	ORCA_CMD_DESTROY_CQ		= 0x21,
 	ORCA_CMD_RESIZE_CQ		= 0x22,
@@ -454,6 +456,9 @@ static_assert(sizeof(struct orca_eqe) == 64, "orca_eqe");
 static_assert(sizeof(struct orca_qp_mirror) == 16, "orca_qp_mirror");
 static_assert(sizeof(struct orca_port_mirror) == 64, "orca_port_mirror");
 static_assert(sizeof(struct orca_db_hint) == 64, "orca_db_hint");
+static_assert(sizeof(struct orca_kick_ring) == 0x840, "orca_kick_ring");
+static_assert(sizeof(struct orca_kick_ring) <= ORCA_KICK_RING_SIZE,
+	      "orca_kick_ring in its page");
 static_assert(sizeof(struct orca_send_wqe) == 64, "orca_send_wqe");
 static_assert(sizeof(struct orca_bind_wqe) == 64, "orca_bind_wqe");
 static_assert(sizeof(struct orca_reg_wqe) == 64, "orca_reg_wqe");

@@ -74,6 +74,11 @@ enum orca_dev_cap {
 	 * regions (max_fast_reg_page_list_len pages at most).
 	 */
 	ORCA_DEV_CAP_FAST_REG		= BIT(18),
+	/*
+	 * Kick rings (orca_hw_io.h): CREATE_KICK_RING, DESTROY_KICK_RING and
+	 * QPs created with ORCA_QP_CREATE_KICK_RING.
+	 */
+	ORCA_DEV_CAP_KICK_RING		= BIT(19),
 };
 
 enum orca_atomic_cap {
@@ -339,6 +344,26 @@ struct orca_pd_handle {
 	__le32 reserved;
 };
 
+/*
+ * CREATE_KICK_RING input: ORCA_KICK_RING_SIZE bytes of host memory, so
+ * aligned, that hold a struct orca_kick_ring (orca_hw_io.h), zeroed.
+ * Output: its number, which DESTROY_KICK_RING takes.  After
+ * DESTROY_KICK_RING completes the device neither reads nor writes the
+ * page.  At most ORCA_MAX_KICK_RINGS rings (NO_RESOURCES past that: the
+ * driver then leaves the context without one).
+ */
+#define ORCA_MAX_KICK_RINGS		1024
+#define ORCA_KICK_RING_SIZE		4096	/* bytes, and alignment */
+
+struct orca_create_kick_ring_in {
+	__le64 addr;			/* 0x00 */
+};
+
+struct orca_kick_ring_handle {
+	__le32 ring;			/* 0x00 */
+	__le32 reserved;		/* 0x04 */
+};
+
 /* Layout checks (C11; both the kernel and the emulator build these) */
 static_assert(sizeof(struct orca_caps) == 0x160, "orca_caps");
 static_assert(sizeof(struct orca_port_attr) == 0x38, "orca_port_attr");
@@ -348,5 +373,7 @@ static_assert(sizeof(struct orca_mad_ifc_in) == 0x138, "orca_mad_ifc_in");
 static_assert(sizeof(struct orca_mad_ifc_out) == 0x108, "orca_mad_ifc_out");
 static_assert(sizeof(struct orca_modify_port_in) == 0x10,
 	      "orca_modify_port_in");
+static_assert(sizeof(struct orca_kick_ring_handle) == 8,
+	      "orca_kick_ring_handle");
 
 #endif /* ORCA_HW_CMD_H */

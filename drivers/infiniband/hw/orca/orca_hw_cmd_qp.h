@@ -210,6 +210,12 @@ struct orca_qp_ctx {
  * driver's kernel consumers may, as with ORCA_QP_CREATE_RESERVED_LKEY.
  */
 #define ORCA_QP_CREATE_FAST_REG			BIT(3)
+/*
+ * Every post on the QP names it in a kick ring (orca_hw_io.h, on a device
+ * with ORCA_DEV_CAP_KICK_RING): a kick does not make the device read its
+ * doorbell record.
+ */
+#define ORCA_QP_CREATE_KICK_RING		BIT(4)
 
 struct orca_create_qp_in {
 	__u8 qp_type;			/* 0x00 ORCA_QPT_* */

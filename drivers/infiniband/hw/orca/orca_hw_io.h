@@ -285,6 +285,51 @@ struct orca_cqe {
 	__u8 owner;			/* 0x3f */
 };
 
+/*
+ * Kick rings.  A kick names no queue, so the device would have to read
+ * every doorbell record it owns to find the one that moved: a cost that
+ * grows with the QPs that exist, on every kick and every stop.  With
+ * ORCA_DEV_CAP_KICK_RING a user context gets a kick ring, a page of host
+ * memory (CREATE_KICK_RING, orca_hw_cmd.h) in which each post names its
+ * QP.  The device reads the record of a QP created with
+ * ORCA_QP_CREATE_KICK_RING only when a ring names it, when the QP has
+ * work in flight, and once a second (the safety net); other QPs' records
+ * on every kick, as before.
+ *
+ * A poster, once its doorbell record is stored:
+ *	i = fetch_add(prod, 1);			(a full fence)
+ *	if (i - cons >= ORCA_KICK_RING_ENTRIES)
+ *		overflow = 1;
+ *	else
+ *		e[i % N].qpn = qpn, then e[i % N].seq = i + 1 (release);
+ * then the doorbell hint's fence and test (orca_hw.h).  The device takes
+ * entry cons while e[cons % N].seq == cons + 1, reads the QPN after the
+ * sequence number, and publishes cons.  An entry reserved but not yet
+ * written stops it until its next pass; its last pass before it sleeps
+ * follows its clearing of the hint, so a poster that had not written its
+ * entry by then reads the hint cleared, and kicks.  On overflow the
+ * device stores overflow = 0, fences, reads prod, reads every record of
+ * its ringed QPs and takes prod as cons: whoever reserved an entry before
+ * that read of prod stored its record before it.  A ring's contents are
+ * its context's claims only: a QPN that is not the context's own makes
+ * the device read that QP's record, which changes nothing, and a ring its
+ * user corrupts stalls only that user's QPs, for a second at most.
+ */
+#define ORCA_KICK_RING_ENTRIES		256
+
+struct orca_kick_entry {
+	__le32 seq;			/* index + 1, written last */
+	__le32 qpn;
+};
+
+struct orca_kick_ring {
+	__le32 prod;			/* 0x00 posters: entries reserved */
+	__le32 cons;			/* 0x04 device: entries taken */
+	__le32 overflow;		/* 0x08 posters: found it full */
+	__u8 reserved[52];		/* 0x0c */
+	struct orca_kick_entry e[ORCA_KICK_RING_ENTRIES];	/* 0x40 */
+};
+
 /* Smallest power-of-two exponent with 2^n >= v (v >= 1). */
 static inline unsigned int orca_ilog2_up(__u64 v)
 {

@@ -73,6 +73,14 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		in.create_flags |=
 			cpu_to_le32(ORCA_QP_CREATE_PCI_WRITE_END_PADDING);
 	if (udata) {
+		struct orca_ucontext *uctx =
+			rdma_udata_to_drv_context(udata, struct orca_ucontext,
+						  ibucontext);
+
+		/* its context names every post in the ring (orca_udb.c) */
+		if (uctx->kick_page)
+			in.create_flags |=
+				cpu_to_le32(ORCA_QP_CREATE_KICK_RING);
 		in.sq_log_depth = cmd.sq_log_depth;
 		in.sq_log_stride = cmd.sq_log_stride;
 		in.rq_log_depth = cmd.rq_log_depth;

@@ -28,6 +28,12 @@
  * awake and will read the doorbell records again anyway, so a post may
  * skip its kick.  Each kick is a trapped MMIO write (or a system call),
  * and a kick that lands while the device works only costs it time.
+ *
+ * And a kick ring per context (orca_hw_io.h): a page the context maps
+ * writable and the device reads, in which each post names its QP, so
+ * the device need not read every doorbell record to find the one that
+ * moved.  A context's ring is its own: what it writes there can only
+ * make the device look at a QP, or not look at its own.
  */
 #include <linux/capability.h>
 #include <linux/io-64-nonatomic-lo-hi.h>
@@ -36,6 +42,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "orca.h"
+#include "orca_com_cmd.h"
 
 static bool user_doorbell = true;
 module_param(user_doorbell, bool, 0444);
@@ -52,11 +59,17 @@ module_param(db_hint, bool, 0444);
 MODULE_PARM_DESC(db_hint,
 		 "Give the device a doorbell hint page and map it into user contexts, so posts skip kicks while the device is awake (default: true)");
 
+static bool kick_ring = true;
+module_param(kick_ring, bool, 0444);
+MODULE_PARM_DESC(kick_ring,
+		 "Give each user context a kick ring in which its posts name their QPs, so the device reads only the doorbell records that moved (default: true)");
+
 /* what a context maps: BAR0's page, or a page of memory */
 struct orca_user_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
 	phys_addr_t address;		/* the doorbell page */
-	struct page *page;		/* the doorbell hint: a reference */
+	struct page *page;		/* the hint, a kick ring: a reference */
+	bool writable;			/* a kick ring */
 };
 
 static struct orca_user_mmap_entry *
@@ -158,7 +171,7 @@ void orca_db_hint_free(struct orca_dev *dev)
 /* Insert an mmap entry for @address or @page; returns it or an ERR_PTR. */
 static struct rdma_user_mmap_entry *
 orca_mmap_insert(struct orca_ucontext *uctx, phys_addr_t address,
-		 struct page *page)
+		 struct page *page, bool writable)
 {
 	struct orca_user_mmap_entry *entry;
 	int err;
@@ -168,6 +181,7 @@ orca_mmap_insert(struct orca_ucontext *uctx, phys_addr_t address,
 		return ERR_PTR(-ENOMEM);
 	entry->address = address;
 	entry->page = page;
+	entry->writable = writable;
 	err = rdma_user_mmap_entry_insert(&uctx->ibucontext,
 					  &entry->rdma_entry, PAGE_SIZE);
 	if (err) {
@@ -192,7 +206,7 @@ int orca_udb_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,
 		return 0;
 	entry = orca_mmap_insert(uctx, pci_resource_start(dev->pdev,
 							  ORCA_BAR_DOORBELL),
-				 NULL);
+				 NULL, false);
 	if (IS_ERR(entry))
 		return PTR_ERR(entry);
 	uctx->udb = entry;
@@ -211,7 +225,7 @@ int orca_db_hint_map(struct orca_dev *dev, struct orca_ucontext *uctx,
 
 	if (!dev->db_hint_page)
 		return 0;
-	entry = orca_mmap_insert(uctx, 0, dev->db_hint_page);
+	entry = orca_mmap_insert(uctx, 0, dev->db_hint_page, false);
 	if (IS_ERR(entry))
 		return PTR_ERR(entry);
 	uctx->db_hint = entry;
@@ -219,6 +233,85 @@ int orca_db_hint_map(struct orca_dev *dev, struct orca_ucontext *uctx,
 	resp->db_hint_mmap_key = rdma_user_mmap_get_offset(entry);
 	resp->db_hint_offset = offsetof(struct orca_db_hint, awake);
 	return 0;
+}
+
+/*
+ * A kick ring for a context whose provider announces its posts (and only
+ * if the device has them): a zeroed page, mapped for the device both
+ * ways (it reads entries and writes cons), given to it by
+ * CREATE_KICK_RING and to the context as an mmap entry.  A device out of
+ * rings leaves the context without one, and its posts kick as before.
+ */
+int orca_kick_ring_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,
+			 struct orca_ibv_alloc_ucontext_resp *resp)
+{
+	struct rdma_user_mmap_entry *entry;
+	struct device *d = &dev->pdev->dev;
+	struct page *page;
+	dma_addr_t dma;
+	u32 ring;
+	int err;
+
+	if (!kick_ring ||
+	    !(le32_to_cpu(dev->caps.dev_caps) & ORCA_DEV_CAP_KICK_RING))
+		return 0;
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	dma = dma_map_page(d, page, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(d, dma)) {
+		__free_page(page);
+		return -ENOMEM;
+	}
+	err = orca_cmd_create_kick_ring(&dev->com, dma, &ring);
+	if (err) {
+		/* a command that timed out may have reached the device */
+		orca_page_release(dev, page, dma);
+		if (orca_com_is_dead(&dev->com))
+			return -EIO;
+		ibdev_dbg(&dev->ibdev, "no kick ring for this context: %d\n",
+			  err);
+		return 0;
+	}
+	entry = orca_mmap_insert(uctx, 0, page, true);
+	if (IS_ERR(entry)) {
+		if (orca_cmd_destroy_kick_ring(&dev->com, ring) &&
+		    !orca_com_is_dead(&dev->com))
+			return PTR_ERR(entry);	/* leaked: the device has it */
+		orca_page_release(dev, page, dma);
+		return PTR_ERR(entry);
+	}
+	uctx->kick_entry = entry;
+	uctx->kick_page = page;
+	uctx->kick_dma = dma;
+	uctx->kick_ring = ring;
+	resp->comp_mask |= ORCA_IBV_ALLOC_UCONTEXT_RESP_KICK_RING;
+	resp->kick_ring_mmap_key = rdma_user_mmap_get_offset(entry);
+	resp->kick_ring_entries = ORCA_KICK_RING_ENTRIES;
+	return 0;
+}
+
+/*
+ * The device forgets the ring first; the page goes once it cannot reach
+ * it (orca_page_release) and no VMA maps it (their own references).
+ */
+void orca_kick_ring_free(struct orca_dev *dev, struct orca_ucontext *uctx)
+{
+	int err;
+
+	if (!uctx->kick_page)
+		return;
+	rdma_user_mmap_entry_remove(uctx->kick_entry);
+	err = orca_cmd_destroy_kick_ring(&dev->com, uctx->kick_ring);
+	if (err && !orca_com_is_dead(&dev->com))
+		/* the device refused to forget it: it may still read it */
+		ibdev_warn(&dev->ibdev,
+			   "kick ring %u not destroyed (%d): page leaked\n",
+			   uctx->kick_ring, err);
+	else
+		orca_page_release(dev, uctx->kick_page, uctx->kick_dma);
+	uctx->kick_entry = NULL;
+	uctx->kick_page = NULL;
 }
 
 /* The entries go once no VMA maps them any more (orca_mmap_free). */
@@ -247,6 +340,13 @@ int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 		ibdev_dbg(ibucontext->device,
 			  "the doorbell pages are not executable\n");
 		err = -EPERM;
+		goto out;
+	}
+	if (to_oentry(rdma_entry)->page && to_oentry(rdma_entry)->writable) {
+		/* a kick ring: the context's to write */
+		vma->vm_flags &= ~VM_MAYEXEC;
+		err = vm_insert_page(vma, vma->vm_start,
+				     to_oentry(rdma_entry)->page);
 		goto out;
 	}
 	if (to_oentry(rdma_entry)->page) {

@@ -312,7 +312,8 @@ int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 		return err;
 	if (cmd.comp_mask & ~(ORCA_IBV_ALLOC_UCONTEXT_CMD_ECE |
 			      ORCA_IBV_ALLOC_UCONTEXT_CMD_USER_DB |
-			      ORCA_IBV_ALLOC_UCONTEXT_CMD_DB_HINT) ||
+			      ORCA_IBV_ALLOC_UCONTEXT_CMD_DB_HINT |
+			      ORCA_IBV_ALLOC_UCONTEXT_CMD_KICK_RING) ||
 	    memchr_inv(cmd.reserved_20, 0, sizeof(cmd.reserved_20))) {
 		ibdev_dbg(&dev->ibdev, "unknown alloc_ucontext request 0x%x\n",
 			  cmd.comp_mask);
@@ -345,16 +346,31 @@ int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 			return err;
 		}
 	}
+	/* a provider that announces its posts gets a ring to name them in */
+	if ((cmd.comp_mask & ORCA_IBV_ALLOC_UCONTEXT_CMD_KICK_RING) &&
+	    udata->outlen >= offsetofend(typeof(resp), kick_ring_entries)) {
+		err = orca_kick_ring_alloc(dev, uctx, &resp);
+		if (err) {
+			orca_udb_free(uctx);
+			return err;
+		}
+	}
 	err = orca_respond(udata, &resp, sizeof(resp));
-	if (err)
+	if (err) {
+		orca_kick_ring_free(dev, uctx);
 		orca_udb_free(uctx);
+	}
 	return err;
 }
 
 void orca_dealloc_ucontext(struct ib_ucontext *ibucontext)
 {
-	orca_udb_free(container_of(ibucontext, struct orca_ucontext,
-				   ibucontext));
+	struct orca_ucontext *uctx = container_of(ibucontext,
+						  struct orca_ucontext,
+						  ibucontext);
+
+	orca_kick_ring_free(to_odev(ibucontext->device), uctx);
+	orca_udb_free(uctx);
 }
 
 /*
