@@ -40,9 +40,8 @@ void destroy_all(struct orca_dev *dev)
 		free(dev->qps[i]);
 		dev->qps[i] = NULL;
 	}
-	dev->live_qps = dev->unringed_qps = dev->unringed_tail = NULL;
-	dev->run_head = dev->run_tail = NULL;
-	dev->n_run = 0;
+	dev->live_qps = dev->unringed_qps = dev->run_qps =
+		(struct orca_qp_list){ 0 };
 	kick_ring_del_all(dev);
 	for (i = 0; i <= dev->cfg.max_cq; i++)
 		cq_ring_destroy(&dev->cqs[i]);

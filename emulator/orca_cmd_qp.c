@@ -77,44 +77,18 @@ static int qp_caps(struct orca_dev *dev, struct cmd *c,
  */
 static void qp_live_add(struct orca_dev *dev, struct orca_qp *qp)
 {
-	qp->live_prev = NULL;
-	qp->live_next = dev->live_qps;
-	if (dev->live_qps)
-		dev->live_qps->live_prev = qp;
-	dev->live_qps = qp;
-	if (le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_KICK_RING)
-		return;
+	qp_list_add_tail(&dev->live_qps, qp, live);
 	/* in creation order, as the engine served them in QPN order */
-	qp->unringed_next = NULL;
-	qp->unringed_prev = dev->unringed_tail;
-	if (dev->unringed_tail)
-		dev->unringed_tail->unringed_next = qp;
-	else
-		dev->unringed_qps = qp;
-	dev->unringed_tail = qp;
+	if (!(le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_KICK_RING))
+		qp_list_add_tail(&dev->unringed_qps, qp, unringed);
 }
 
 static void qp_live_del(struct orca_dev *dev, struct orca_qp *qp)
 {
-	if (qp->live_prev)
-		qp->live_prev->live_next = qp->live_next;
-	else
-		dev->live_qps = qp->live_next;
-	if (qp->live_next)
-		qp->live_next->live_prev = qp->live_prev;
-	qp->live_prev = qp->live_next = NULL;
+	qp_list_del(&dev->live_qps, qp, live);
 	qp_unsched(dev, qp);
-	if (le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_KICK_RING)
-		return;
-	if (qp->unringed_prev)
-		qp->unringed_prev->unringed_next = qp->unringed_next;
-	else
-		dev->unringed_qps = qp->unringed_next;
-	if (qp->unringed_next)
-		qp->unringed_next->unringed_prev = qp->unringed_prev;
-	else
-		dev->unringed_tail = qp->unringed_prev;
-	qp->unringed_prev = qp->unringed_next = NULL;
+	if (!(le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_KICK_RING))
+		qp_list_del(&dev->unringed_qps, qp, unringed);
 }
 
 int cmd_create_qp(struct orca_dev *dev, struct cmd *c)

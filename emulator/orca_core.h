@@ -15,6 +15,7 @@
 #define ORCA_CORE_H
 
 #include <endian.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "orca_clock.h"
@@ -37,9 +38,55 @@
 /* A capability as reported: the configuration unless a test overrides it. */
 #define LIE(dev, f)	((dev)->lie.f ? (dev)->lie.f : (dev)->cfg.f)
 
-/* every QP the device has, in QPN order; @qp may not be destroyed */
+/* every QP the device has; @qp may not be destroyed */
 #define for_each_live_qp(dev, qp) \
-	for ((qp) = (dev)->live_qps; (qp); (qp) = (qp)->live_next)
+	for ((qp) = (dev)->live_qps.head; (qp); (qp) = (qp)->live.next)
+
+/*
+ * The device's QP lists (live, unringed, run), each linked through its
+ * own struct orca_qp_link member: @member names it.
+ */
+#define qp_list_add_tail(list, qp, member) \
+	qp_list_add_tail_at(list, qp, offsetof(struct orca_qp, member))
+#define qp_list_del(list, qp, member) \
+	qp_list_del_at(list, qp, offsetof(struct orca_qp, member))
+
+static inline struct orca_qp_link *qp_link_at(struct orca_qp *qp, size_t off)
+{
+	return (struct orca_qp_link *)((char *)qp + off);
+}
+
+static inline void qp_list_add_tail_at(struct orca_qp_list *l,
+				       struct orca_qp *qp, size_t off)
+{
+	struct orca_qp_link *k = qp_link_at(qp, off);
+
+	k->next = NULL;
+	k->prev = l->tail;
+	if (l->tail)
+		qp_link_at(l->tail, off)->next = qp;
+	else
+		l->head = qp;
+	l->tail = qp;
+	l->n++;
+}
+
+static inline void qp_list_del_at(struct orca_qp_list *l, struct orca_qp *qp,
+				  size_t off)
+{
+	struct orca_qp_link *k = qp_link_at(qp, off);
+
+	if (k->prev)
+		qp_link_at(k->prev, off)->next = k->next;
+	else
+		l->head = k->next;
+	if (k->next)
+		qp_link_at(k->next, off)->prev = k->prev;
+	else
+		l->tail = k->prev;
+	k->prev = k->next = NULL;
+	l->n--;
+}
 
 /* orca_core.c: DMA, MSI-X, the QP mirror */
 bool dma_ok(const struct orca_dev *dev, uint64_t addr, uint64_t len);

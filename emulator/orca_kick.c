@@ -21,37 +21,21 @@ void qp_sched(struct orca_dev *dev, struct orca_qp *qp)
 	if (qp->on_run)
 		return;
 	qp->on_run = true;
-	qp->run_next = NULL;
-	qp->run_prev = dev->run_tail;
-	if (dev->run_tail)
-		dev->run_tail->run_next = qp;
-	else
-		dev->run_head = qp;
-	dev->run_tail = qp;
-	dev->n_run++;
+	qp_list_add_tail(&dev->run_qps, qp, run);
 }
 
 void qp_unsched(struct orca_dev *dev, struct orca_qp *qp)
 {
 	if (!qp->on_run)
 		return;
-	if (qp->run_prev)
-		qp->run_prev->run_next = qp->run_next;
-	else
-		dev->run_head = qp->run_next;
-	if (qp->run_next)
-		qp->run_next->run_prev = qp->run_prev;
-	else
-		dev->run_tail = qp->run_prev;
-	qp->run_prev = qp->run_next = NULL;
+	qp_list_del(&dev->run_qps, qp, run);
 	qp->on_run = false;
-	dev->n_run--;
 }
 
 /* The first QP of the run list, off it; NULL if it is empty. */
 struct orca_qp *qp_sched_pop(struct orca_dev *dev)
 {
-	struct orca_qp *qp = dev->run_head;
+	struct orca_qp *qp = dev->run_qps.head;
 
 	if (qp)
 		qp_unsched(dev, qp);
@@ -63,7 +47,7 @@ void qp_sched_all(struct orca_dev *dev)
 {
 	struct orca_qp *qp;
 
-	for (qp = dev->live_qps; qp; qp = qp->live_next)
+	for_each_live_qp(dev, qp)
 		if (qp->ring.n)
 			qp_sched(dev, qp);
 }
@@ -184,7 +168,7 @@ void qp_sched_kicked(struct orca_dev *dev)
 		all |= kick_ring_take(dev, &dev->kicks[dev->kicks_used[i]]);
 	if (all)
 		return;
-	for (qp = dev->unringed_qps; qp; qp = qp->unringed_next)
+	for (qp = dev->unringed_qps.head; qp; qp = qp->unringed.next)
 		if (qp->ring.n)
 			qp_sched(dev, qp);
 }

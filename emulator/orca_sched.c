@@ -49,7 +49,7 @@ bool dp_run(struct orca_dev *dev)
 		progress = false;
 		qp_sched_kicked(dev);
 		/* this round's list: what it puts back waits for the next */
-		for (n = dev->n_run; n && (qp = qp_sched_pop(dev)); n--) {
+		for (n = dev->run_qps.n; n && (qp = qp_sched_pop(dev)); n--) {
 			bool p = qp->ring.n && qp_step(dev, qp);
 
 			if (p || (qp->ring.n && (qp->req.busy ||
@@ -74,7 +74,7 @@ void dp_timers(struct orca_dev *dev)
 	if (dev->state != ORCA_DEV_S_ACTIVE || dev->fatal)
 		return;
 	/* a QP with a WQE in flight stays on the run list */
-	for (qp = dev->run_head; qp; qp = qp->run_next) {
+	for (qp = dev->run_qps.head; qp; qp = qp->run.next) {
 		struct orca_req *r;
 
 		if (!qp->ring.n || !qp->req.busy)
@@ -103,7 +103,7 @@ uint64_t orca_dev_next_deadline(const struct orca_dev *dev)
 	if (dev->state != ORCA_DEV_S_ACTIVE || dev->fatal || !dev->qps)
 		return 0;
 	first = wire_next_deadline(dev);
-	for (qp = dev->run_head; qp; qp = qp->run_next) {
+	for (qp = dev->run_qps.head; qp; qp = qp->run.next) {
 		if (qp->ring.n && qp->req.busy && qp->req.deadline &&
 		    (!first || qp->req.deadline < first))
 			first = qp->req.deadline;

@@ -215,6 +215,17 @@ struct orca_mcg {
 	uint32_t *qpns;			/* [max_mcast_qp_attach], by attach */
 };
 
+/* A QP's place on one of the device's QP lists (qp_list_*()). */
+struct orca_qp_link {
+	struct orca_qp *prev, *next;
+};
+
+/* A list of QPs in insertion order, linked through one orca_qp_link. */
+struct orca_qp_list {
+	struct orca_qp *head, *tail;
+	uint32_t n;
+};
+
 struct orca_qp {
 	struct orca_qp_ctx ctx;		/* current context, wire format */
 	struct orca_qp_ctx dflt;	/* context at create: RESET restores it */
@@ -231,12 +242,12 @@ struct orca_qp {
 	uint32_t mw_refs;		/* type 2 windows bound to it */
 	uint32_t mcast_refs;		/* multicast groups it is attached to */
 	/* every QP the device has (orca_cmd_qp.c) */
-	struct orca_qp *live_prev, *live_next;
+	struct orca_qp_link live;
 	/* the engine's run list (orca_kick.c): QPs it has to look at */
-	struct orca_qp *run_prev, *run_next;
+	struct orca_qp_link run;
 	bool on_run;
 	/* created without ORCA_QP_CREATE_KICK_RING: every kick reads it */
-	struct orca_qp *unringed_prev, *unringed_next;
+	struct orca_qp_link unringed;
 };
 
 /* A kick ring (orca_hw_io.h) of a user context. */
@@ -410,12 +421,9 @@ struct orca_dev {
 	struct orca_pd *pds;		/* [max_pd + 1], index 0 unused */
 	struct orca_cq *cqs;		/* [max_cq + 1], index 0 unused */
 	struct orca_qp **qps;		/* [max_qp + ORCA_QPN_BASE] */
-	struct orca_qp *live_qps;	/* first of the QPs */
-	/* those without a kick ring, in creation order */
-	struct orca_qp *unringed_qps, *unringed_tail;
-	/* the engine's run list, in the order QPs got work */
-	struct orca_qp *run_head, *run_tail;
-	uint32_t n_run;
+	struct orca_qp_list live_qps;		/* every QP */
+	struct orca_qp_list unringed_qps;	/* those without a kick ring */
+	struct orca_qp_list run_qps;	/* the engine's, as they got work */
 	struct orca_kick *kicks;	/* [ORCA_MAX_KICK_RINGS] */
 	uint16_t *kicks_used;		/* indices of the rings in use */
 	uint32_t n_kicks;
