@@ -143,11 +143,13 @@ int main(int argc, char **argv)
 
 	/* orca driver payloads: no padding between core and driver parts */
 	SIZE(orca_ibv_alloc_ucontext_cmd, 8);
-	SIZE(orca_ibv_alloc_ucontext_resp, 56);
+	SIZE(orca_ibv_alloc_ucontext_resp, 72);
 	OFF(orca_ibv_alloc_ucontext_resp, db_mmap_key, 24);
 	OFF(orca_ibv_alloc_ucontext_resp, db_value, 36);
 	OFF(orca_ibv_alloc_ucontext_resp, db_hint_mmap_key, 40);
 	OFF(orca_ibv_alloc_ucontext_resp, db_hint_offset, 48);
+	OFF(orca_ibv_alloc_ucontext_resp, kick_ring_mmap_key, 56);
+	OFF(orca_ibv_alloc_ucontext_resp, kick_ring_entries, 64);
 	SIZE(orca_ibv_ex_query_device_resp, 32);
 	SIZE(orca_ibv_create_ah_resp, 8);
 	SIZE(orca_ibv_create_cq, 24);
@@ -160,7 +162,7 @@ int main(int argc, char **argv)
 	SIZE(orca_ibv_modify_qp_resp, 16);
 	SIZE(orca_alloc_ucontext, 24);
 	OFF(orca_alloc_ucontext_resp, drv_payload, 8);
-	SIZE(orca_alloc_ucontext_resp, 64);
+	SIZE(orca_alloc_ucontext_resp, 80);
 	OFF(orca_query_device_ex_resp, drv_payload, 304);
 	SIZE(orca_query_device_ex_resp, 336);
 	SIZE(orca_create_cq, 64);
