@@ -499,6 +499,7 @@ check:
 bench:
 	@$(MAKE) deps build
 	@$(MAKE) -C tests/bench BUILD=$(BUILD)
+	@$(MAKE) -C emulator BUILD=$(BUILD) bench
 	@$(call header,"bench: orca0 vs rxe0 in one VM boot (tests/bench/bench.sh)")
 	@BUILD=$(BUILD) RESULTS=$(RESULTS)/bench tests/bench/run.sh
 

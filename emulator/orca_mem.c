@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "orca_res.h"
 
@@ -214,7 +217,12 @@ void *mr_ptr(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 /*
  * Ascending stores, 8 bytes at a time where aligned, so that a reader who
  * sees the last byte of a message sees all of it (x86 keeps one thread's
- * ordinary stores in order; memcpy may not use ordinary stores).
+ * ordinary stores in order; memcpy may not use ordinary stores).  The
+ * bulk goes in aligned 16-byte SSE2 stores, ordinary stores too (volatile:
+ * the compiler keeps them one each and in order), 64 bytes a round: 8
+ * bytes a store cost the placement of a 4 KiB packet three times what
+ * memcpy costs.  The last 8 to 23 bytes still go 8 bytes at a time, so
+ * the store of the last byte is never wider than 8.
  */
 static void copy_ascending(uint8_t *dst, const uint8_t *src, uint32_t len)
 {
@@ -222,6 +230,43 @@ static void copy_ascending(uint8_t *dst, const uint8_t *src, uint32_t len)
 		__atomic_store_n(dst++, *src++, __ATOMIC_RELAXED);
 		len--;
 	}
+#ifdef __SSE2__
+	if (len >= 64 + 8 + 8) {
+		if ((uintptr_t)dst & 8) {
+			uint64_t v;
+
+			memcpy(&v, src, 8);
+			__atomic_store_n((uint64_t *)dst, v, __ATOMIC_RELAXED);
+			dst += 8;
+			src += 8;
+			len -= 8;
+		}
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		while (len >= 64 + 8) {
+			const __m128i *s = (const __m128i *)src;
+			volatile __m128i *d = (volatile __m128i *)dst;
+			__m128i a = _mm_loadu_si128(s), b = _mm_loadu_si128(s + 1);
+			__m128i c = _mm_loadu_si128(s + 2), e = _mm_loadu_si128(s + 3);
+
+			d[0] = a;
+			d[1] = b;
+			d[2] = c;
+			d[3] = e;
+			dst += 64;
+			src += 64;
+			len -= 64;
+		}
+		while (len >= 16 + 8) {
+			*(volatile __m128i *)dst =
+				_mm_loadu_si128((const __m128i *)src);
+			dst += 16;
+			src += 16;
+			len -= 16;
+		}
+		/* the compiler moves no store across them (no code either) */
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+#endif
 	while (len >= 8) {
 		uint64_t v;
 

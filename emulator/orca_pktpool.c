@@ -13,7 +13,14 @@
 struct orca_pkt *pkt_alloc(struct orca_dev *dev)
 {
 	struct orca_pkt *p = dev->pkt_cache;
+	/*
+	 * Hidden from the compiler, which would inline a 140-byte memset as
+	 * "rep stos" (some 14 ns on a current x86, libc's memset under 2):
+	 * it runs for every packet, ACKs too.
+	 */
+	size_t hdr = offsetof(struct orca_pkt, payload);
 
+	__asm__("" : "+r"(hdr));
 	if (p) {
 		dev->pkt_cache = p->next;
 		dev->n_pkt_cache--;
@@ -22,7 +29,7 @@ struct orca_pkt *pkt_alloc(struct orca_dev *dev)
 		if (!p)
 			return NULL;
 	}
-	memset(p, 0, offsetof(struct orca_pkt, payload));
+	memset(p, 0, hdr);
 	return p;
 }
 

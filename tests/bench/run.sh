@@ -47,6 +47,11 @@ sampler=$!
 # the host's memcpy: what the device's copies can reach (memcpy_bw.c)
 "$BUILD/tests/memcpy_bw" > "$RESULTS/memcpy.txt" 2>&1 ||
     echo "bench: memcpy_bw failed: $(cat "$RESULTS/memcpy.txt")" >&2
+# the device alone, a host process with no guest posting or polling
+# (emulator/tests/bench_dp.c): how much of the limit the device leaves
+for c in write64k write64k-stream; do
+    "$BUILD/orca-emu-bench-dp" 1.5 "$c" || echo "bench: orca-emu-bench-dp $c failed" >&2
+done > "$RESULTS/device.txt" 2>&1
 BUILD=$BUILD "$REPO/scripts/vm.sh" --name "$NAME" --keep -- "$REPO/tests/bench/bench.sh"
 rc=$?
 
@@ -72,10 +77,11 @@ elif [[ ! -s $RESULTS/table.txt ]]; then
     rc=1
 fi
 
-# memcpy_table PERF MEMCPY TITLE: ib_*_bw 64 KiB of PERF (perf.sh's raw
-# lines) as fractions of the host's memcpy in MEMCPY (memcpy_bw's lines)
+# memcpy_table PERF MEMCPY TITLE [DEVICE]: ib_*_bw 64 KiB of PERF
+# (perf.sh's raw lines) as fractions of the host's memcpy in MEMCPY
+# (memcpy_bw's lines); DEVICE: bench_dp's lines, the device alone
 memcpy_table() {
-    awk -v title="$3" '
+    awk -v title="$3" -v devfile="${4:-}" '
     $1 == "MEMCPY" { m[$2] = $3; next }
     $1 == "PERF" && $3 == 65536 && $2 ~ /^ib_(write|read|send)_bw$/ {
         v[$2, $4] = $5
@@ -93,10 +99,21 @@ memcpy_table() {
         a = v["ib_write_bw", "orca0"]
         if (a ~ /^[0-9.]+$/ && m["streaming"] > 0)
             printf "target: ib_write_bw 64 KiB >= 50 %% of streaming memcpy: %s (%s)\n", pct(a, m["streaming"]), (100 * a / m["streaming"] >= 50 ? "met" : "NOT met")
+        if (devfile == "")
+            exit
+        while ((getline l < devfile) > 0) {
+            split(l, f)
+            if (f[1] == "WRITE" && f[2] == 64 && f[4] == "hot") hot = f[5]
+            if (f[1] == "WRITE" && f[2] == 64 && f[4] == "streaming") str = f[5]
+        }
+        printf "the device alone (no guest; emulator/tests/bench_dp.c, 2 copies per payload byte: gather into the packet, placement):\n"
+        printf "  RDMA WRITE 64 KiB, one buffer reused as ib_write_bw does: %s MiB/s, %s of streaming memcpy\n", hot, pct(hot, m["streaming"])
+        printf "  RDMA WRITE 64 KiB, through 64 MiB buffers:               %s MiB/s, %s of streaming memcpy\n", str, pct(str, m["streaming"])
     }' "$2" "$1"
 }
 if [[ -s $RESULTS/perf.txt && -s $RESULTS/memcpy.txt ]]; then
-    memcpy_table "$RESULTS/perf.txt" "$RESULTS/memcpy.txt" "one host" > "$RESULTS/memcpy_table.txt"
+    memcpy_table "$RESULTS/perf.txt" "$RESULTS/memcpy.txt" "one host" \
+        "$RESULTS/device.txt" > "$RESULTS/memcpy_table.txt"
     cat "$RESULTS/memcpy_table.txt"
 fi
 
