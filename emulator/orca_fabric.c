@@ -42,6 +42,7 @@
 #define ORCA_FAB_QUEUE		256	/* messages waiting to go */
 #define ORCA_FAB_RX_BATCH	64	/* messages read per poll */
 #define ORCA_FAB_RESERVE	ORCA_FAB_RX_BATCH	/* for ACKs only */
+#define ORCA_FAB_VL15_QUEUE	16	/* SMPs waiting, ahead of the rest */
 
 enum fab_state {
 	FAB_IDLE,		/* no connection: retry at retry_at */
@@ -58,6 +59,7 @@ struct orca_fab {
 	uint64_t retry_at;	/* dp_now_ns() */
 	/* in a row: connections refused, connections closed before a LID */
 	unsigned int failures, refusals;
+	struct msgq q15;	/* subnet management: sent first */
 	struct msgq q;
 	uint64_t log_s;		/* second of the last complaint */
 	uint64_t log_suppressed;
@@ -95,7 +97,9 @@ int fabric_init(struct orca_dev *dev)
 	fab = calloc(1, sizeof(*fab));
 	if (!fab)
 		return -ENOMEM;
-	if (msgq_init(&fab->q, ORCA_FAB_QUEUE, ORCA_FAB_MSG_MAX)) {
+	if (msgq_init(&fab->q, ORCA_FAB_QUEUE, ORCA_FAB_MSG_MAX) ||
+	    msgq_init(&fab->q15, ORCA_FAB_VL15_QUEUE, ORCA_FAB_MSG_MAX)) {
+		msgq_free(&fab->q);
 		free(fab);
 		return -ENOMEM;
 	}
@@ -116,6 +120,7 @@ void fabric_destroy(struct orca_dev *dev)
 	if (fab->fd >= 0)
 		close(fab->fd);
 	msgq_free(&fab->q);
+	msgq_free(&fab->q15);
 	free(fab);
 	dev->fab = NULL;
 }
@@ -162,22 +167,29 @@ static void link_lost(struct orca_dev *dev, const char *why)
 	close(fab->fd);
 	fab->fd = -1;
 	fab->state = FAB_IDLE;
+	msgq_clear(&fab->q15);
 	msgq_clear(&fab->q);
 	fab->retry_at = dp_now_ns() + ORCA_FAB_RETRY_MS * 1000000ULL;
 	port_set_state(dev, ORCA_PORT_DOWN);
 }
 
 /* Queue one message and send what the socket takes; false: queue full. */
-static bool fab_send(struct orca_dev *dev, const void *m, size_t len)
+/*
+ * Queue @m for the fabric; @vl15 (subnet management, IBA 7.6.4) in a
+ * queue of its own that goes first: SMPs never wait behind data.
+ */
+static bool fab_send(struct orca_dev *dev, const void *m, size_t len,
+		     bool vl15)
 {
 	struct orca_fab *fab = dev->fab;
-	uint8_t *slot = msgq_tail(&fab->q);
+	struct msgq *q = vl15 ? &fab->q15 : &fab->q;
+	uint8_t *slot = msgq_tail(q);
 
 	if (!slot)
 		return false;
 	memcpy(slot, m, len);
-	msgq_push(&fab->q, len);
-	if (msgq_flush(&fab->q, fab->fd) < 0)
+	msgq_push(q, len);
+	if (msgq_flush_vl15(&fab->q15, &fab->q, fab->fd) < 0)
 		link_lost(dev, strerror(errno));
 	return true;
 }
@@ -194,7 +206,7 @@ static void send_ctl(struct orca_dev *dev, uint8_t type)
 	struct orca_fab_hdr h;
 
 	fab_hdr(&h, type);
-	if (!fab_send(dev, &h, sizeof(h)))
+	if (!fab_send(dev, &h, sizeof(h), false))
 		complain(dev, "queue full", "PORT_UP/DOWN not sent");
 }
 
@@ -232,7 +244,7 @@ static void fab_connect(struct orca_dev *dev)
 		orca_log("fabric: connected to %s, HELLO port GUID 0x%016llx",
 			 dev->cfg.fabric,
 			 (unsigned long long)dev->cfg.port_guid);
-	fab_send(dev, &h, sizeof(h));
+	fab_send(dev, &h, sizeof(h), false);
 }
 
 void fabric_admin(struct orca_dev *dev, bool up)
@@ -284,7 +296,8 @@ void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 		complain(dev, "not sent", "packet its opcode does not allow");
 		return;
 	}
-	if (!fab_send(dev, fab->tx, sizeof(struct orca_fab_hdr) + len)) {
+	if (!fab_send(dev, fab->tx, sizeof(struct orca_fab_hdr) + len,
+		      p->vl == ORCA_VL15)) {
 		dev->stats.fabric_queue_drops++;
 		return;
 	}
@@ -416,7 +429,8 @@ int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
 		return 0;
 	*pfd = (struct pollfd){
 		.fd = fab->fd,
-		.events = POLLIN | (msgq_empty(&fab->q) ? 0 : POLLOUT),
+		.events = POLLIN | (msgq_empty(&fab->q) &&
+				    msgq_empty(&fab->q15) ? 0 : POLLOUT),
 	};
 	return 1;
 }
@@ -431,7 +445,8 @@ bool fabric_io(struct orca_dev *dev, short revents,
 
 	if (!fab || fab->fd < 0)
 		return false;
-	if ((revents & POLLOUT) && msgq_flush(&fab->q, fab->fd) < 0) {
+	if ((revents & POLLOUT) &&
+	    msgq_flush_vl15(&fab->q15, &fab->q, fab->fd) < 0) {
 		link_lost(dev, strerror(errno));
 		return false;
 	}

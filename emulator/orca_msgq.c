@@ -70,3 +70,14 @@ int msgq_flush(struct msgq *q, int fd)
 	}
 	return sent;
 }
+
+int msgq_flush_vl15(struct msgq *vl15, struct msgq *data, int fd)
+{
+	int a, b;
+
+	a = msgq_flush(vl15, fd);
+	if (a < 0 || !msgq_empty(vl15))
+		return a;
+	b = msgq_flush(data, fd);
+	return b < 0 ? b : a + b;
+}

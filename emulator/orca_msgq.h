@@ -38,5 +38,11 @@ void msgq_push(struct msgq *q, size_t len);
  * -1 with errno on a socket error (the connection is unusable).
  */
 int msgq_flush(struct msgq *q, int fd);
+/*
+ * The same for a port's two queues: subnet management (VL15) first, and
+ * data only once no SMP waits (IBA 7.6.4: VL15 is never queued behind
+ * data).  Returns how many went, or -1 as msgq_flush().
+ */
+int msgq_flush_vl15(struct msgq *vl15, struct msgq *data, int fd);
 
 #endif /* ORCA_MSGQ_H */

@@ -265,8 +265,11 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 		comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
 		return true;
 	}
-	/* a full egress queue holds the send back, it does not lose it */
-	if (!port_room(dev))
+	/*
+	 * A full egress queue holds the send back, it does not lose it;
+	 * QP0's SMPs (VL15) go before the data queued there, never behind.
+	 */
+	if (le32toh(qp->ctx.qpn) != 0 && !port_room(dev))
 		return false;
 	p = pkt_alloc(dev);
 	if (!p)

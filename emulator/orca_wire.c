@@ -95,6 +95,17 @@ static void link_put(struct orca_dev *dev, struct orca_pkt *p,
 
 	p->next = NULL;
 	dev->link_n++;
+	/* subnet management passes the data queued before it (IBA 7.6.4) */
+	if (!hold_ns && p->vl == ORCA_VL15) {
+		for (pp = &dev->link_head; *pp && (*pp)->vl == ORCA_VL15;
+		     pp = &(*pp)->next)
+			;
+		p->next = *pp;
+		*pp = p;
+		if (!p->next)
+			dev->link_tail = p;
+		return;
+	}
 	if (!hold_ns) {
 		if (dev->link_tail)
 			dev->link_tail->next = p;

@@ -418,17 +418,11 @@ size_t fab_sw_pop(struct fab_switch *sw, unsigned int port, uint8_t *msg)
 int fab_sw_flush(struct fab_switch *sw, unsigned int port, int fd)
 {
 	struct fab_sw_port *sp;
-	int a, b;
 
 	if (port < 1 || port > sw->nports)
 		return 0;
 	sp = &sw->port[port];
-	a = msgq_flush(&sp->q15, fd);
-	/* data only once every SMP is out */
-	if (a < 0 || !msgq_empty(&sp->q15))
-		return a;
-	b = msgq_flush(&sp->q, fd);
-	return b < 0 ? b : a + b;
+	return msgq_flush_vl15(&sp->q15, &sp->q, fd);
 }
 
 const char *fab_sw_state_name(uint8_t state)

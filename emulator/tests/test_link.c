@@ -9,9 +9,12 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "dp_fixture.h"
 #include "orca_log.h"
+#include "orca_msgq.h"
 
 #define MSG	5000		/* 20 packets of 256 bytes */
 #define ROUNDS	24
@@ -393,6 +396,84 @@ static void rc_window(void)
 	}
 }
 
+/*
+ * Subnet management is never queued behind data (IBA 7.6.4, VL15): on
+ * the port's link an SMP goes before the data packets already waiting,
+ * behind the SMPs before it.
+ */
+static void vl15_passes_data(void)
+{
+	static const uint8_t vl[6] = { 0, 0, ORCA_VL15, 0, ORCA_VL15, 0 };
+	/* what leaves first: the SMPs in their order, then the data */
+	static const unsigned int want[6] = { 2, 4, 0, 1, 3, 5 };
+	struct fx *f = dp_up();
+	struct orca_pkt *p[6], *q;
+	unsigned int i, n = 0;
+	uint16_t lid = f->dev.cfg.lid;
+
+	for (i = 0; i < 6; i++) {
+		p[i] = pkt_alloc(&f->dev);
+		CHECK(p[i]);
+		if (!p[i])
+			goto out;
+		p[i]->vl = vl[i];
+		p[i]->dlid = lid;
+		p[i]->slid = lid;
+		p[i]->opcode = IB_UD | IB_SEND_ONLY;
+		p[i]->dqpn = vl[i] == ORCA_VL15 ? 0 : 5;
+		f->dev.link->xmit(&f->dev, p[i]);
+	}
+	for (q = f->dev.link_head; q && n < 6; q = q->next, n++)
+		CHECK(q == p[want[n]]);
+	CHECK_EQ(n, 6);
+	CHECK(f->dev.link_tail == p[5]);
+	CHECK_EQ(f->dev.link_n, 6);
+out:
+	wire_drain(&f->dev);
+	CHECK_EQ(f->dev.link_n, 0);
+	fx_free(f);
+}
+
+/*
+ * ... and on the way to the fabric: a port's VL15 queue goes first, and
+ * data only once no SMP waits, each queue in its own order
+ * (msgq_flush_vl15(), the device's egress and each switch port's).
+ */
+static void vl15_queue_first(void)
+{
+	struct msgq q15, q;
+	int sv[2], i;
+	char buf[16];
+
+	CHECK_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	CHECK_EQ(msgq_init(&q15, 2, 16), 0);
+	CHECK_EQ(msgq_init(&q, 4, 16), 0);
+	for (i = 0; i < 3; i++) {
+		snprintf((char *)msgq_tail(&q), 16, "data%d", i);
+		msgq_push(&q, 6);
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf((char *)msgq_tail(&q15), 16, "smp%d", i);
+		msgq_push(&q15, 5);
+	}
+	CHECK(!msgq_tail(&q15));	/* full: the caller drops and counts */
+	CHECK_EQ(msgq_flush_vl15(&q15, &q, sv[0]), 5);
+	CHECK(msgq_empty(&q15) && msgq_empty(&q));
+	CHECK(recv(sv[1], buf, sizeof(buf), 0) == 5 && !strcmp(buf, "smp0"));
+	CHECK(recv(sv[1], buf, sizeof(buf), 0) == 5 && !strcmp(buf, "smp1"));
+	for (i = 0; i < 3; i++) {
+		char want[8];
+
+		snprintf(want, sizeof(want), "data%d", i);
+		CHECK(recv(sv[1], buf, sizeof(buf), 0) == 6 &&
+		      !strcmp(buf, want));
+	}
+	msgq_free(&q15);
+	msgq_free(&q);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -404,5 +485,7 @@ int main(int argc, char **argv)
 	RUN(rc_peer_gone);
 	RUN(uc_loss);
 	RUN(rc_window);
+	RUN(vl15_passes_data);
+	RUN(vl15_queue_first);
 	return tap_done();
 }
