@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "self_rc.h"
+
 #define QSCALE_MAX	65536
 
 static struct ibv_context *ctx;
@@ -85,42 +87,12 @@ static struct ibv_qp *qp_self_rts(void)
 		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
 	struct ibv_qp *qp = ibv_create_qp(pd, &init);
 	int err;
 
 	if (!qp)
 		return NULL;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (!err) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = port.active_mtu;
-		a.dest_qp_num = qp->qp_num;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 12;
-		a.ah_attr.dlid = port.lid;
-		a.ah_attr.port_num = 1;
-		err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-				    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				    IBV_QP_MIN_RNR_TIMER);
-	}
-	if (!err) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				    IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				    IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
-	}
+	err = self_rc_to_rts(qp, &port);
 	if (err) {
 		ibv_destroy_qp(qp);
 		errno = err;

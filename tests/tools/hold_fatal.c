@@ -32,6 +32,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "self_rc.h"
+
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -52,39 +54,6 @@ static struct ibv_context *open_dev(const char *name)
 	if (list)
 		ibv_free_device_list(list);
 	return ctx;
-}
-
-static int to_rts(struct ibv_qp *qp, const struct ibv_port_attr *port)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = port->active_mtu;
-	a.dest_qp_num = qp->qp_num;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 12;
-	a.ah_attr.dlid = port->lid;
-	a.ah_attr.port_num = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			     IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 int main(int argc, char **argv)
@@ -131,7 +100,7 @@ int main(int argc, char **argv)
 			     IBV_ACCESS_REMOTE_WRITE) : NULL;
 	init.send_cq = init.recv_cq = cq;
 	qp = mr ? ibv_create_qp(pd, &init) : NULL;
-	if (!qp || to_rts(qp, &port)) {
+	if (!qp || self_rc_to_rts(qp, &port)) {
 		printf("SETUP_FAILED objects: %s\n", strerror(errno));
 		return 2;
 	}
