@@ -18,7 +18,7 @@ PKGS=(
     libibverbs-dev librdmacm-dev ibverbs-utils ibverbs-providers rdma-core rdmacm-utils perftest python3-pyverbs
     infiniband-diags opensm iputils-ping iperf3 nvme-cli fio ucx-utils openmpi-bin python3-mpi4py
     nfs-kernel-server
-    iproute2 python3 strace pciutils python3-ply python3-git
+    iproute2 python3 strace pciutils python3-ply python3-git python3-docutils
     debhelper dh-dkms dkms udev ccache
     clang libclang-rt-14-dev
 )

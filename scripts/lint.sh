@@ -1,6 +1,7 @@
 #!/bin/bash
 # Static checks of the kernel driver, as TAP: checkpatch --strict on every
-# driver and UAPI file and kernel-doc on every driver source.  (sparse and
+# driver and UAPI file, kernel-doc on every driver source, and docutils on
+# its documentation.  (sparse and
 # W=1 -Werror run as a build of their own, see the Makefile's lint target.)
 # A file passes only if the tool reports nothing at all.
 set -uo pipefail
@@ -36,5 +37,14 @@ pattern='.'
 for f in drivers/infiniband/hw/orca/*.[ch]; do
 	check "kernel-doc $f" "$src/scripts/kernel-doc" -none "$f"
 done
+# the driver's documentation as docutils reads it (what make htmldocs
+# would complain of first): any warning or error fails
+check "docutils Documentation/infiniband/orca.rst" python3 -c '
+import io, sys
+import docutils.core
+err = io.StringIO()
+docutils.core.publish_doctree(open(sys.argv[1]).read(), source_path=sys.argv[1],
+    settings_overrides={"warning_stream": err, "report_level": 2})
+sys.stdout.write(err.getvalue())' Documentation/infiniband/orca.rst
 echo "1..$n"
 exit $((failed > 0))
