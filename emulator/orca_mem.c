@@ -224,6 +224,15 @@ void *mr_ptr(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
  * memcpy costs.  The last 8 to 23 bytes still go 8 bytes at a time, so
  * the store of the last byte is never wider than 8.
  */
+/* One 8-byte store of @src's next 8 bytes at @dst, 8-aligned. */
+static inline void store8(uint8_t *dst, const uint8_t *src)
+{
+	uint64_t v;
+
+	memcpy(&v, src, 8);
+	__atomic_store_n((uint64_t *)dst, v, __ATOMIC_RELAXED);
+}
+
 static void copy_ascending(uint8_t *dst, const uint8_t *src, uint32_t len)
 {
 	while (len && ((uintptr_t)dst & 7)) {
@@ -233,10 +242,7 @@ static void copy_ascending(uint8_t *dst, const uint8_t *src, uint32_t len)
 #ifdef __SSE2__
 	if (len >= 64 + 8 + 8) {
 		if ((uintptr_t)dst & 8) {
-			uint64_t v;
-
-			memcpy(&v, src, 8);
-			__atomic_store_n((uint64_t *)dst, v, __ATOMIC_RELAXED);
+			store8(dst, src);
 			dst += 8;
 			src += 8;
 			len -= 8;
@@ -268,10 +274,7 @@ static void copy_ascending(uint8_t *dst, const uint8_t *src, uint32_t len)
 	}
 #endif
 	while (len >= 8) {
-		uint64_t v;
-
-		memcpy(&v, src, 8);
-		__atomic_store_n((uint64_t *)dst, v, __ATOMIC_RELAXED);
+		store8(dst, src);
 		dst += 8;
 		src += 8;
 		len -= 8;

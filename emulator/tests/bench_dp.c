@@ -27,10 +27,7 @@
 #include "orca_log.h"
 
 #define MTU4096		5
-#define B_SQ_LOG_DEPTH	7		/* 128 send WQEs, like ib_write_bw */
-#define B_SQ_LOG_STRIDE	7		/* 64 + 4 SGEs */
-#define B_RQ_LOG_DEPTH	7
-#define B_RQ_LOG_STRIDE	6		/* 16 + 3 SGEs */
+#define B_LOG_DEPTH	7		/* 128 WQEs a ring, like ib_write_bw */
 #define B_CQ_LOG_DEPTH	10
 #define SIG_EVERY	16		/* one signaled WQE in 16 */
 #define STREAM_BYTES	(64ULL << 20)	/* the streaming buffers */
@@ -96,48 +93,16 @@ static void bench_memcpy(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* The QP pair, with queues as deep as ib_write_bw's                  */
+/* Posting on the pair's rings, as deep as ib_write_bw's (B_LOG_DEPTH) */
 /* ------------------------------------------------------------------ */
-
-static bool make_bqp(struct fx *f, struct ring_qp *qp, uint32_t cqn)
-{
-	struct orca_create_qp_in in = {};
-	struct orca_qp_ctx ctx;
-	uint64_t bytes;
-
-	qp->rq_off = (1ULL << B_SQ_LOG_DEPTH) << B_SQ_LOG_STRIDE;
-	qp->db_off = qp->rq_off + ((1ULL << B_RQ_LOG_DEPTH) << B_RQ_LOG_STRIDE);
-	bytes = qp->db_off + 8;
-	qp->base = heap_alloc(bytes);
-	memset(gpa(f, qp->base), 0, (bytes + PAGE - 1) & ~(PAGE - 1));
-	in.qp_type = ORCA_QPT_RC;
-	in.pdn = htole32(f->pdn);
-	in.send_cqn = in.recv_cqn = htole32(cqn);
-	in.max_send_wr = htole32(1U << B_SQ_LOG_DEPTH);
-	in.max_send_sge = htole32(4);
-	in.sq_log_depth = B_SQ_LOG_DEPTH;
-	in.sq_log_stride = B_SQ_LOG_STRIDE;
-	in.max_recv_wr = htole32(1U << B_RQ_LOG_DEPTH);
-	in.max_recv_sge = htole32(3);
-	in.rq_log_depth = B_RQ_LOG_DEPTH;
-	in.rq_log_stride = B_RQ_LOG_STRIDE;
-	in.rq_off = htole32(qp->rq_off);
-	in.dbrec_off = htole32(qp->db_off);
-	in.ring = pbl_for(f, qp->base, (bytes + PAGE - 1) / PAGE);
-	if (fx_cmd(f, ORCA_CMD_CREATE_QP, &in, sizeof(in), &ctx, sizeof(ctx)))
-		return false;
-	qp->qpn = le32toh(ctx.qpn);
-	qp->sq_pi = qp->rq_pi = 0;
-	return true;
-}
 
 /* A send WQE and the producer index, no kick. */
 static void bput_send(struct fx *f, struct ring_qp *qp, uint8_t op, bool sig,
 		      uint64_t at, uint32_t len, uint32_t lkey,
 		      uint64_t raddr, uint32_t rkey)
 {
-	uint32_t slot = qp->sq_pi & ((1U << B_SQ_LOG_DEPTH) - 1);
-	uint8_t *w = gpa(f, qp->base + ((uint64_t)slot << B_SQ_LOG_STRIDE));
+	uint32_t slot = qp->sq_pi & ((1U << B_LOG_DEPTH) - 1);
+	uint8_t *w = gpa(f, qp->base + ((uint64_t)slot << SQ_LOG_STRIDE));
 	struct orca_send_wqe *h = (void *)w;
 	struct orca_sge *s = (void *)(h + 1);
 	__le32 *db = gpa(f, qp->base + qp->db_off);
@@ -157,9 +122,9 @@ static void bput_send(struct fx *f, struct ring_qp *qp, uint8_t op, bool sig,
 static void bput_recv(struct fx *f, struct ring_qp *qp, uint64_t at,
 		      uint32_t len, uint32_t lkey)
 {
-	uint32_t slot = qp->rq_pi & ((1U << B_RQ_LOG_DEPTH) - 1);
+	uint32_t slot = qp->rq_pi & ((1U << B_LOG_DEPTH) - 1);
 	uint8_t *w = gpa(f, qp->base + qp->rq_off +
-			 ((uint64_t)slot << B_RQ_LOG_STRIDE));
+			 ((uint64_t)slot << RQ_LOG_STRIDE));
 	struct orca_recv_wqe *h = (void *)w;
 	struct orca_sge *s = (void *)(h + 1);
 	__le32 *db = gpa(f, qp->base + qp->db_off + 4);
@@ -198,8 +163,9 @@ static void bench_up(struct bench *t)
 			ORCA_ACCESS_LOCAL_WRITE | ORCA_ACCESS_REMOTE_WRITE,
 			&t->dlk), 0);
 	CHECK(make_cq(t->f, &t->cq, B_CQ_LOG_DEPTH));
-	CHECK(make_bqp(t->f, &t->a, t->cq.cqn));
-	CHECK(make_bqp(t->f, &t->b, t->cq.cqn));
+	make_qp_log_depth = B_LOG_DEPTH;
+	CHECK(make_qp(t->f, &t->a, t->cq.cqn));
+	CHECK(make_qp(t->f, &t->b, t->cq.cqn));
 	/* no retransmission however long the host stops us (4.096 us << 20) */
 	connect_timeout = 20;
 	CHECK(connect_rc(t->f, &t->a, t->b.qpn, 0, MTU4096));
@@ -217,7 +183,7 @@ static void bench_case(const char *name, uint8_t op, uint32_t len,
 {
 	struct bench b;
 	struct fx *f;
-	uint32_t depth = 1U << B_SQ_LOG_DEPTH, pkts_per = (len + 4095) / 4096;
+	uint32_t depth = 1U << B_LOG_DEPTH, pkts_per = (len + 4095) / 4096;
 	uint64_t posted = 0, done = 0, recvs = 0, soff = 0, doff = 0;
 	uint64_t t0, w0, tdev = 0, now, pkts0, bytes0, kicks = 0;
 	struct orca_cqe c;
@@ -237,7 +203,7 @@ static void bench_case(const char *name, uint8_t op, uint32_t len,
 		uint64_t d0;
 
 		/* the receive queue full (SEND), then the send queue */
-		while (send && b.b.rq_pi - recvs < (1U << B_RQ_LOG_DEPTH)) {
+		while (send && b.b.rq_pi - recvs < (1U << B_LOG_DEPTH)) {
 			bput_recv(f, &b.b, b.dst + doff, len, b.dlk);
 			doff = (doff + ((len + 63) & ~63U)) % span;
 			if (doff + len > span)
@@ -314,7 +280,7 @@ int main(int argc, char **argv)
 	orca_log_set_quiet(true);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("# %.1f s of CPU per case; SQ %u deep, 1 WQE in %u signaled, path MTU 4096\n",
-	       case_secs, 1U << B_SQ_LOG_DEPTH, SIG_EVERY);
+	       case_secs, 1U << B_LOG_DEPTH, SIG_EVERY);
 	if (!only || !strcmp(only, "memcpy"))
 		bench_memcpy();
 	if (!only || !strcmp(only, "write64k"))

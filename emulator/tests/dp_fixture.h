@@ -119,27 +119,30 @@ struct ring_qp {
 	uint32_t sq_pi, rq_pi;
 };
 
-#define SQ_LOG_DEPTH	3
 #define SQ_LOG_STRIDE	7	/* 64 + 4 SGEs */
-#define RQ_LOG_DEPTH	3
 #define RQ_LOG_STRIDE	6	/* 16 + 3 SGEs */
 
 static uint8_t make_qp_type = ORCA_QPT_RC;	/* what make_qp() creates */
 static uint32_t make_qp_flags;		/* ... and its ORCA_QP_CREATE_* */
+/*
+ * ... with 2^make_qp_log_depth WQEs per ring; post_send(), post_recv()
+ * and the other posting helpers here assume the default, 8.
+ */
+static unsigned int make_qp_log_depth = 3;
 
 /*
- * A QP of @type with rings: 8 send WQEs of 4 SGEs and, without an SRQ
- * (@srqn 0), 8 receive WQEs of 3 SGEs.
+ * A QP of @type with rings: 2^make_qp_log_depth send WQEs of 4 SGEs and,
+ * without an SRQ (@srqn 0), as many receive WQEs of 3 SGEs.
  */
 static inline bool make_qp_srq(struct fx *f, struct ring_qp *qp,
 			       uint32_t cqn, uint8_t type, uint32_t srqn)
 {
 	struct orca_create_qp_in in = {};
 	struct orca_qp_ctx ctx;
-	uint64_t bytes;
+	uint64_t bytes, n = 1ULL << make_qp_log_depth;
 
-	qp->rq_off = 8ULL << SQ_LOG_STRIDE;
-	qp->db_off = qp->rq_off + (srqn ? 0 : 8ULL << RQ_LOG_STRIDE);
+	qp->rq_off = n << SQ_LOG_STRIDE;
+	qp->db_off = qp->rq_off + (srqn ? 0 : n << RQ_LOG_STRIDE);
 	bytes = qp->db_off + 8;
 	qp->base = heap_alloc(bytes);
 	memset(gpa(f, qp->base), 0, (bytes + PAGE - 1) & ~(PAGE - 1));
@@ -147,14 +150,14 @@ static inline bool make_qp_srq(struct fx *f, struct ring_qp *qp,
 	in.create_flags = htole32(make_qp_flags);
 	in.pdn = htole32(f->pdn);
 	in.send_cqn = in.recv_cqn = htole32(cqn);
-	in.max_send_wr = htole32(8);
+	in.max_send_wr = htole32(n);
 	in.max_send_sge = htole32(4);
-	in.sq_log_depth = SQ_LOG_DEPTH;
+	in.sq_log_depth = make_qp_log_depth;
 	in.sq_log_stride = SQ_LOG_STRIDE;
 	if (!srqn) {
-		in.max_recv_wr = htole32(8);
+		in.max_recv_wr = htole32(n);
 		in.max_recv_sge = htole32(3);
-		in.rq_log_depth = RQ_LOG_DEPTH;
+		in.rq_log_depth = make_qp_log_depth;
 		in.rq_log_stride = RQ_LOG_STRIDE;
 		in.rq_off = htole32(qp->rq_off);
 	}
