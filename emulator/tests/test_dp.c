@@ -640,6 +640,76 @@ static void dio_run(const char *const *sets, uint32_t dst_access,
 	fx_free(f);
 }
 
+/*
+ * Relaxed placement through a region whose pages are listed last to
+ * first; with its iova @skew bytes off its pages, every page boundary
+ * also splits a 128-byte block (written whole across both pages).
+ */
+static void dio_pages_run(uint64_t skew)
+{
+	struct fx *f = dp_up();
+	uint64_t src = heap_alloc(4 * PAGE), dst = heap_alloc(4 * PAGE);
+	uint64_t list = heap_alloc(4 * 8), riova = iova(dst) + skew;
+	uint32_t slk, dlk, i, n = 3 * PAGE + 77, at = 9;
+	uint8_t *s = gpa(f, src), *d = gpa(f, dst);
+	__le64 *e = gpa(f, list);
+	struct orca_reg_mr_in in = {};
+	struct orca_reg_mr_out out;
+	struct ring_qp a, b;
+	struct ring_cq cq;
+	struct orca_cqe c;
+	uint64_t scrambled = 0;
+	bool same = true;
+
+	for (i = 0; i < 4; i++)
+		e[i] = htole64(dst + (3 - i) * PAGE);
+	in.iova = htole64(riova);
+	in.length = htole64(4 * PAGE);
+	in.pdn = htole32(f->pdn);
+	in.access = htole32(ORCA_ACCESS_LOCAL_WRITE | ORCA_ACCESS_REMOTE_WRITE |
+			    ORCA_ACCESS_RELAXED_ORDERING);
+	in.pbl.addr = htole64(list);
+	in.pbl.npages = htole32(4);
+	in.pbl.page_shift = 12;
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_REG_MR, &in, sizeof(in), &out, sizeof(out)),
+		 0);
+	dlk = le32toh(out.lkey);
+	CHECK_EQ(reg_mr(f, f->pdn, src, 4 * PAGE, ORCA_ACCESS_LOCAL_WRITE, &slk),
+		 0);
+	CHECK(make_cq(f, &cq, 5));
+	CHECK(make_qp(f, &a, cq.cqn));
+	CHECK(make_qp(f, &b, cq.cqn));
+	CHECK(connect_rc(f, &a, b.qpn, 0, 3));	/* 1 KiB packets */
+	CHECK(connect_rc(f, &b, a.qpn, ORCA_ACCESS_REMOTE_WRITE, 3));
+	for (i = 0; i < n; i++)
+		s[i] = (uint8_t)(i * 13 + 5);
+	post_send(f, &a, ORCA_WR_RDMA_WRITE, src, n, slk, riova + at, dlk);
+	CHECK(poll_cqe(f, &cq, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	/* region byte o is byte o % PAGE of listed page o / PAGE */
+	for (i = 0; i < n; i++) {
+		uint32_t o = at + i;
+
+		same &= d[(3 - o / PAGE) * PAGE + o % PAGE] == s[i];
+	}
+	CHECK(same);
+	/* out of order: each 1 KiB packet that spans more than one block */
+	for (i = 0; i < n; i += 1024) {
+		uint64_t va = riova + at + i, len = n - i < 1024 ? n - i : 1024;
+
+		scrambled += va / 128 != (va + len - 1) / 128;
+	}
+	CHECK_EQ(f->dev.stats.dio_scrambled, scrambled);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
+static void dio_pages(void)
+{
+	dio_pages_run(0);
+	dio_pages_run(64);
+}
+
 static void dio_placement(void)
 {
 	static const char *const aligned[] = {
@@ -713,6 +783,7 @@ int main(int argc, char **argv)
 	RUN(port_mirror_bad_address);
 	RUN(port_counters);
 	RUN(dio_placement);
+	RUN(dio_pages);
 	RUN(read_sge_limit);
 	return tap_done();
 }
