@@ -47,24 +47,53 @@
 /* CRC-32                                                             */
 /* ------------------------------------------------------------------ */
 
-static uint32_t crc_table[256];
+/*
+ * Slicing by 8 (eight 1 KiB tables, 8 bytes a step): every byte on a link
+ * between hosts goes through it twice, and a byte at a time it took a
+ * third of all CPU time of an ib_write_bw between two guests.
+ * crc_table[k][i] is the CRC of byte i followed by k zero bytes.
+ */
+static uint32_t crc_table[8][256];
+static bool crc_ready;
 
 static void crc_init(void)
 {
-	uint32_t i, j, c;
+	uint32_t i, j, k, c;
 
 	for (i = 0; i < 256; i++) {
 		c = i;
 		for (j = 0; j < 8; j++)
 			c = (c & 1) ? 0xedb88320U ^ (c >> 1) : c >> 1;
-		crc_table[i] = c;
+		crc_table[0][i] = c;
 	}
+	for (k = 1; k < 8; k++)
+		for (i = 0; i < 256; i++) {
+			c = crc_table[k - 1][i];
+			crc_table[k][i] = (c >> 8) ^ crc_table[0][c & 0xff];
+		}
+	crc_ready = true;
 }
 
 static uint32_t crc_add(uint32_t crc, const uint8_t *p, size_t len)
 {
+	uint32_t (*t)[256] = crc_table;	/* short for the lines below */
+
+	for (; len && ((uintptr_t)p & 7); len--)
+		crc = t[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
+	for (; len >= 8; len -= 8, p += 8) {
+		uint32_t lo, hi;
+
+		memcpy(&lo, p, 4);
+		memcpy(&hi, p + 4, 4);
+		lo = le32toh(lo) ^ crc;
+		hi = le32toh(hi);
+		crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^
+		      t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^
+		      t[3][hi & 0xff] ^ t[2][(hi >> 8) & 0xff] ^
+		      t[1][(hi >> 16) & 0xff] ^ t[0][hi >> 24];
+	}
 	while (len--)
-		crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+		crc = t[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
 	return crc;
 }
 
@@ -74,7 +103,7 @@ uint32_t orca_pkt_icrc(const uint8_t *buf, size_t len)
 	size_t hdr = ORCA_PKT_LRH_LEN + ORCA_PKT_BTH_LEN;
 	bool grh;
 
-	if (!crc_table[1])
+	if (!crc_ready)
 		crc_init();
 	if (len < hdr)
 		return ~crc_add(~0U, buf, len);
