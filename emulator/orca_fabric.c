@@ -64,7 +64,6 @@ struct orca_fab {
 	uint64_t log_s;		/* second of the last complaint */
 	uint64_t log_suppressed;
 	uint8_t rx[ORCA_FAB_MSG_MAX + 1];
-	uint8_t tx[ORCA_FAB_MSG_MAX];
 };
 
 static const char *const state_names[] = {
@@ -178,19 +177,26 @@ static void link_lost(struct orca_dev *dev, const char *why)
  * Queue @m for the fabric; @vl15 (subnet management, IBA 7.6.4) in a
  * queue of its own that goes first: SMPs never wait behind data.
  */
+/* Queue the @len bytes written at @q's tail and send what the socket takes. */
+static void fab_push(struct orca_dev *dev, struct msgq *q, size_t len)
+{
+	struct orca_fab *fab = dev->fab;
+
+	msgq_push(q, len);
+	if (msgq_flush_vl15(&fab->q15, &fab->q, fab->fd) < 0)
+		link_lost(dev, strerror(errno));
+}
+
 static bool fab_send(struct orca_dev *dev, const void *m, size_t len,
 		     bool vl15)
 {
-	struct orca_fab *fab = dev->fab;
-	struct msgq *q = vl15 ? &fab->q15 : &fab->q;
+	struct msgq *q = vl15 ? &dev->fab->q15 : &dev->fab->q;
 	uint8_t *slot = msgq_tail(q);
 
 	if (!slot)
 		return false;
 	memcpy(slot, m, len);
-	msgq_push(q, len);
-	if (msgq_flush_vl15(&fab->q15, &fab->q, fab->fd) < 0)
-		link_lost(dev, strerror(errno));
+	fab_push(dev, q, len);
 	return true;
 }
 
@@ -282,25 +288,30 @@ bool fabric_room(const struct orca_dev *dev, unsigned int pending)
 void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 {
 	struct orca_fab *fab = dev->fab;
+	struct msgq *q;
+	uint8_t *slot;
 	size_t len;
 
 	if (!fabric_link_up(dev) || fab->fd < 0) {
 		dev->stats.pkts_dropped++;
 		return;
 	}
-	fab_hdr((struct orca_fab_hdr *)fab->tx, ORCA_FAB_PKT);
-	len = orca_pkt_encode(p, fab->tx + sizeof(struct orca_fab_hdr));
+	/* encoded in its queue slot: one copy of the payload fewer */
+	q = p->vl == ORCA_VL15 ? &fab->q15 : &fab->q;
+	slot = msgq_tail(q);
+	if (!slot) {
+		dev->stats.fabric_queue_drops++;
+		return;
+	}
+	fab_hdr((struct orca_fab_hdr *)slot, ORCA_FAB_PKT);
+	len = orca_pkt_encode(p, slot + sizeof(struct orca_fab_hdr));
 	if (!len) {
 		/* the engine built a packet IBTA does not have */
 		dev->stats.pkts_dropped++;
 		complain(dev, "not sent", "packet its opcode does not allow");
 		return;
 	}
-	if (!fab_send(dev, fab->tx, sizeof(struct orca_fab_hdr) + len,
-		      p->vl == ORCA_VL15)) {
-		dev->stats.fabric_queue_drops++;
-		return;
-	}
+	fab_push(dev, q, sizeof(struct orca_fab_hdr) + len);
 	dev->stats.fabric_tx_pkts++;
 	dev->stats.fabric_tx_bytes += len;
 }

@@ -79,7 +79,8 @@ fi
 
 # memcpy_table PERF MEMCPY TITLE [DEVICE]: ib_*_bw 64 KiB of PERF
 # (perf.sh's raw lines) as fractions of the host's memcpy in MEMCPY
-# (memcpy_bw's lines); DEVICE: bench_dp's lines, the device alone
+# (memcpy_bw's lines); DEVICE: bench_dp's lines, the device alone.
+# Issue 24's target is the quiet one-host figure; the others are reported.
 memcpy_table() {
     awk -v title="$3" -v devfile="${4:-}" '
     $1 == "MEMCPY" { m[$2] = $3; next }
@@ -97,7 +98,11 @@ memcpy_table() {
             printf fmt, p, 65536, a, pct(a, m["streaming"]), pct(a, m["hot"]), v[p, "rxe0"]
         }
         a = v["ib_write_bw", "orca0"]
-        if (a ~ /^[0-9.]+$/ && m["streaming"] > 0)
+        if (title == "two hosts")
+            printf "copies per payload byte: 9 (gather into the packet; its encoding in the egress queue; the socket to orca-fabric, in and out; orca-fabric'"'"'s egress queue; the socket to the other emulator, in and out; decoding; placement), and the ICRC on each side\n"
+        else
+            printf "copies per payload byte: 2 (gather into the packet, placement)\n"
+        if (title == "one host" && a ~ /^[0-9.]+$/ && m["streaming"] > 0)
             printf "target: ib_write_bw 64 KiB >= 50 %% of streaming memcpy: %s (%s)\n", pct(a, m["streaming"]), (100 * a / m["streaming"] >= 50 ? "met" : "NOT met")
         if (devfile == "")
             exit
