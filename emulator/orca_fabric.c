@@ -172,11 +172,6 @@ static void link_lost(struct orca_dev *dev, const char *why)
 	port_set_state(dev, ORCA_PORT_DOWN);
 }
 
-/* Queue one message and send what the socket takes; false: queue full. */
-/*
- * Queue @m for the fabric; @vl15 (subnet management, IBA 7.6.4) in a
- * queue of its own that goes first: SMPs never wait behind data.
- */
 /* Queue the @len bytes written at @q's tail and send what the socket takes. */
 static void fab_push(struct orca_dev *dev, struct msgq *q, size_t len)
 {
@@ -187,6 +182,11 @@ static void fab_push(struct orca_dev *dev, struct msgq *q, size_t len)
 		link_lost(dev, strerror(errno));
 }
 
+/*
+ * Queue @m for the fabric and send what the socket takes; false: queue
+ * full.  @vl15 (subnet management, IBA 7.6.4) in a queue of its own that
+ * goes first: SMPs never wait behind data.
+ */
 static bool fab_send(struct orca_dev *dev, const void *m, size_t len,
 		     bool vl15)
 {

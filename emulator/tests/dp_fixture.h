@@ -48,24 +48,35 @@ static inline struct orca_pbl pbl_for(struct fx *f, uint64_t at, uint32_t n)
 	return p;
 }
 
-static inline int reg_mr(struct fx *f, uint32_t pdn, uint64_t at, uint64_t len,
-		  uint32_t access, uint32_t *lkey)
+/* REG_MR of [@iova, @iova + @len), byte @iova @first_off into @pbl. */
+static inline int reg_mr_pbl(struct fx *f, uint32_t pdn, uint64_t iova,
+			     uint64_t len, uint32_t access, struct orca_pbl pbl,
+			     uint32_t first_off, uint32_t *lkey)
 {
 	struct orca_reg_mr_in in = {};
 	struct orca_reg_mr_out out;
 	int ret;
 
-	in.iova = htole64(0x7f0000000000ULL + at);
+	in.iova = htole64(iova);
 	in.length = htole64(len);
 	in.pdn = htole32(pdn);
 	in.access = htole32(access);
-	in.pbl = pbl_for(f, at & ~(PAGE - 1),
-			 ((at & (PAGE - 1)) + len + PAGE - 1) / PAGE);
-	in.first_off = htole32(at & (PAGE - 1));
+	in.pbl = pbl;
+	in.first_off = htole32(first_off);
 	ret = fx_cmd(f, ORCA_CMD_REG_MR, &in, sizeof(in), &out, sizeof(out));
 	if (!ret && lkey)
 		*lkey = le32toh(out.lkey);
 	return ret;
+}
+
+/* The guest bytes [@at, @at + @len), at iova(@at). */
+static inline int reg_mr(struct fx *f, uint32_t pdn, uint64_t at, uint64_t len,
+		  uint32_t access, uint32_t *lkey)
+{
+	return reg_mr_pbl(f, pdn, 0x7f0000000000ULL + at, len, access,
+			  pbl_for(f, at & ~(PAGE - 1),
+				  ((at & (PAGE - 1)) + len + PAGE - 1) / PAGE),
+			  at & (PAGE - 1), lkey);
 }
 
 static inline uint64_t iova(uint64_t at)

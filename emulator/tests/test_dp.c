@@ -650,11 +650,11 @@ static void dio_pages_run(uint64_t skew)
 	struct fx *f = dp_up();
 	uint64_t src = heap_alloc(4 * PAGE), dst = heap_alloc(4 * PAGE);
 	uint64_t list = heap_alloc(4 * 8), riova = iova(dst) + skew;
-	uint32_t slk, dlk, i, n = 3 * PAGE + 77, at = 9;
+	uint32_t slk, dlk = 0, i, n = 3 * PAGE + 77, at = 9;
 	uint8_t *s = gpa(f, src), *d = gpa(f, dst);
 	__le64 *e = gpa(f, list);
-	struct orca_reg_mr_in in = {};
-	struct orca_reg_mr_out out;
+	struct orca_pbl pbl = { .addr = htole64(list), .npages = htole32(4),
+				.page_shift = 12 };
 	struct ring_qp a, b;
 	struct ring_cq cq;
 	struct orca_cqe c;
@@ -663,17 +663,9 @@ static void dio_pages_run(uint64_t skew)
 
 	for (i = 0; i < 4; i++)
 		e[i] = htole64(dst + (3 - i) * PAGE);
-	in.iova = htole64(riova);
-	in.length = htole64(4 * PAGE);
-	in.pdn = htole32(f->pdn);
-	in.access = htole32(ORCA_ACCESS_LOCAL_WRITE | ORCA_ACCESS_REMOTE_WRITE |
-			    ORCA_ACCESS_RELAXED_ORDERING);
-	in.pbl.addr = htole64(list);
-	in.pbl.npages = htole32(4);
-	in.pbl.page_shift = 12;
-	CHECK_EQ(fx_cmd(f, ORCA_CMD_REG_MR, &in, sizeof(in), &out, sizeof(out)),
-		 0);
-	dlk = le32toh(out.lkey);
+	CHECK_EQ(reg_mr_pbl(f, f->pdn, riova, 4 * PAGE, ORCA_ACCESS_LOCAL_WRITE |
+			    ORCA_ACCESS_REMOTE_WRITE |
+			    ORCA_ACCESS_RELAXED_ORDERING, pbl, 0, &dlk), 0);
 	CHECK_EQ(reg_mr(f, f->pdn, src, 4 * PAGE, ORCA_ACCESS_LOCAL_WRITE, &slk),
 		 0);
 	CHECK(make_cq(f, &cq, 5));

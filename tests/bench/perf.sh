@@ -35,11 +35,11 @@ ip link set lo up
 : > "$OUT/perf.txt"
 
 # one server/client pair; prints the client's result row or nothing
-run_pair() {  # dev prog size latency-iters
-    local dev=$1 prog=$2 size=$3 n=$4 args i row
+run_pair() {  # dev prog size
+    local dev=$1 prog=$2 size=$3 args i row
     port=$((port + 1))
     args=(-d "$dev" -p "$port")
-    if [[ $prog == *_lat ]]; then args+=(-n "$n"); else args+=(-D "$BW_SECS"); fi
+    if [[ $prog == *_lat ]]; then args+=(-n "$LAT_N"); else args+=(-D "$BW_SECS"); fi
     [[ $prog != ib_atomic_bw ]] && args+=(-s "$size")
     [[ $dev == "$RXE" ]] && args+=(-x 1)
     pair_server "$OUT/server.out" "$port" timeout -k 5 "$LIMIT" "$prog" "${args[@]}"
@@ -58,7 +58,7 @@ for prog in ib_send_lat ib_write_lat ib_read_lat ib_write_bw ib_send_bw ib_read_
             # a run whose clock calibration failed prints "inf": one retry
             tail=
             for try in 1 2; do
-                row=$(run_pair "$dev" "$prog" "$size" "$LAT_N")
+                row=$(run_pair "$dev" "$prog" "$size")
                 # lat: bytes iters t_min t_max t_typical t_avg t_stdev p99 p99.9
                 # bw: bytes iters peak avg rate
                 if [[ $prog == *_lat ]]; then col=5; else col=4; fi
@@ -84,7 +84,7 @@ stat_of() { tr ' ' '\n' <<< " $1" | sed -n "s/^$2=//p"; }
 hint_run() {  # label
     local s0 s1 row v k
     s0=$(hostctl stats) || return 1
-    row=$(run_pair "$ORCA" ib_send_lat 8 "$LAT_N")
+    row=$(run_pair "$ORCA" ib_send_lat 8)
     s1=$(hostctl stats) || return 1
     v=$(awk '{ print $5 }' <<< "$row")
     printf 'HINT %s %s' "$1" "${v:-?}" >> "$OUT/perf.txt"

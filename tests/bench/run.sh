@@ -111,7 +111,7 @@ memcpy_table() {
             if (f[1] == "WRITE" && f[2] == 64 && f[4] == "hot") hot = f[5]
             if (f[1] == "WRITE" && f[2] == 64 && f[4] == "streaming") str = f[5]
         }
-        printf "the device alone (no guest; emulator/tests/bench_dp.c, 2 copies per payload byte: gather into the packet, placement):\n"
+        printf "the device alone (no guest; emulator/tests/bench_dp.c, the same 2 copies):\n"
         printf "  RDMA WRITE 64 KiB, one buffer reused as ib_write_bw does: %s MiB/s, %s of streaming memcpy\n", hot, pct(hot, m["streaming"])
         printf "  RDMA WRITE 64 KiB, through 64 MiB buffers:               %s MiB/s, %s of streaming memcpy\n", str, pct(str, m["streaming"])
     }' "$2" "$1"
