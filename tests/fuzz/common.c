@@ -71,7 +71,11 @@ struct verb_stat {
 	uint64_t err[MAX_ERRNO + 1];	/* [0] = success */
 };
 
+/* stats_init()'s mark in front of the lock: gone means something wrote here */
+#define STATS_MARK	0x6f72636166757a7aULL
+
 struct stats {
+	uint64_t mark;
 	pthread_mutex_t lock;	/* process-shared: the children count too */
 	unsigned int nverbs;
 	struct verb_stat verb[MAX_VERBS];
@@ -92,6 +96,7 @@ int stats_init(void)
 	    pthread_mutex_init(&stats->lock, &ma))
 		return -1;
 	pthread_mutexattr_destroy(&ma);
+	stats->mark = STATS_MARK;
 	return 0;
 }
 
@@ -104,6 +109,16 @@ void stat_call(const char *verb, int err)
 		err = -err;
 	if (err > MAX_ERRNO)
 		err = MAX_ERRNO;
+	/*
+	 * The kernel or the device wrote outside the arenas (see "memory"
+	 * below): say so and crash, rather than hang on a lock whose
+	 * process-shared flag was overwritten.
+	 */
+	if (stats->mark != STATS_MARK) {
+		fprintf(stderr, "# verbs_fuzz [%d]: the statistics were overwritten (after %s)\n",
+			(int)getpid(), verb);
+		abort();
+	}
 	pthread_mutex_lock(&stats->lock);
 	for (i = 0; i < stats->nverbs; i++)
 		if (!strcmp(stats->verb[i].name, verb)) {
@@ -178,21 +193,39 @@ void stats_print(FILE *f)
 }
 
 /* ------------------------------------------------------------ memory */
+/*
+ * The arenas sit 512 MiB apart at fixed addresses in a 4 GiB window,
+ * aligned to its size, where nothing else is mapped: Linux places
+ * executables, the heap, mmap()s and the stack at 0x55... and 0x7f...,
+ * and no one-bit flip of an address in the window reaches there.  The
+ * kernel writes a response at the pointer given plus up to about 1 MiB
+ * (an extended command's driver response follows out_words * 8 bytes of
+ * core response), and a damaged command may carry a pointer with one bit
+ * flipped: every such address is an arena or unmapped (EFAULT), never the
+ * fuzzer's own memory (the statistics' process-shared mutex, the heap, a
+ * library's data).  The gaps are holes, not PROT_NONE: Linux 6.1 pins a
+ * read-only MR with FOLL_FORCE, which faults PROT_NONE pages in.
+ */
+#define ARENA_WINDOW	0x2a0000000000ULL
+#define ARENA_STRIDE	(512ULL << 20)
+
 struct arena mr_arena, dma_arena, out_arena, in_arena;
 uint8_t *guard_page;
 
-static int arena_init(struct arena *a, size_t len)
+/* the @n-th arena of @len bytes, a hole after it */
+static int arena_init(struct arena *a, unsigned int n, size_t len)
 {
-	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *want = (uint8_t *)(uintptr_t)(ARENA_WINDOW + (n + 1) * ARENA_STRIDE);
 	uint8_t *p;
 
-	p = mmap(NULL, len + pg, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
+	p = mmap(want, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p != want) {
+		if (p != MAP_FAILED)	/* a kernel without MAP_FIXED_NOREPLACE */
+			munmap(p, len);
+		fprintf(stderr, "# verbs_fuzz: cannot map an arena at %p\n", want);
 		return -1;
-	if (mprotect(p + len, pg, PROT_NONE))
-		return -1;
-	memset(p, 0, len);
+	}
 	a->base = p;
 	a->len = len;
 	if (!guard_page)
@@ -204,8 +237,10 @@ int arenas_init(void)
 {
 	size_t i;
 
-	if (arena_init(&mr_arena, 4 << 20) || arena_init(&dma_arena, 2 << 20) ||
-	    arena_init(&out_arena, 1 << 20) || arena_init(&in_arena, 64 << 10))
+	if (arena_init(&mr_arena, 0, 4 << 20) ||
+	    arena_init(&dma_arena, 1, 2 << 20) ||
+	    arena_init(&out_arena, 2, 1 << 20) ||
+	    arena_init(&in_arena, 3, 64 << 10))
 		return -1;
 	for (i = 0; i < in_arena.len; i += 8)
 		*(uint64_t *)(in_arena.base + i) = rnd();

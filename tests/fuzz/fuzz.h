@@ -7,10 +7,11 @@
  * the memory the kernel and the device may be pointed at.
  *
  * The one rule: nothing the fuzzer hands the kernel or the device may make
- * the fuzzer itself crash.  Memory the kernel writes (responses) or the
- * device DMAs into (rings, MRs) is a dedicated arena followed by a
- * PROT_NONE guard page, never the heap or the stack; "bad" pointers are
- * the guard page, NULL, a kernel address or a non-canonical one.
+ * the fuzzer itself crash or hang.  Memory the kernel writes (responses)
+ * or the device DMAs into (rings, MRs) is a dedicated arena in a window
+ * that holds nothing else (common.c), never the heap, the stack or the
+ * statistics; "bad" pointers are the unmapped page after the first arena,
+ * NULL, a kernel address or a non-canonical one.
  */
 #ifndef ORCA_VERBS_FUZZ_H
 #define ORCA_VERBS_FUZZ_H
@@ -43,14 +44,14 @@ void stat_call(const char *verb, int err);
 /* ------------------------------------------------------------ memory */
 struct arena {
 	uint8_t *base;
-	size_t len;		/* usable bytes; a guard page follows */
+	size_t len;		/* usable bytes; a hole follows */
 };
 
 extern struct arena mr_arena;	/* libibverbs MRs, inline send sources */
 extern struct arena dma_arena;	/* raw: ring buffers and MRs the device may write */
 extern struct arena out_arena;	/* raw: responses the kernel writes */
 extern struct arena in_arena;	/* raw: input the kernel reads (random bytes) */
-extern uint8_t *guard_page;	/* PROT_NONE */
+extern uint8_t *guard_page;	/* unmapped, right after mr_arena */
 
 /* a pointer the kernel must refuse (EFAULT) without touching our memory */
 uint64_t bad_ptr(void);

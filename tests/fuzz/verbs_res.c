@@ -144,7 +144,7 @@ static void *mr_range(size_t *len)
 	case 0:
 		*len = rnd_u64();
 		return (void *)(uintptr_t)bad_ptr();
-	case 1:	/* runs into the guard page */
+	case 1:	/* runs into the hole after the arena */
 		*len = 4096 + rn(1 << 16);
 		return mr_arena.base + mr_arena.len - rn(4096);
 	case 2:

@@ -9,7 +9,8 @@
 #   match; a pattern matching nothing is a failure.  A TEST prefixed with
 #   "status:" is not TAP: its output becomes comments and it counts as one
 #   test that passes iff it exits 0 ("status:$BUILD/tests/orca-demo -d orca0").
-#   ORCA_TEST_TIMEOUT (default 300) bounds each suite in seconds.
+#   ORCA_TEST_TIMEOUT (default 300) bounds each suite in seconds; it is
+#   exported, so that a suite can bound its own steps within it.
 #
 # Output is TAP: test lines ("ok"/"not ok"), plans and comments are passed
 # through; any other output of a test is turned into a "# " comment so that it
@@ -22,6 +23,7 @@ set -u
 shopt -s lastpipe
 
 limit=${ORCA_TEST_TIMEOUT:-300}
+export ORCA_TEST_TIMEOUT=$limit
 suites=0 bad_suites=0 all_pass=0 all_fail=0 all_skip=0
 
 elapsed() {  # $1 = start $EPOCHREALTIME -> "S.mmm"

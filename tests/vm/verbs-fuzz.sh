@@ -13,10 +13,14 @@
 #   - rmmod orca and a reload work, and the device works after that.
 # Prints TAP; exit status = number of failures.
 #   ORCA_FUZZ_SEED (default: from the clock, printed), ORCA_FUZZ_CALLS
-#   (100000), ORCA_FUZZ_TIMEOUT (seconds for the long run, 1200),
+#   (100000), ORCA_FUZZ_TIMEOUT (seconds for each run; default half the
+#   suite's bound ORCA_TEST_TIMEOUT, so that a hang is reported with the
+#   stacks of what hangs before run-tests.sh kills the suite; 1200),
 #   ORCA_FUZZ_REGRESSION (1: replay the regression seeds first),
 #   ORCA_FUZZ_ARGS (more fuzzer options, e.g. --skip ioctl_get_context), ORCA_DEV
 #   (orca0), ORCA_KO (the module to reload, set by vm.sh)
+# (the functions wait_until calls look unreachable to shellcheck)
+# shellcheck disable=SC2317
 set -u
 here=$(dirname "${BASH_SOURCE[0]}")
 # shellcheck source=tests/lib/tap.sh
@@ -29,7 +33,7 @@ build=${ORCA_BUILD:-$here/../../build}
 fuzz=$build/tests/fuzz/verbs_fuzz
 seeds_file=$here/../fuzz/regression-seeds
 calls=${ORCA_FUZZ_CALLS:-100000}
-limit=${ORCA_FUZZ_TIMEOUT:-1200}
+limit=$(pos_int "${ORCA_FUZZ_TIMEOUT:-}" $(($(pos_int "${ORCA_TEST_TIMEOUT:-}" 2400) / 2)))
 seed=${ORCA_FUZZ_SEED:-$(( ${EPOCHREALTIME/./} % 1000000007 ))}
 ko=${ORCA_KO:-}
 log_dir=${ORCA_JOB:-/tmp}
@@ -37,17 +41,46 @@ kinds=(pd cq qp cm_id mr ctx srq)
 
 res_line() { local k s=''; for k in "${kinds[@]}"; do s+="$k ${RES[$k]:-?} "; done; printf '%s' "${s% }"; }
 
-# one fuzzer run in its own session; sets RUN_RC, RUN_SECS, RUN_OUT
+# has process $1 exited (gone, or a zombie not yet reaped)?
+proc_ended() {
+    local st
+    read -r st 2> /dev/null < "/proc/$1/stat" || return 0
+    st=${st##*) }
+    [[ ${st%% *} == Z ]]
+}
+
+# what the processes of session $1 wait on: state and wait channel, the
+# kernel stack and, with gdb, the user stack of each
+hung_report() {
+    local p
+    ps -o pid=,stat=,wchan:32=,args= -s "$1" 2> /dev/null
+    for p in $(ps -o pid= -s "$1" 2> /dev/null); do
+        echo "process $p, kernel stack:"
+        sed 's/^/  /' "/proc/$p/stack" 2> /dev/null
+        command -v gdb > /dev/null || continue
+        echo "process $p, user stack:"
+        timeout 60 gdb -p "$p" -batch -ex bt 2> /dev/null | grep '^#' | sed 's/^/  /'
+    done
+}
+
+# one fuzzer run in its own session; sets RUN_RC (124: it did not end
+# within TIMEOUT), RUN_SECS, RUN_OUT and HUNG (hung_report at the timeout)
 run_fuzz() {   # run_fuzz SEED CALLS TIMEOUT
     local t0 pg
     t0=$(now_us)
     RUN_OUT=$log_dir/verbs-fuzz-$1.log
+    HUNG=''
     # shellcheck disable=SC2086  # ORCA_FUZZ_ARGS: words on purpose
-    setsid timeout -k 10 "$3" "$fuzz" -d "$dev" --seed "$1" --calls "$2" ${ORCA_FUZZ_ARGS:-} \
+    setsid "$fuzz" -d "$dev" --seed "$1" --calls "$2" ${ORCA_FUZZ_ARGS:-} \
         > "$RUN_OUT" 2>&1 &
     pg=$!
+    if ! wait_until "$3" proc_ended "$pg"; then
+        HUNG=$(hung_report "$pg")
+        kill -9 -- "-$pg" 2> /dev/null
+    fi
     wait "$pg"
     RUN_RC=$?
+    [[ -z $HUNG ]] || RUN_RC=124
     RUN_SECS=$(secs_since "$t0")
     # children the fuzzer forked run on after it: wait for the session
     wait_until "$ORCA_WAIT" ended "-$pg" && return 0
@@ -83,11 +116,12 @@ echo "$mark" > /dev/kmsg
 # 1: the regression seeds, each briefly
 for r in "${regress[@]}"; do
     read -r rseed rcalls _ <<< "$r"
-    if run_fuzz "$rseed" "${rcalls:-20000}" 600 && ((RUN_RC == 0)); then
+    if run_fuzz "$rseed" "${rcalls:-20000}" "$limit" && ((RUN_RC == 0)); then
         pass "regression seed $rseed (${rcalls:-20000} steps): exit 0 in $RUN_SECS s, $(summary "$RUN_OUT")"
     else
-        fail "regression seed $rseed (${rcalls:-20000} steps): exit $RUN_RC in $RUN_SECS s"
+        fail "regression seed $rseed (${rcalls:-20000} steps): exit $RUN_RC in $RUN_SECS s${HUNG:+ (did not end within $limit s)}"
         diag "$(grep -E '^# (verbs_fuzz|child)|fatal|^/|\[0x' "$RUN_OUT" | head -20)"
+        [[ -z $HUNG ]] || diag "$HUNG"
     fi
 done
 
@@ -98,8 +132,9 @@ run_fuzz "$seed" "$calls" "$limit"
 left_rc=$?
 if ((RUN_RC == 0)); then
     pass "verbs_fuzz seed $seed, $calls steps: exit 0 in $RUN_SECS s, $(summary "$RUN_OUT")"
-elif ((RUN_RC == 124 || RUN_RC == 137)); then
-    fail "verbs_fuzz seed $seed, $calls steps: timed out after $limit s"
+elif [[ -n $HUNG ]]; then
+    fail "verbs_fuzz seed $seed, $calls steps: did not end within $limit s"
+    diag "what it waits on:" "$HUNG"
 else
     fail "verbs_fuzz seed $seed, $calls steps: exit $RUN_RC in $RUN_SECS s (a crash of the fuzzer or of a child)"
 fi
