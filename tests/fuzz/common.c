@@ -93,11 +93,23 @@ int stats_init(void)
 		return -1;
 	if (pthread_mutexattr_init(&ma) ||
 	    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED) ||
+	    pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST) ||
 	    pthread_mutex_init(&stats->lock, &ma))
 		return -1;
 	pthread_mutexattr_destroy(&ma);
 	stats->mark = STATS_MARK;
 	return 0;
+}
+
+/*
+ * A child that dies holding the lock (a crash, which the parent reports)
+ * must not hang the others: the lock is robust, and its next owner takes
+ * the counts as they are.
+ */
+static void stats_lock(void)
+{
+	if (pthread_mutex_lock(&stats->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&stats->lock);
 }
 
 void stat_call(const char *verb, int err)
@@ -119,7 +131,7 @@ void stat_call(const char *verb, int err)
 			(int)getpid(), verb);
 		abort();
 	}
-	pthread_mutex_lock(&stats->lock);
+	stats_lock();
 	for (i = 0; i < stats->nverbs; i++)
 		if (!strcmp(stats->verb[i].name, verb)) {
 			v = &stats->verb[i];
@@ -165,7 +177,7 @@ void stats_print(FILE *f)
 	unsigned int i;
 	int e;
 
-	pthread_mutex_lock(&stats->lock);
+	stats_lock();
 	fprintf(f, "# per verb: calls, then result counts\n");
 	for (i = 0; i < stats->nverbs; i++) {
 		struct verb_stat *v = &stats->verb[i];
