@@ -56,36 +56,6 @@ static inline uint64_t now_ms(void)
 	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
 }
 
-/* orca-fabric in the background; true once its sockets are there. */
-static inline bool fabric_start(void)
-{
-	uint64_t end = now_ms() + WAIT_MS;
-	struct stat st;
-
-	if (!fab_dir[0]) {
-		snprintf(fab_dir, sizeof(fab_dir), "/tmp/orca-fab-test.XXXXXX");
-		if (!mkdtemp(fab_dir))
-			return false;
-		snprintf(fab_sock, sizeof(fab_sock), "%s/fabric.sock", fab_dir);
-		snprintf(fab_ctl, sizeof(fab_ctl), "%s/fabric.ctl", fab_dir);
-	}
-	fab_pid = fork();
-	if (fab_pid < 0)
-		return false;
-	if (!fab_pid) {
-		execl(fab_bin, "orca-fabric", "--socket", fab_sock, "--ctl",
-		      fab_ctl, (char *)NULL);
-		_exit(127);
-	}
-	/* the control socket is made after the fabric's own */
-	while (stat(fab_ctl, &st)) {
-		if (now_ms() > end)
-			return false;
-		usleep(2000);
-	}
-	return true;
-}
-
 /* SIGTERM: it must exit 0 and leave no socket behind. */
 static inline void fabric_stop(void)
 {
@@ -136,6 +106,39 @@ static inline bool ctl_request(const char *path, const char *req,
 static inline bool fabric_ctl(const char *req, char *reply, size_t len)
 {
 	return ctl_request(fab_ctl, req, reply, len);
+}
+
+/* orca-fabric in the background; true once its control socket answers. */
+static inline bool fabric_start(void)
+{
+	uint64_t end = now_ms() + WAIT_MS;
+	char reply[64];
+
+	if (!fab_dir[0]) {
+		snprintf(fab_dir, sizeof(fab_dir), "/tmp/orca-fab-test.XXXXXX");
+		if (!mkdtemp(fab_dir))
+			return false;
+		snprintf(fab_sock, sizeof(fab_sock), "%s/fabric.sock", fab_dir);
+		snprintf(fab_ctl, sizeof(fab_ctl), "%s/fabric.ctl", fab_dir);
+	}
+	fab_pid = fork();
+	if (fab_pid < 0)
+		return false;
+	if (!fab_pid) {
+		execl(fab_bin, "orca-fabric", "--socket", fab_sock, "--ctl",
+		      fab_ctl, (char *)NULL);
+		_exit(127);
+	}
+	/*
+	 * The control socket is made after the fabric's own, and answers
+	 * once it listens: its file appears at bind(), before that.
+	 */
+	while (!fabric_ctl("stats", reply, sizeof(reply))) {
+		if (now_ms() > end)
+			return false;
+		usleep(2000);
+	}
+	return true;
 }
 
 /* A counter "key=N" of a stats line; -1 if it is not there. */

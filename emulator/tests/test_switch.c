@@ -1092,7 +1092,6 @@ static long long stat_of(const char *key)
 
 static bool fabric_up(pid_t *pid)
 {
-	struct stat st;
 	int i;
 
 	snprintf(dir, sizeof(dir), "/tmp/orca-sw-test.XXXXXX");
@@ -1109,9 +1108,13 @@ static bool fabric_up(pid_t *pid)
 		      "0x00ca7a0000f00000", (char *)NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 10000 && stat(ctl_path, &st); i++)
+	/*
+	 * Up when its ctl socket answers: the file appears at bind(), and a
+	 * connect() before the listen() after it is refused.
+	 */
+	for (i = 0; i < 10000 && !*stat_str("mode"); i++)
 		usleep(1000);
-	return !stat(ctl_path, &st);
+	return *stat_str("mode");
 }
 
 static void fabric_process(void)
