@@ -40,9 +40,14 @@ MODULE_PARM_DESC(run, "Tag of this run's log lines");
 static bool dead_param;
 module_param_named(dead, dead_param, bool, 0444);
 MODULE_PARM_DESC(dead, "Test the device dying under kernel QPs instead");
+static bool reuse_param;
+module_param_named(reuse, reuse_param, bool, 0444);
+MODULE_PARM_DESC(reuse, "The device hands out the lowest free number (hostctl reuse-handles 1): a QP created after a destroy must get the destroyed one's QPN");
+static unsigned int wait_ms = 10000;
+module_param(wait_ms, uint, 0444);
+MODULE_PARM_DESC(wait_ms, "Bound of every wait in ms (the script passes ORCA_WAIT); a wait ends as soon as its condition holds");
 
 #define BUF_SIZE	(64 * 1024)
-#define WAIT_MS		10000	/* generous: a TCG guest on a busy host */
 
 struct kv {
 	struct ib_device *dev;
@@ -73,10 +78,10 @@ static void check(bool ok, const char *fmt, ...)
 	va_end(args);
 }
 
-/* Poll @cq until @n completions, or WAIT_MS; returns how many came. */
+/* Poll @cq until @n completions, or wait_ms; returns how many came. */
 static int poll_n(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(WAIT_MS);
+	unsigned long end = jiffies + msecs_to_jiffies(wait_ms);
 	int got = 0, r;
 
 	while (got < n && time_before(jiffies, end)) {
@@ -447,10 +452,9 @@ static void test_events(void)
 	post_recv(b, 2, kv.dst_dma, BUF_SIZE);
 	ib_post_send(a, &wr, NULL);
 	check(wait_for_completion_timeout(&comp_event,
-					  msecs_to_jiffies(WAIT_MS)),
+					  msecs_to_jiffies(wait_ms)),
 	      "completion event after the arm");
-	/* the CQEs are there: an arm now must say it may have missed them */
-	msleep(50);
+	/* the event follows a CQE: an arm now must say it may have missed it */
 	check(ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
 			       IB_CQ_REPORT_MISSED_EVENTS) == 1,
 	      "arm with CQEs waiting: reports missed events");
@@ -533,10 +537,10 @@ static void on_event(struct ib_event_handler *h, struct ib_event *e)
 		complete(&fatal_event);
 }
 
-/* Until @v reaches @n, or WAIT_MS; whether it did. */
+/* Until @v reaches @n, or wait_ms; whether it did. */
 static bool wait_count(atomic_t *v, int n)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(WAIT_MS);
+	unsigned long end = jiffies + msecs_to_jiffies(wait_ms);
 
 	while (atomic_read(v) < n && time_before(jiffies, end))
 		msleep(20);
@@ -596,7 +600,7 @@ static void test_dead(void)
 
 	pr_info("orca_kverbs[%s]: waiting for the device to die\n", run_id);
 	check(wait_for_completion_timeout(&fatal_event,
-					  msecs_to_jiffies(6 * WAIT_MS)),
+					  msecs_to_jiffies(6 * wait_ms)),
 	      "IB_EVENT_DEVICE_FATAL");
 	check(!ib_modify_qp(a, &attr, IB_QP_STATE),
 	      "dead device: a kernel QP's modify to ERR succeeds");
@@ -622,7 +626,7 @@ static void test_dead(void)
 	reinit_completion(&comp_event);
 	check(ib_req_notify_cq(ecq, IB_CQ_NEXT_COMP) == 0 &&
 	      wait_for_completion_timeout(&comp_event,
-					  msecs_to_jiffies(WAIT_MS)),
+					  msecs_to_jiffies(wait_ms)),
 	      "dead device: an arm with receives to flush gets its event");
 	check(ib_req_notify_cq(ecq, IB_CQ_NEXT_COMP |
 			       IB_CQ_REPORT_MISSED_EVENTS) == 1,
@@ -833,6 +837,284 @@ out_mem:
 	kfree(sink);
 }
 
+static void noop_handler(struct ib_cq *cq, void *ctx)
+{
+}
+
+/* A CQ of kernel rings that may be armed, whose events go nowhere. */
+static struct ib_cq *quiet_cq(void)
+{
+	struct ib_cq_init_attr ca = { .cqe = 64 };
+
+	return ib_create_cq(kv.dev, noop_handler, NULL, NULL, &ca);
+}
+
+/*
+ * Until @cq holds a CQE, or wait_ms; whether it does.  The CQE stays:
+ * an arm that reports missed events looks without polling.
+ */
+static bool wait_cqe(struct ib_cq *cq)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(wait_ms);
+
+	do {
+		if (ib_req_notify_cq(cq, IB_CQ_NEXT_COMP |
+				     IB_CQ_REPORT_MISSED_EVENTS) > 0)
+			return true;
+		usleep_range(200, 1000);
+	} while (time_before(jiffies, end));
+	return false;
+}
+
+/* @n signaled SENDs of 64 bytes on @a; how many were accepted. */
+static int post_sends(struct ib_qp *a, int n, u64 wr_id)
+{
+	struct ib_sge sge = { .addr = kv.src_dma, .length = 64,
+			      .lkey = kv.pd->local_dma_lkey };
+	struct ib_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				 .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+	int i;
+
+	for (i = 0; i < n; i++) {
+		wr.wr_id = wr_id + i;
+		if (ib_post_send(a, &wr, NULL))
+			break;
+	}
+	return i;
+}
+
+/* @n receives of 64 bytes on @b; how many were accepted. */
+static int post_recvs(struct ib_qp *b, int n, u64 wr_id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (post_recv(b, wr_id + i, kv.dst_dma + i * 64, 64))
+			break;
+	return i;
+}
+
+/* Polls @n completions of @cq; how many came with SUCCESS. */
+static int poll_ok(struct ib_cq *cq, int n)
+{
+	static struct ib_wc wc[32];	/* off the stack: the test runs once */
+	int got, i, ok = 0;
+
+	got = poll_n(cq, wc, min(n, 32));
+	for (i = 0; i < got; i++)
+		ok += wc[i].status == IB_WC_SUCCESS;
+	return ok;
+}
+
+static int to_state(struct ib_qp *qp, enum ib_qp_state state)
+{
+	struct ib_qp_attr a = { .qp_state = state };
+
+	return ib_modify_qp(qp, &a, IB_QP_STATE);
+}
+
+/*
+ * RESET of a kernel QP whose CQ still holds a CQE of it (review-kverbs
+ * finding 4): the CQE goes with the QP's work (IBA 10.3.1), and the
+ * rings, which start over at index 0, take their full depth again.
+ */
+static void test_reset(void)
+{
+	struct ib_qp *a = NULL, *b = NULL;
+	struct ib_cq *cqa, *cqb = NULL;
+	struct ib_sge sge = { .addr = kv.src_dma, .length = 64,
+			      .lkey = kv.pd->local_dma_lkey };
+	struct ib_send_wr wr = { .sg_list = &sge, .num_sge = 1,
+				 .opcode = IB_WR_SEND };
+	struct ib_wc wc;
+	int i, sent = 0;
+
+	cqa = quiet_cq();
+	if (!IS_ERR(cqa))
+		cqb = ib_alloc_cq(kv.dev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cqa) || IS_ERR(cqb)) {
+		check(false, "RESET test: two CQs");
+		goto out_cq;
+	}
+	a = make_qp(cqa, IB_QPT_RC);
+	b = make_qp(cqb, IB_QPT_RC);
+	if (IS_ERR(a) || IS_ERR(b) || to_rts(a, b->qp_num) ||
+	    to_rts(b, a->qp_num)) {
+		check(false, "RESET test: an RC pair");
+		goto out;
+	}
+	/* 8 SENDs, the last signaled: one CQE completes all 8 */
+	post_recvs(b, 8, 0x700);
+	for (i = 0; i < 8; i++) {
+		wr.wr_id = 0x800 + i;
+		wr.send_flags = i == 7 ? IB_SEND_SIGNALED : 0;
+		sent += !ib_post_send(a, &wr, NULL);
+	}
+	check(sent == 8 && poll_ok(cqb, 8) == 8 && wait_cqe(cqa),
+	      "RESET test: 8 SENDs arrived, their CQE waits unpolled (%d posted)",
+	      sent);
+	check(!to_state(a, IB_QPS_ERR) && !to_state(a, IB_QPS_RESET) &&
+	      !to_state(b, IB_QPS_RESET) && !to_rts(a, b->qp_num) &&
+	      !to_rts(b, a->qp_num),
+	      "RESET test: both QPs through ERR/RESET back to RTS");
+	i = ib_poll_cq(cqa, 1, &wc);
+	check(i == 0,
+	      "RESET took the QP's CQE out of its CQ (%d polled, wr_id 0x%llx)",
+	      i, i > 0 ? wc.wr_id : 0);
+	/* the SQ takes its full depth (16) again, and each completes */
+	i = post_recvs(b, 16, 0x710);
+	sent = post_sends(a, 16, 0x900);
+	check(i == 16 && sent == 16 && poll_ok(cqa, 16) == 16 &&
+	      poll_ok(cqb, 16) == 16,
+	      "after RESET the SQ takes its full depth: %d of 16 posted", sent);
+out:
+	destroy_qps(a, b);
+out_cq:
+	if (!IS_ERR_OR_NULL(cqb))
+		ib_free_cq(cqb);
+	if (!IS_ERR(cqa))
+		ib_destroy_cq(cqa);
+}
+
+/*
+ * A long-lived kernel SRQ outlives its QPs (review-kverbs finding 5):
+ * max_wr times a message uses one of its WQEs and the QP is destroyed
+ * before the receive's CQE is polled; the WQE ids of those CQEs are the
+ * SRQ's again, so it takes max_wr receives after, which complete.
+ */
+static void test_srq_churn(void)
+{
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 8, .max_send_sge = 1 },
+	};
+	struct ib_cq *scq, *rcq = NULL;
+	struct ib_qp *a = NULL, *b = NULL;
+	struct ib_srq *srq = NULL;
+	u32 n = 0, round, posted = 0, moved = 0;
+
+	scq = ib_alloc_cq(kv.dev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (!IS_ERR(scq))
+		rcq = ib_alloc_cq(kv.dev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (!IS_ERR_OR_NULL(rcq))
+		srq = ib_create_srq(kv.pd, &sa);
+	if (IS_ERR(scq) || IS_ERR_OR_NULL(rcq) || IS_ERR_OR_NULL(srq)) {
+		check(false, "SRQ churn: two CQs and an SRQ");
+		goto out;
+	}
+	n = sa.attr.max_wr;
+	qa.send_cq = scq;
+	qa.recv_cq = rcq;
+	for (round = 0; round <= n; round++) {
+		struct ib_recv_wr rw = { .wr_id = 0x600 + round,
+					 .num_sge = 1 };
+		struct ib_sge rs = { .addr = kv.dst_dma, .length = 64,
+				     .lkey = kv.pd->local_dma_lkey };
+		u32 i;
+
+		qa.srq = NULL;
+		a = ib_create_qp(kv.pd, &qa);
+		qa.srq = srq;
+		b = ib_create_qp(kv.pd, &qa);
+		if (IS_ERR(a) || IS_ERR(b) || to_rts(a, b->qp_num) ||
+		    to_rts(b, a->qp_num))
+			break;
+		rw.sg_list = &rs;
+		if (round < n) {
+			/* one message uses one WQE; its CQE is not polled */
+			posted += !ib_post_srq_recv(srq, &rw, NULL);
+			moved += post_sends(a, 1, 0x680 + round) == 1 &&
+				 poll_ok(scq, 1) == 1;
+		} else {
+			/* the last pair: the SRQ's whole depth again */
+			for (i = 0; i < n; i++) {
+				rw.wr_id = 0x6f0 + i;
+				rs.addr = kv.dst_dma + i * 64;
+				posted += !ib_post_srq_recv(srq, &rw, NULL);
+			}
+			moved += post_sends(a, n, 0x6a0) == n &&
+				 poll_ok(scq, n) == n && poll_ok(rcq, n) == n;
+		}
+		destroy_qps(a, b);
+		a = NULL;
+		b = NULL;
+	}
+	check(round == n + 1 && posted == 2 * n && moved == n + 1,
+	      "SRQ of %u WQEs after %u QPs destroyed with a receive unpolled: %u of %u receives posted, %u of %u rounds moved data",
+	      n, n, posted, 2 * n, moved, n + 1);
+out:
+	destroy_qps(a, b);
+	if (!IS_ERR_OR_NULL(srq))
+		ib_destroy_srq(srq);
+	if (!IS_ERR_OR_NULL(rcq))
+		ib_free_cq(rcq);
+	if (!IS_ERR(scq))
+		ib_free_cq(scq);
+}
+
+/*
+ * A QPN the device hands out again at once (hostctl reuse-handles 1,
+ * review-kverbs finding 2): QP A leaves a CQE unpolled on CQ1 and is
+ * destroyed; B, created on CQ2, gets A's number; CQ1 completes nothing
+ * for either, and B's send queue keeps its full depth.
+ */
+static void test_reuse(void)
+{
+	struct ib_cq *cq1, *cq2 = NULL;
+	struct ib_qp *a = NULL, *b = NULL, *p = NULL;
+	struct ib_wc wc;
+	u32 qpn_a;
+	int n;
+
+	cq1 = quiet_cq();
+	if (!IS_ERR(cq1))
+		cq2 = ib_alloc_cq(kv.dev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cq1) || IS_ERR(cq2)) {
+		check(false, "reuse test: two CQs");
+		goto out_cq;
+	}
+	a = make_qp(cq1, IB_QPT_RC);
+	p = make_qp(cq2, IB_QPT_RC);
+	if (IS_ERR(a) || IS_ERR(p) || to_rts(a, p->qp_num) ||
+	    to_rts(p, a->qp_num)) {
+		check(false, "reuse test: an RC pair");
+		goto out;
+	}
+	post_recvs(p, 4, 0x720);
+	check(post_sends(a, 4, 0xa00) == 4 && poll_ok(cq2, 4) == 4 &&
+	      wait_cqe(cq1),
+	      "reuse test: 4 SENDs arrived, their CQEs wait unpolled");
+	qpn_a = a->qp_num;
+	ib_destroy_qp(a);
+	a = NULL;
+	b = make_qp(cq2, IB_QPT_RC);
+	if (IS_ERR(b)) {
+		check(false, "reuse test: QP B created");
+		goto out;
+	}
+	if (reuse_param)	/* else the device's round robin decides */
+		check(b->qp_num == qpn_a, "B has A's QPN %u (%u)", qpn_a,
+		      b->qp_num);
+	n = ib_poll_cq(cq1, 1, &wc);
+	check(n == 0, "CQ1 completes nothing of A or B (%d, wr_id 0x%llx)",
+	      n, n > 0 ? wc.wr_id : 0);
+	check(!to_state(p, IB_QPS_RESET) && !to_rts(p, b->qp_num) &&
+	      !to_rts(b, p->qp_num) && post_recvs(p, 16, 0x730) == 16 &&
+	      post_sends(b, 16, 0xb00) == 16 && poll_ok(cq2, 32) == 32 &&
+	      ib_poll_cq(cq1, 1, &wc) == 0,
+	      "B takes its full send depth on CQ2; CQ1 stays empty");
+out:
+	destroy_qps(a, b);
+	destroy_qps(p, NULL);
+out_cq:
+	if (!IS_ERR_OR_NULL(cq2))
+		ib_free_cq(cq2);
+	if (!IS_ERR(cq1))
+		ib_destroy_cq(cq1);
+}
+
 static void run(struct ib_device *dev)
 {
 	struct ib_port_attr pa;
@@ -854,8 +1136,9 @@ static void run(struct ib_device *dev)
 	      kv.pd->local_dma_lkey);
 	kv.src = kzalloc(BUF_SIZE, GFP_KERNEL);
 	kv.dst = kzalloc(BUF_SIZE, GFP_KERNEL);
+	check(kv.src && kv.dst, "the test's buffers allocated");
 	if (!kv.src || !kv.dst)
-		goto out_pd;
+		goto out_buf;
 	kv.src_dma = ib_dma_map_single(dev, kv.src, BUF_SIZE, DMA_TO_DEVICE);
 	kv.dst_dma = ib_dma_map_single(dev, kv.dst, BUF_SIZE, DMA_FROM_DEVICE);
 	if (ib_dma_mapping_error(dev, kv.src_dma) ||
@@ -885,6 +1168,9 @@ static void run(struct ib_device *dev)
 	test_events();
 	test_drain();
 	test_fastreg();
+	test_reset();
+	test_srq_churn();
+	test_reuse();
 out_qp:
 	destroy_qps(a, b);
 	ib_free_cq(cq);
@@ -896,7 +1182,6 @@ out_buf:
 				    DMA_FROM_DEVICE);
 	kfree(kv.src);
 	kfree(kv.dst);
-out_pd:
 	ib_dealloc_pd(kv.pd);
 }
 

@@ -38,7 +38,7 @@ dev=${ORCA_DEV:-orca0}
 ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 hold=${ORCA_BUILD:?ORCA_BUILD not set (run in the orca VM)}/tests/orca_hold
 tr=/sys/kernel/tracing
-plan 82
+plan 86
 
 [[ -d $tr/events ]] || mount -t tracefs tracefs "$tr" 2> /dev/null
 
@@ -169,17 +169,46 @@ j=$(jq -c --arg k "$lkey" '[.[] | select(.lkey == $k)][0]' <<< "$mrs")
 [[ $(get lkey) == "$lkey" ]]
 ok $? "rdma res show mr lists the MR with lkey 0x$lkey"
 [[ $(get lkey) == "$lkey" ]] || diag "$mrs"
-is "$(get drv_mr_index) $(get drv_key)" "$((h[mr_lkey] >> 8)) $((h[mr_lkey] & 0xff))" \
-    "MR: mr_index and key are the lkey's index and key byte"
+# lkey = index << 8 | key byte = rkey: the driver's details name neither,
+# nor the address; the raw entry, for CAP_NET_ADMIN only, has them
+is "$(get drv_mr_index) $(get drv_key) $(get drv_iova)" "null null null" \
+    "MR: no mr_index, key or iova in the driver's details"
 is "$(get pdn) $(get drv_dev_pdn)" "$pdn $qp_dpdn" "MR: ib_core's pdn is the PD's, dev_pdn the QP's"
-# iproute2 6.1 prints 64-bit driver values truncated to 32 bits in JSON:
-# the iova comes from the text output
-iova= prev=
-for w in $(rdma -dd res show mr dev "$dev" | grep " lkey 0x$lkey "); do
-    [[ $prev == drv_iova ]] && iova=$w
-    prev=$w
-done
-is "$(get mrlen) $iova" "${h[mr_len]} $(printf '0x%x' "${h[mr_addr]}")" "MR: length and iova as registered"
+mrn=$(get mrn)
+raw=$(rdma -j res show mr dev "$dev" mrn "$mrn" -r)
+bytes=$(jq -r 'if length == 1 and (.[0].data | type) == "array" then .[0].data | map(tostring) | join(" ") else "" end' <<< "$raw")
+b=($bytes)
+le() {   # le OFFSET SIZE: the little-endian value in the raw bytes
+    local v=0 i
+    for ((i = $2 - 1; i >= 0; i--)); do v=$((v << 8 | b[$1 + i])); done
+    printf '%s' "$v"
+}
+# struct orca_rereg_mr_in: lkey @0, iova @8, length @16, pdn @24
+((${#b[@]} == 56)) &&
+    is "$(le 0 4) $(le 8 8) $(le 16 8) $(le 24 4)" \
+        "${h[mr_lkey]} ${h[mr_addr]} ${h[mr_len]} $qp_dpdn" \
+        "MR raw (rdma res show mr -r, as root): the key, iova, length and PD the device has"
+((${#b[@]} == 56)) || { ok 1 "MR raw: 56 bytes, got ${#b[@]}"; diag "$raw"; }
+# ib_core's own length and the page list from the driver's details
+is "$(get mrlen)" "${h[mr_len]}" "MR: length as registered"
+# another user: the MR is listed (the query works), but not its keys,
+# iova or raw entry
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"; }
+mine=$(nobody rdma -j -dd res show mr dev "$dev")
+rc=$?
+jn=$(jq -c --arg n "$mrn" '[.[] | select(.mrn == ($n | tonumber))][0]' <<< "$mine")
+((rc == 0)) && [[ $(jq -r '.mrn' <<< "$jn") == "$mrn" ]]
+ok $? "another user's rdma res show mr lists MR $mrn (exit $rc)"
+leak=$(jq -r '[keys[] | select(test("key|iova|mr_index"))] | join(" ")' <<< "$jn")
+text=$(nobody rdma -dd res show mr dev "$dev" mrn "$mrn")
+addr=$(printf '%x' "${h[mr_addr]}")
+[[ -z $leak && $text == *"mrn $mrn"* && $text != *"$addr"* ]]
+ok $? "another user sees no key, mr_index or iova of it (fields: ${leak:-none})"
+[[ -n $leak ]] && diag "$text"
+nobody rdma -j res show mr dev "$dev" mrn "$mrn" -r > /dev/null 2>&1
+rc=$?
+((rc != 0))
+ok $? "another user gets no raw MR entry (exit $rc)"
 off=$(get drv_first_off) pages=$(get drv_pages) shift=$(get drv_page_shift)
 need=$((off + h[mr_len]))
 ((off == h[mr_addr] % (1 << shift) && pages << shift >= need && (pages - 1) << shift < need))

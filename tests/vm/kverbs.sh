@@ -6,6 +6,8 @@
 # RC and UD QPs on driver rings, SEND/SEND_WITH_IMM/inline with every
 # byte checked, completion events, a bad lkey, ib_drain_qp) and prints
 # one TAP line per check into the kernel log; they are relayed here.
+# The first run has the device hand out the lowest free number (hostctl
+# reuse-handles 1), so that a QP created after a destroy gets its QPN.
 # Then the same again after a reload of orca (rings and lists start over);
 # then the module's dead=1 run: the device's health turns fatal under
 # kernel QPs with work outstanding, and all of it completes flushed (the
@@ -28,16 +30,23 @@ ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 build=${ORCA_BUILD:-$here/../../build}
 ktest=${ORCA_KTEST:-$build/ktest/orca_kverbs_test.ko}
 
-# One load of the module (kverbs_run WHAT MIN [dead=1]); its TAP lines
-# become diagnostics, and the load one test: all of its checks passed
-# (at least MIN).  With dead=1 the device's health is made fatal once the
-# module waits for it.
+# The module's checks, counted in tests/kmod/orca_kverbs_test.c: every
+# check() a run makes when each passes (a sub-test that stops running
+# makes the count fall short); reuse=1 adds one
+KVERBS_CHECKS=65
+KVERBS_DEAD_CHECKS=18
+
+# One load of the module (kverbs_run WHAT EXPECTED [dead=1] [reuse=1]);
+# its TAP lines become diagnostics, and the load one test: all of its
+# checks passed, exactly EXPECTED of them, the plan it printed.  With
+# dead=1 the device's health is made fatal once the module waits for it.
+# Its waits are bounded by ORCA_WAIT.
 kverbs_run() {
-    local what=$1 min=$2 id rc lines n bad planned pid
+    local what=$1 expected=$2 id rc lines n bad planned pid
     shift 2
     id=$(now_us)
     echo "kverbs: run $id" > /dev/kmsg
-    insmod "$ktest" dev="$dev" run="$id" "$@" 2> /dev/null &
+    insmod "$ktest" dev="$dev" run="$id" wait_ms=$((ORCA_WAIT * 1000)) "$@" 2> /dev/null &
     pid=$!
     if [[ $* == *dead=1* ]]; then
         wait_until "$ORCA_WAIT" klog_has "orca_kverbs\[$id\]: waiting for the device to die"
@@ -51,8 +60,8 @@ kverbs_run() {
     bad=$(grep -c '^not ok ' <<< "$lines")
     planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' <<< "$lines")
     diag "$(grep -E '^not ok' <<< "$lines" | head -n 8)"
-    ((rc == 0 && bad == 0 && n == ${planned:-0} && n >= min))
-    ok $? "$what: $n of ${planned:-?} checks passed, $bad failed (insmod exit $rc)"
+    ((rc == 0 && bad == 0 && n == ${planned:-0} && n == expected))
+    ok $? "$what: $n of ${planned:-?} checks passed, $bad failed, $expected expected (insmod exit $rc)"
 }
 # shellcheck disable=SC2317  # called by wait_until
 klog_has() { klog_since "kverbs: run $id" | grep -q -- "$1"; }
@@ -63,11 +72,13 @@ mark="kverbs: $(now_us)"
 echo "$mark" > /dev/kmsg
 [[ -r $ktest ]]
 ok $? "the test module is built ($ktest)"
-kverbs_run "kernel verbs on $dev" 30
+hostctl reuse-handles 1 > /dev/null
+kverbs_run "kernel verbs on $dev, numbers reused at once" $((KVERBS_CHECKS + 1)) reuse=1
+hostctl reuse-handles 0 > /dev/null
 reload
 ok $? "orca reloaded ($WAITED s)"
-kverbs_run "kernel verbs on $dev after a reload" 30
-kverbs_run "the device dies under kernel QPs with work outstanding" 12 dead=1
+kverbs_run "kernel verbs on $dev after a reload" "$KVERBS_CHECKS"
+kverbs_run "the device dies under kernel QPs with work outstanding" "$KVERBS_DEAD_CHECKS" dead=1
 reload
 ok $? "rmmod of the dead device, reload: $dev back ($WAITED s)"
 oops=$(klog_oopses "$mark")

@@ -65,6 +65,7 @@ struct orca_dev {
 	struct xarray qps;		/* QPN -> orca_qp, for events */
 	struct xarray cqs;		/* CQN -> orca_cq, for events */
 	struct xarray srqs;		/* SRQN -> orca_srq, for events */
+	wait_queue_head_t retired_wq;	/* a number stopped retiring */
 	bool ib_registered;		/* under com.eq_lock */
 	struct work_struct resync_work;	/* after the device dropped events */
 	struct delayed_work health_work; /* an idle device's health */
@@ -407,6 +408,7 @@ void orca_kcq_event(struct orca_cq *cq);
 bool orca_kcq_take_arm(struct orca_cq *cq);
 void orca_kcq_attach(struct orca_qp *qp);
 void orca_kcq_disown(struct orca_qp *qp);
+void orca_kcq_reset(struct orca_qp *qp);
 int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 
@@ -485,6 +487,7 @@ int orca_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
 int orca_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
 int orca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+int orca_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr);
 
 static inline void orca_pbl_info_set(struct orca_pbl_info *info,
 				     const struct orca_pbl *pbl)
@@ -523,9 +526,11 @@ int orca_check_udata_in(struct orca_dev *dev, struct ib_udata *udata,
 int orca_respond(struct ib_udata *udata, void *resp, size_t len);
 int orca_track(struct orca_dev *dev, struct xarray *xa, u32 index, void *obj,
 	       const char *what);
-void orca_track_again(struct orca_dev *dev, struct xarray *xa, u32 index,
-		      void *obj, const char *what);
-void orca_forget(struct orca_dev *dev, struct xarray *xa, u32 index);
+void orca_retire(struct orca_dev *dev, struct xarray *xa, u32 index,
+		 void *obj);
+void orca_unretire(struct orca_dev *dev, struct xarray *xa, u32 index,
+		   void *obj);
+void orca_release_number(struct orca_dev *dev, struct xarray *xa, u32 index);
 bool orca_read_mirror(struct orca_dev *dev, u32 qpn, struct orca_qp_ctx *ctx);
 int orca_read_port_tables(struct orca_dev *dev);
 int orca_refresh_port_tables(struct orca_dev *dev);

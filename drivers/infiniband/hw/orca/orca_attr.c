@@ -294,6 +294,96 @@ enum ib_qp_state orca_qps_to_ib(u8 state)
 	return state < ARRAY_SIZE(map) ? map[state] : IB_QPS_ERR;
 }
 
+/**
+ * orca_cqe_to_ib_wc - a CQE's status and opcode as ib_core's
+ * @status: the CQE's ORCA_CQE_* status
+ * @opcode: its ORCA_CQE_OP_* opcode
+ * @sq: a send queue entry (ORCA_CQE_F_SQ)
+ * @wc: status and opcode are set
+ *
+ * Tables, not casts: the device's values are its wire format, and
+ * ib_core's enums are not an ABI (they gained values after 6.1).  A
+ * value the device may not write completes the WR with IB_WC_GENERAL_ERR
+ * (an opcode it does not know as the queue's basic one).
+ *
+ * Return: false if @status or @opcode is not a CQE value.
+ */
+bool orca_cqe_to_ib_wc(u8 status, u8 opcode, bool sq, struct ib_wc *wc)
+{
+	static const enum ib_wc_status st[] = {
+		[ORCA_CQE_SUCCESS] = IB_WC_SUCCESS,
+		[ORCA_CQE_LOC_LEN_ERR] = IB_WC_LOC_LEN_ERR,
+		[ORCA_CQE_LOC_QP_OP_ERR] = IB_WC_LOC_QP_OP_ERR,
+		[ORCA_CQE_LOC_PROT_ERR] = IB_WC_LOC_PROT_ERR,
+		[ORCA_CQE_WR_FLUSH_ERR] = IB_WC_WR_FLUSH_ERR,
+		[ORCA_CQE_MW_BIND_ERR] = IB_WC_MW_BIND_ERR,
+		[ORCA_CQE_BAD_RESP_ERR] = IB_WC_BAD_RESP_ERR,
+		[ORCA_CQE_LOC_ACCESS_ERR] = IB_WC_LOC_ACCESS_ERR,
+		[ORCA_CQE_REM_INV_REQ_ERR] = IB_WC_REM_INV_REQ_ERR,
+		[ORCA_CQE_REM_ACCESS_ERR] = IB_WC_REM_ACCESS_ERR,
+		[ORCA_CQE_REM_OP_ERR] = IB_WC_REM_OP_ERR,
+		[ORCA_CQE_RETRY_EXC_ERR] = IB_WC_RETRY_EXC_ERR,
+		[ORCA_CQE_RNR_RETRY_EXC_ERR] = IB_WC_RNR_RETRY_EXC_ERR,
+		[ORCA_CQE_FATAL_ERR] = IB_WC_FATAL_ERR,
+		[ORCA_CQE_GENERAL_ERR] = IB_WC_GENERAL_ERR,
+	};
+	/* the table's holes: values no CQE has */
+	static const unsigned long st_valid =
+		BIT(ORCA_CQE_SUCCESS) | BIT(ORCA_CQE_LOC_LEN_ERR) |
+		BIT(ORCA_CQE_LOC_QP_OP_ERR) | BIT(ORCA_CQE_LOC_PROT_ERR) |
+		BIT(ORCA_CQE_WR_FLUSH_ERR) | BIT(ORCA_CQE_MW_BIND_ERR) |
+		BIT(ORCA_CQE_BAD_RESP_ERR) | BIT(ORCA_CQE_LOC_ACCESS_ERR) |
+		BIT(ORCA_CQE_REM_INV_REQ_ERR) | BIT(ORCA_CQE_REM_ACCESS_ERR) |
+		BIT(ORCA_CQE_REM_OP_ERR) | BIT(ORCA_CQE_RETRY_EXC_ERR) |
+		BIT(ORCA_CQE_RNR_RETRY_EXC_ERR) | BIT(ORCA_CQE_FATAL_ERR) |
+		BIT(ORCA_CQE_GENERAL_ERR);
+	bool ok = true;
+
+	if (status < ARRAY_SIZE(st) && (st_valid & BIT(status))) {
+		wc->status = st[status];
+	} else {
+		wc->status = IB_WC_GENERAL_ERR;
+		ok = false;
+	}
+	switch (opcode) {
+	case ORCA_CQE_OP_SEND:
+		wc->opcode = IB_WC_SEND;
+		break;
+	case ORCA_CQE_OP_RDMA_WRITE:
+		wc->opcode = IB_WC_RDMA_WRITE;
+		break;
+	case ORCA_CQE_OP_RDMA_READ:
+		wc->opcode = IB_WC_RDMA_READ;
+		break;
+	case ORCA_CQE_OP_COMP_SWAP:
+		wc->opcode = IB_WC_COMP_SWAP;
+		break;
+	case ORCA_CQE_OP_FETCH_ADD:
+		wc->opcode = IB_WC_FETCH_ADD;
+		break;
+	case ORCA_CQE_OP_BIND_MW:
+		wc->opcode = IB_WC_BIND_MW;
+		break;
+	case ORCA_CQE_OP_LOCAL_INV:
+		wc->opcode = IB_WC_LOCAL_INV;
+		break;
+	case ORCA_CQE_OP_REG_MR:
+		wc->opcode = IB_WC_REG_MR;
+		break;
+	case ORCA_CQE_OP_RECV:
+		wc->opcode = IB_WC_RECV;
+		break;
+	case ORCA_CQE_OP_RECV_RDMA_WITH_IMM:
+		wc->opcode = IB_WC_RECV_RDMA_WITH_IMM;
+		break;
+	default:
+		wc->opcode = sq ? IB_WC_SEND : IB_WC_RECV;
+		wc->status = IB_WC_GENERAL_ERR;
+		ok = false;
+	}
+	return ok;
+}
+
 u8 orca_qps_from_ib(enum ib_qp_state state)
 {
 	static const u8 map[] = {

@@ -26,6 +26,7 @@ u32 orca_caps_to_uapi_dio(const struct orca_caps *caps);
 
 enum ib_qp_state orca_qps_to_ib(u8 state);
 u8 orca_qps_from_ib(enum ib_qp_state state);
+bool orca_cqe_to_ib_wc(u8 status, u8 opcode, bool sq, struct ib_wc *wc);
 int orca_qpt_from_ib(enum ib_qp_type type);
 void orca_av_from_ib(const struct rdma_ah_attr *ah, struct orca_av *av);
 void orca_av_to_ib(const struct orca_av *av, struct rdma_ah_attr *ah);

@@ -406,6 +406,71 @@ static void qp_state_round_trip(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, orca_qps_to_ib(0x42), IB_QPS_ERR);
 }
 
+/*
+ * Each CQE status and opcode against ib_core's by name, as IBA and
+ * orca_hw_io.h list them; the values between are no CQE's.
+ */
+static void cqe_status_and_opcode(struct kunit *test)
+{
+	static const struct {
+		u8 dev;
+		enum ib_wc_status ib;
+	} st[] = {
+		{ 0, IB_WC_SUCCESS }, { 1, IB_WC_LOC_LEN_ERR },
+		{ 2, IB_WC_LOC_QP_OP_ERR }, { 4, IB_WC_LOC_PROT_ERR },
+		{ 5, IB_WC_WR_FLUSH_ERR }, { 6, IB_WC_MW_BIND_ERR },
+		{ 7, IB_WC_BAD_RESP_ERR }, { 8, IB_WC_LOC_ACCESS_ERR },
+		{ 9, IB_WC_REM_INV_REQ_ERR }, { 10, IB_WC_REM_ACCESS_ERR },
+		{ 11, IB_WC_REM_OP_ERR }, { 12, IB_WC_RETRY_EXC_ERR },
+		{ 13, IB_WC_RNR_RETRY_EXC_ERR }, { 19, IB_WC_FATAL_ERR },
+		{ 21, IB_WC_GENERAL_ERR },
+	};
+	static const struct {
+		u8 dev;
+		enum ib_wc_opcode ib;
+	} op[] = {
+		{ 0, IB_WC_SEND }, { 1, IB_WC_RDMA_WRITE },
+		{ 2, IB_WC_RDMA_READ }, { 3, IB_WC_COMP_SWAP },
+		{ 4, IB_WC_FETCH_ADD }, { 5, IB_WC_BIND_MW },
+		{ 6, IB_WC_LOCAL_INV }, { 8, IB_WC_REG_MR },
+		{ 128, IB_WC_RECV }, { 129, IB_WC_RECV_RDMA_WITH_IMM },
+	};
+	static const u8 bad_st[] = { 3, 14, 15, 16, 17, 18, 20, 22, 64, 255 };
+	static const u8 bad_op[] = { 7, 9, 127, 130, 255 };
+	struct ib_wc wc;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(st); i++) {
+		memset(&wc, 0xa5, sizeof(wc));
+		KUNIT_EXPECT_TRUE(test, orca_cqe_to_ib_wc(st[i].dev, 0, true,
+							  &wc));
+		KUNIT_EXPECT_EQ(test, wc.status, st[i].ib);
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
+	}
+	for (i = 0; i < ARRAY_SIZE(op); i++) {
+		memset(&wc, 0xa5, sizeof(wc));
+		KUNIT_EXPECT_TRUE(test, orca_cqe_to_ib_wc(0, op[i].dev,
+							  op[i].dev < 128, &wc));
+		KUNIT_EXPECT_EQ(test, wc.opcode, op[i].ib);
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_SUCCESS);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad_st); i++) {
+		KUNIT_EXPECT_FALSE(test, orca_cqe_to_ib_wc(bad_st[i], 128,
+							   false, &wc));
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_GENERAL_ERR);
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad_op); i++) {
+		KUNIT_EXPECT_FALSE(test, orca_cqe_to_ib_wc(0, bad_op[i], true,
+							   &wc));
+		KUNIT_EXPECT_EQ(test, wc.status, IB_WC_GENERAL_ERR);
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_SEND);
+		KUNIT_EXPECT_FALSE(test, orca_cqe_to_ib_wc(0, bad_op[i], false,
+							   &wc));
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+	}
+}
+
 static void qp_type(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, orca_qpt_from_ib(IB_QPT_RC), ORCA_QPT_RC);
@@ -837,6 +902,7 @@ static struct kunit_case orca_attr_cases[] = {
 	KUNIT_CASE(port_mirror_entry),
 	KUNIT_CASE(qp_state_round_trip),
 	KUNIT_CASE(qp_type),
+	KUNIT_CASE(cqe_status_and_opcode),
 	KUNIT_CASE(modify_rc_rtr_encoding),
 	KUNIT_CASE(modify_masked_only),
 	KUNIT_CASE(modify_rejects_nonstandard_mask),

@@ -101,11 +101,12 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	return 0;
 
 err_forget:
-	orca_forget(dev, &dev->cqs, cq->cqn);
+	orca_retire(dev, &dev->cqs, cq->cqn, cq);
 	orca_ceq_sync(dev);	/* no handler still running on it */
 err_destroy:
 	if (!orca_cmd_destroy_cq(&dev->com, cq->cqn))
 		orca_ceq_drain(dev);
+	orca_release_number(dev, &dev->cqs, cq->cqn);
 err_release:
 	orca_umem_release(dev, cq->umem);
 	orca_kcq_destroy(dev, cq);
@@ -114,8 +115,10 @@ err_release:
 }
 
 /*
- * The number leaves the table before the device may reuse it: a create
- * that gets it back right after DESTROY must find it free.
+ * The number retires before DESTROY (no handler looks the CQ up from
+ * then on) and is free again only once the completion EQ holds no entry
+ * of it: a CQ that gets the number from the device meanwhile waits in
+ * orca_track(), so no event of this CQ reaches it.
  */
 int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
@@ -123,14 +126,15 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	struct orca_cq *cq = to_ocq(ibcq);
 	int err;
 
-	orca_forget(dev, &dev->cqs, cq->cqn);
+	orca_retire(dev, &dev->cqs, cq->cqn, cq);
 	orca_ceq_sync(dev);
 	err = orca_cmd_destroy_cq(&dev->com, cq->cqn);
 	if (err) {	/* still the device's: nobody else can have it */
-		orca_track_again(dev, &dev->cqs, cq->cqn, cq, "CQN");
+		orca_unretire(dev, &dev->cqs, cq->cqn, cq);
 		return err;
 	}
 	orca_ceq_drain(dev);
+	orca_release_number(dev, &dev->cqs, cq->cqn);
 	orca_umem_release(dev, cq->umem);
 	orca_kcq_destroy(dev, cq);
 	mutex_destroy(&cq->resize_lock);

@@ -87,7 +87,7 @@ void orca_ceq_program(struct orca_dev *dev)
 /*
  * The device dropped events it could not post: whose, it cannot say; or
  * it is dead.  Every CQ armed gets one.  Under ceq_lock, so no CQ
- * forgotten (orca_forget() + orca_ceq_sync()) is called after its destroy
+ * retired (orca_retire() + orca_ceq_sync()) is called after its destroy
  * went on.
  */
 static void orca_ceq_fire_all(struct orca_dev *dev)

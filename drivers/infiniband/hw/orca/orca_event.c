@@ -274,8 +274,9 @@ void orca_resync_work(struct work_struct *work)
 
 	/*
 	 * One QP at a time under the EQ lock, not the whole walk with
-	 * interrupts off: orca_forget() takes the lock after xa_erase, so a
-	 * QP found in the table under it stays until it is dropped.
+	 * interrupts off: orca_retire() takes the lock after it reserves the
+	 * entry, so a QP found in the table under it stays until it is
+	 * dropped.
 	 */
 	xa_for_each(&dev->qps, index, qp) {
 		spin_lock_irqsave(&dev->com.eq_lock, flags);

@@ -8,6 +8,7 @@
  */
 
 #include "orca.h"
+#include "orca_attr.h"
 
 /* Ring of 2^log_depth CQEs, then the doorbell record: one buffer. */
 int orca_kcq_create(struct orca_dev *dev, struct orca_cq *cq, u32 cqe,
@@ -122,9 +123,11 @@ static void orca_kcq_fill(struct orca_dev *dev, const struct orca_cqe *cqe,
 
 	memset(wc, 0, sizeof(*wc));
 	wc->qp = &qp->ibqp;
-	/* orca_hw_io.h: the values of enum ib_wc_status / ib_wc_opcode */
-	wc->status = cqe->status;
-	wc->opcode = cqe->opcode;
+	if (!orca_cqe_to_ib_wc(cqe->status, cqe->opcode,
+			       cqe->flags & ORCA_CQE_F_SQ, wc))
+		dev_err_ratelimited(&dev->pdev->dev,
+				    "CQE of QP %u has status %u, opcode %u: completed with a general error\n",
+				    qp->ibqp.qp_num, cqe->status, cqe->opcode);
 	wc->vendor_err = cqe->vendor_err;
 	wc->byte_len = le32_to_cpu(cqe->byte_len);
 	wc->src_qp = le32_to_cpu(cqe->src_qp);
@@ -215,29 +218,52 @@ void orca_kcq_attach(struct orca_qp *qp)
 }
 
 /*
- * A CQE of a destroyed QP, in a kernel CQ's ring: QPNs are 24 bits, so
- * this one names none (0 does: QP0).
+ * A CQE of a destroyed or reset QP, in a kernel CQ's ring: QPNs are 24
+ * bits, so this one names none (0 does: QP0).
  */
 #define ORCA_KCQE_DISOWNED	U32_MAX
 
-/* The CQEs of QP @qpn still in @cq's ring name no QP from now on. */
-static void orca_kcq_disown_one(struct orca_cq *cq, u32 qpn,
-				struct list_head *node)
+/*
+ * A CQE of @qp that no one will poll: the SRQ WQE it used, if any, is
+ * the SRQ's again (its wr_id goes with the CQE).
+ */
+static void orca_kcq_drop(struct orca_dev *dev, const struct orca_cqe *cqe,
+			  struct orca_qp *qp)
+{
+	if ((cqe->flags & ORCA_CQE_F_SRQ) && qp->ibqp.srq)
+		orca_ksrq_complete(dev, to_osrq(qp->ibqp.srq),
+				   le32_to_cpu(cqe->wqe_idx));
+}
+
+/* The CQEs of @qp still in @cq's ring name no QP from now on; under lock. */
+static void orca_kcq_disown_cqes(struct orca_dev *dev, struct orca_cq *cq,
+				 struct orca_qp *qp)
 {
 	u32 ci, mask = BIT(cq->log_depth) - 1;
 	struct orca_cqe *cqe;
-	unsigned long flags;
 
-	spin_lock_irqsave(&cq->lock, flags);
-	list_del(node);
 	for (ci = cq->ci; ci - cq->ci <= mask; ci++) {
 		cqe = (struct orca_cqe *)cq->kbuf.va + (ci & mask);
 		if (READ_ONCE(cqe->owner) != 1 + ((ci >> cq->log_depth) & 1))
 			break;
 		dma_rmb();
-		if (le32_to_cpu(cqe->qpn) == qpn)
-			cqe->qpn = cpu_to_le32(ORCA_KCQE_DISOWNED);
+		if (le32_to_cpu(cqe->qpn) != qp->ibqp.qp_num)
+			continue;
+		orca_kcq_drop(dev, cqe, qp);
+		cqe->qpn = cpu_to_le32(ORCA_KCQE_DISOWNED);
 	}
+}
+
+/* @qp's CQEs in @cq are disowned; with @unlink it leaves the CQ too. */
+static void orca_kcq_disown_one(struct orca_cq *cq, struct orca_qp *qp,
+				struct list_head *unlink)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	if (unlink)
+		list_del(unlink);
+	orca_kcq_disown_cqes(to_odev(cq->ibcq.device), cq, qp);
 	spin_unlock_irqrestore(&cq->lock, flags);
 }
 
@@ -246,15 +272,47 @@ static void orca_kcq_disown_one(struct orca_cq *cq, u32 qpn,
  * @qp: the QP, which the device has destroyed: it writes no more CQEs
  *
  * Its CQEs still in the rings are skipped by poll_cq from now on, so that
- * none names a later QP that gets its number; and once each CQ's lock was
- * taken here, no poller still looks at the QP.
+ * none names a later QP that gets its number, and the SRQ WQEs they used
+ * are free again; once each CQ's lock was taken here, no poller still
+ * looks at the QP.
  */
 void orca_kcq_disown(struct orca_qp *qp)
 {
-	orca_kcq_disown_one(to_ocq(qp->ibqp.send_cq), qp->ibqp.qp_num,
-			    &qp->sq_node);
-	orca_kcq_disown_one(to_ocq(qp->ibqp.recv_cq), qp->ibqp.qp_num,
-			    &qp->rq_node);
+	orca_kcq_disown_one(to_ocq(qp->ibqp.send_cq), qp, &qp->sq_node);
+	orca_kcq_disown_one(to_ocq(qp->ibqp.recv_cq), qp, &qp->rq_node);
+}
+
+/**
+ * orca_kcq_reset - a kernel QP went to RESET: its CQEs leave its CQs
+ * @qp: the QP, which the device has reset: it writes no more CQEs for
+ *	the WQEs posted before
+ *
+ * IBA 10.3.1: RESET discards the QP's work, completions included; its
+ * rings start over at index 0, which old CQEs would name (mlx4 and mlx5
+ * clean the CQ of a kernel QP the same way).  Their SRQ WQEs are free.
+ */
+void orca_kcq_reset(struct orca_qp *qp)
+{
+	orca_kcq_disown_one(to_ocq(qp->ibqp.send_cq), qp, NULL);
+	orca_kcq_disown_one(to_ocq(qp->ibqp.recv_cq), qp, NULL);
+}
+
+/*
+ * The kernel QP @qpn on @cq's lists, whose number is retiring (its destroy
+ * has begun); under lock.  A CQE can reach poll_cq before its destroy
+ * disowns it.
+ */
+static struct orca_qp *orca_kcq_find_retiring(struct orca_cq *cq, u32 qpn)
+{
+	struct orca_qp *qp;
+
+	list_for_each_entry(qp, &cq->send_qps, sq_node)
+		if (qp->ibqp.qp_num == qpn)
+			return qp;
+	list_for_each_entry(qp, &cq->recv_qps, rq_node)
+		if (qp->ibqp.qp_num == qpn)
+			return qp;
+	return NULL;
 }
 
 int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
@@ -272,16 +330,21 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 	while (n < num_entries && (cqe = orca_kcq_next(cq))) {
 		cq->ci++;
 		/*
-		 * A destroyed QP's CQEs were disowned (orca_kcq_disown()):
-		 * every other names a QP that is on this CQ's lists, whose
-		 * destroy waits for this lock.
+		 * A destroyed or reset QP's CQEs were disowned
+		 * (orca_kcq_disown_cqes()): every other names a QP that is
+		 * on this CQ's lists, whose destroy waits for this lock.
 		 */
 		if (cqe->qpn == cpu_to_le32(ORCA_KCQE_DISOWNED))
 			continue;
 		qp = xa_load(&dev->qps, le32_to_cpu(cqe->qpn));
 		if (!qp) {	/* being destroyed: its CQEs go with it */
-			ibdev_dbg(&dev->ibdev, "CQ %u: CQE of destroyed QP %u dropped\n",
-				  cq->cqn, le32_to_cpu(cqe->qpn));
+			qp = orca_kcq_find_retiring(cq,
+						    le32_to_cpu(cqe->qpn));
+			if (qp)
+				orca_kcq_drop(dev, cqe, qp);
+			ibdev_dbg(&dev->ibdev, "CQ %u: CQE of %s QP %u dropped\n",
+				  cq->cqn, qp ? "retiring" : "unknown",
+				  le32_to_cpu(cqe->qpn));
 			continue;
 		}
 		if (!qp->kernel) {

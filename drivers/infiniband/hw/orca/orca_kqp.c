@@ -142,11 +142,15 @@ void orca_kqp_destroy(struct orca_dev *dev, struct orca_qp *qp)
 	qp->dbrec = NULL;
 }
 
-/* RESET: the device starts over at index 0, and so do we. */
+/*
+ * RESET: the device starts over at index 0, and so do we, with none of
+ * the old WQEs' CQEs left to name those indices.
+ */
 void orca_kqp_reset(struct orca_qp *qp)
 {
 	unsigned long flags;
 
+	orca_kcq_reset(qp);
 	spin_lock_irqsave(&qp->sq.lock, flags);
 	/* the same class as the SQ's: always taken after it */
 	spin_lock_nested(&qp->rq.lock, SINGLE_DEPTH_NESTING);

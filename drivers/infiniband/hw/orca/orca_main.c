@@ -144,6 +144,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.destroy_srq = orca_destroy_srq,
 	.fill_res_cq_entry = orca_fill_res_cq_entry,
 	.fill_res_mr_entry = orca_fill_res_mr_entry,
+	.fill_res_mr_entry_raw = orca_fill_res_mr_entry_raw,
 	.fill_res_qp_entry = orca_fill_res_qp_entry,
 	.fill_res_qp_entry_raw = orca_fill_res_qp_entry_raw,
 	.get_dev_fw_str = orca_get_dev_fw_str,
@@ -457,6 +458,7 @@ static int orca_dev_create(struct orca_pci *opci)
 	xa_init_flags(&dev->qps, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->cqs, XA_FLAGS_LOCK_IRQ);
 	xa_init_flags(&dev->srqs, XA_FLAGS_LOCK_IRQ);
+	init_waitqueue_head(&dev->retired_wq);
 	INIT_WORK(&dev->resync_work, orca_resync_work);
 	INIT_WORK(&dev->port_work, orca_port_work);
 	spin_lock_init(&dev->port_lock);

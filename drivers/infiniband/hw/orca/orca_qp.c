@@ -138,9 +138,10 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	return 0;
 
 err_forget:
-	orca_forget(dev, &dev->qps, qpn);
+	orca_retire(dev, &dev->qps, qpn, qp);
 err_destroy:
 	orca_cmd_destroy_qp(&dev->com, qpn);
+	orca_release_number(dev, &dev->qps, qpn);
 	mutex_destroy(&qp->lock);
 err_release:
 	orca_umem_release(dev, qp->umem);
@@ -341,21 +342,25 @@ int orca_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
-/* As orca_destroy_cq(): forget the number first. */
+/*
+ * As orca_destroy_cq(): the number retires first, and is free again only
+ * once no CQE of the QP is left in a kernel CQ's ring (or its SRQ's ids).
+ */
 int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibqp->device);
 	struct orca_qp *qp = to_oqp(ibqp);
 	int err;
 
-	orca_forget(dev, &dev->qps, ibqp->qp_num);
+	orca_retire(dev, &dev->qps, ibqp->qp_num, qp);
 	err = orca_cmd_destroy_qp(&dev->com, ibqp->qp_num);
 	if (err) {
-		orca_track_again(dev, &dev->qps, ibqp->qp_num, qp, "QPN");
+		orca_unretire(dev, &dev->qps, ibqp->qp_num, qp);
 		return err;
 	}
 	if (qp->kernel)
 		orca_kcq_disown(qp);
+	orca_release_number(dev, &dev->qps, ibqp->qp_num);
 	orca_umem_release(dev, qp->umem);
 	orca_kqp_destroy(dev, qp);
 	mutex_destroy(&qp->lock);

@@ -134,6 +134,13 @@ int orca_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 	return 0;
 }
 
+/*
+ * No key and no address: ib_core calls this for any user who asks, and
+ * lkey = index << 8 | key byte = rkey (orca_hw_cmd_mem.h), so the index
+ * and key would give every local user another process's rkey.  ib_core
+ * shows the keys to CAP_NET_ADMIN itself; the raw entry below, which it
+ * serves to CAP_NET_ADMIN only, has the rest.
+ */
 int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
 	struct orca_mr *mr = to_omr(ibmr);
@@ -142,12 +149,8 @@ int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
 	if (!table)
 		return -EMSGSIZE;
-	/* orca_hw_cmd_mem.h: lkey = index << 8 | key byte, rkey = lkey */
-	if (rdma_nl_put_driver_u32(msg, "mr_index", ibmr->lkey >> 8) ||
-	    rdma_nl_put_driver_u32_hex(msg, "key", ibmr->lkey & 0xff) ||
-	    rdma_nl_put_driver_u32(msg, "dev_pdn",
+	if (rdma_nl_put_driver_u32(msg, "dev_pdn",
 				   to_opd(READ_ONCE(ibmr->pd))->pdn) ||
-	    rdma_nl_put_driver_u64_hex(msg, "iova", READ_ONCE(ibmr->iova)) ||
 	    rdma_nl_put_driver_u32(msg, "first_off",
 				   READ_ONCE(mr->first_off)) ||
 	    orca_put_pbl_info(msg, &mr->pbl)) {
@@ -156,4 +159,26 @@ int orca_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 	}
 	nla_nest_end(msg, table);
 	return 0;
+}
+
+/*
+ * The region as the device knows it, in the form REREG_MR names one
+ * (struct orca_rereg_mr_in, little endian): key, iova, length, PD,
+ * rights, the page list's geometry (the list itself went back after the
+ * command: its address is 0) and the offset into its first page.
+ */
+int orca_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr)
+{
+	struct orca_mr *mr = to_omr(ibmr);
+	struct orca_rereg_mr_in raw = {};
+
+	raw.lkey = cpu_to_le32(ibmr->lkey);
+	raw.mr.iova = cpu_to_le64(READ_ONCE(ibmr->iova));
+	raw.mr.length = cpu_to_le64(READ_ONCE(ibmr->length));
+	raw.mr.pdn = cpu_to_le32(to_opd(READ_ONCE(ibmr->pd))->pdn);
+	raw.mr.access = cpu_to_le32(orca_access_from_ib(READ_ONCE(mr->access)));
+	raw.mr.pbl.npages = cpu_to_le32(READ_ONCE(mr->pbl.npages));
+	raw.mr.pbl.page_shift = READ_ONCE(mr->pbl.page_shift);
+	raw.mr.first_off = cpu_to_le32(READ_ONCE(mr->first_off));
+	return nla_put(msg, RDMA_NLDEV_ATTR_RES_RAW, sizeof(raw), &raw);
 }

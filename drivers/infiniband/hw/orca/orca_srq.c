@@ -107,9 +107,10 @@ int orca_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	return 0;
 
 err_forget:
-	orca_forget(dev, &dev->srqs, srq->srqn);
+	orca_retire(dev, &dev->srqs, srq->srqn, srq);
 err_destroy:
 	orca_cmd_destroy_srq(&dev->com, srq->srqn);
+	orca_release_number(dev, &dev->srqs, srq->srqn);
 err_release:
 	orca_umem_release(dev, srq->umem);
 	orca_ksrq_destroy(dev, srq);
@@ -160,19 +161,20 @@ int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr)
 	return 0;
 }
 
-/* As orca_destroy_cq(): forget the number first. */
+/* As orca_destroy_cq(): the number retires first. */
 int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibsrq->device);
 	struct orca_srq *srq = to_osrq(ibsrq);
 	int err;
 
-	orca_forget(dev, &dev->srqs, srq->srqn);
+	orca_retire(dev, &dev->srqs, srq->srqn, srq);
 	err = orca_cmd_destroy_srq(&dev->com, srq->srqn);
 	if (err) {	/* still the device's: nobody else can have it */
-		orca_track_again(dev, &dev->srqs, srq->srqn, srq, "SRQN");
+		orca_unretire(dev, &dev->srqs, srq->srqn, srq);
 		return err;
 	}
+	orca_release_number(dev, &dev->srqs, srq->srqn);
 	orca_umem_release(dev, srq->umem);
 	orca_ksrq_destroy(dev, srq);
 	return 0;

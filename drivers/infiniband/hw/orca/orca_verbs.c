@@ -405,15 +405,51 @@ int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 }
 
 /*
- * A new object goes into the table of its number, where the event
- * handlers look it up.  A number the device hands out while it is still
- * live is the device's fault, not the caller's.
+ * The tables of numbers (QPN, CQN, SRQN -> object) are where the event
+ * handlers and poll_cq look objects up.  A number lives there in three
+ * states: free, live (the object), and retiring (a reserved entry, which
+ * xa_load() reads as NULL): from the start of its destroy until the
+ * driver has cleaned up after the device.  A device may hand the number
+ * out again as soon as its DESTROY completes, but a CQE or event of the
+ * old object can still be in a ring then; so the new object waits until
+ * the old one's number is free before it goes in (orca_track()).
+ */
+
+/* A reserved entry at @index: its destroy has not finished. */
+static bool orca_number_retiring(struct xarray *xa, u32 index)
+{
+	XA_STATE(xas, xa, index);
+	bool retiring;
+
+	xa_lock_irq(xa);
+	retiring = xa_is_zero(xas_load(&xas));
+	xa_unlock_irq(xa);
+	return retiring;
+}
+
+/**
+ * orca_track - put a new object into the table of its number
+ * @dev: device
+ * @xa: the table
+ * @index: the number the device gave the object
+ * @obj: the object
+ * @what: the number's name, for the log
+ *
+ * Waits while an object destroyed before it still retires the number.
+ * A number the device hands out while it is still live is the device's
+ * fault, not the caller's.
+ *
+ * Return: 0, -ENOMEM, or -EIO for a live number.
  */
 int orca_track(struct orca_dev *dev, struct xarray *xa, u32 index, void *obj,
 	       const char *what)
 {
-	int err = xa_insert_irq(xa, index, obj, GFP_KERNEL);
+	int err;
 
+	/* -EBUSY with nothing to load: a reserved entry, still retiring */
+	while ((err = xa_insert_irq(xa, index, obj, GFP_KERNEL)) == -EBUSY &&
+	       !xa_load(xa, index))
+		wait_event(dev->retired_wq, !orca_number_retiring(xa, index));
 	if (err == -EBUSY) {
 		ibdev_err(&dev->ibdev, "device reused live %s %u\n", what,
 			  index);
@@ -422,31 +458,53 @@ int orca_track(struct orca_dev *dev, struct xarray *xa, u32 index, void *obj,
 	return err;
 }
 
-/*
- * A destroy the device refused: the object is still the device's, and
- * its number, forgotten before the command, goes back to the table.  An
- * insert can need memory; without it the object's events are lost, which
- * is said, not warned about (a WARN would be an oops under panic_on_warn).
+/**
+ * orca_retire - a destroy begins: the object's number is no longer looked up
+ * @dev: device
+ * @xa: the table
+ * @index: the number
+ * @obj: the object now in the table
+ *
+ * The entry becomes a reserved one, in place (no allocation).  After
+ * this no event handler can still be looking at the object, and no new
+ * object gets the number until orca_release_number().
  */
-void orca_track_again(struct orca_dev *dev, struct xarray *xa, u32 index,
-		      void *obj, const char *what)
-{
-	int err = xa_insert_irq(xa, index, obj, GFP_KERNEL);
-
-	if (err)
-		ibdev_err(&dev->ibdev,
-			  "%s %u outlived a failed destroy, but its events can no longer reach it (%d)\n",
-			  what, index, err);
-}
-
-/* After this no event handler can still be looking at the object. */
-void orca_forget(struct orca_dev *dev, struct xarray *xa, u32 index)
+void orca_retire(struct orca_dev *dev, struct xarray *xa, u32 index,
+		 void *obj)
 {
 	unsigned long flags;
 
-	xa_erase_irq(xa, index);
+	xa_cmpxchg_irq(xa, index, obj, XA_ZERO_ENTRY, 0);
 	spin_lock_irqsave(&dev->com.eq_lock, flags);
 	spin_unlock_irqrestore(&dev->com.eq_lock, flags);
+}
+
+/**
+ * orca_unretire - a destroy the device refused: the object is still its own
+ * @dev: device
+ * @xa: the table
+ * @index: the number, retired by orca_retire()
+ * @obj: the object, which goes back into the reserved entry
+ */
+void orca_unretire(struct orca_dev *dev, struct xarray *xa, u32 index,
+		   void *obj)
+{
+	xa_cmpxchg_irq(xa, index, XA_ZERO_ENTRY, obj, 0);
+	wake_up_all(&dev->retired_wq);
+}
+
+/**
+ * orca_release_number - the destroyed object left nothing behind: its
+ *			 number is free for the next object the device gives it
+ * @dev: device
+ * @xa: the table
+ * @index: the number; if it is not retiring (the object never went in),
+ *	   nothing changes
+ */
+void orca_release_number(struct orca_dev *dev, struct xarray *xa, u32 index)
+{
+	xa_cmpxchg_irq(xa, index, XA_ZERO_ENTRY, NULL, 0);
+	wake_up_all(&dev->retired_wq);
 }
 
 /*
