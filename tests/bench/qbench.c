@@ -10,18 +10,30 @@
  *	batches per device, the devices taking turns (order alternating), each
  *	timed with CLOCK_MONOTONIC.  Prints
  *	  RES <verb> <dev> <median> <min> <max> <probe_rc> <calls/batch> <batches>
+ *	      <failed> <calls> <first_failure>
  *	  RAW <verb> <dev> <ns/call of every batch...>
  *	and the getppid() floor before and after as verb "getppid" dev "-"
  *	(-F: no floor).  -v VERB (repeatable): only these verbs.
  *   qbench fw -n CALLS -s 'STATS COMMAND' DEV
  *	per verb: runs STATS COMMAND (e.g. "hostctl stats": the emulator's
  *	counters, "ok cmds=N ... op_NAME=N ..."), CALLS calls, STATS COMMAND
- *	again; prints  FW <verb> <dev> <cmds/call> <op_NAME=n/call,...|->
+ *	again; prints
+ *	  FW <verb> <dev> <cmds/call> <op_NAME=n/call,...|-> <failed> <calls> <first_failure>
  *	(verb "idle": the same with no calls in between).
  *   qbench mark -n CALLS DEV...
  *	for strace: per device and verb, one untraced-worthy warm call, then
  *	write(-1, "QBMARK begin <verb> <dev> <calls>") (fails with EBADF), CALLS
- *	calls, write(-1, "QBMARK end ...").
+ *	calls, write(-1, "QBMARK end ..."); then prints (after the end marker)
+ *	  MARK <verb> <dev> <failed> <calls> <first_failure>
+ *
+ * Every call of a verb, in every loop (probe, warm-up, batches), is
+ * checked: <failed> of <calls> failed, <first_failure> the first failing
+ * return value ("-" if none; an errno as "95:EOPNOTSUPP").  A call fails
+ * when it returns nonzero, or for data_in_order, whose value is an answer
+ * (0 or 1 with flags 0) and not an error code, when it returns a negative
+ * value or another answer than the first call of that loop on that device.
+ * bench.sh makes any failure a FAIL row (on rxe0 a verb whose every call
+ * fails with EOPNOTSUPP is shown as n/a: rxe lacks it).
  *
  * Verbs: query_qp (full mask on an RC QP in INIT), query_device_ex (NULL
  * input), query_port (port 1), query_ece, data_in_order (RDMA_WRITE, flags
@@ -61,7 +73,49 @@ struct verb {
 	const char *name;
 	int (*fn)(struct dev *d);
 	bool qp_fw;		/* run with orca's query_qp_fw=1 */
+	bool answer;		/* returns an answer >= 0, not an error code */
 };
+
+/* The calls of one verb on one device in one loop, and how many failed. */
+struct tally {
+	long calls, failed;
+	int first;		/* first failing return value */
+	bool have_want;
+	int want;		/* answer verbs: the first answer */
+};
+
+static inline void account(const struct verb *v, struct tally *t, int r)
+{
+	t->calls++;
+	if (v->answer) {
+		if (!t->have_want && r >= 0) {
+			t->want = r;
+			t->have_want = true;
+		}
+		if (r >= 0 && r == t->want)
+			return;
+	} else if (r == 0) {
+		return;
+	}
+	if (!t->failed++)
+		t->first = r;
+}
+
+/* "<failed> <calls> <first_failure>" */
+static const char *tally_str(const struct tally *t, char *buf, size_t len)
+{
+	const char *name = t->failed && t->first > 0 ?
+			   strerrorname_np(t->first) : NULL;
+
+	if (!t->failed)
+		snprintf(buf, len, "0 %ld -", t->calls);
+	else if (name)
+		snprintf(buf, len, "%ld %ld %d:%s", t->failed, t->calls,
+			 t->first, name);
+	else
+		snprintf(buf, len, "%ld %ld %d", t->failed, t->calls, t->first);
+	return buf;
+}
 
 static const char *param_path = "/sys/kernel/debug/orca/0000:00:03.0/query_qp_fw";
 
@@ -129,15 +183,15 @@ static int v_data_in_order(struct dev *d)
 	return ibv_query_qp_data_in_order(d->qp, IBV_WR_RDMA_WRITE, 0);
 }
 
-static const struct verb floor_verb = { "getppid", v_getppid, false };
+static const struct verb floor_verb = { "getppid", v_getppid, false, false };
 
 static const struct verb verbs[] = {
-	{ "query_qp", v_query_qp, false },
-	{ "query_qp_fw", v_query_qp, true },
-	{ "query_device_ex", v_query_device_ex, false },
-	{ "query_port", v_query_port, false },
-	{ "query_ece", v_query_ece, false },
-	{ "data_in_order", v_data_in_order, false },
+	{ "query_qp", v_query_qp, false, false },
+	{ "query_qp_fw", v_query_qp, true, false },
+	{ "query_device_ex", v_query_device_ex, false, false },
+	{ "query_port", v_query_port, false, false },
+	{ "query_ece", v_query_ece, false, false },
+	{ "data_in_order", v_data_in_order, false, true },
 };
 #define N_VERBS (sizeof(verbs) / sizeof(verbs[0]))
 
@@ -242,13 +296,14 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double batch(const struct verb *v, struct dev *d, long n)
+static double batch(const struct verb *v, struct dev *d, long n,
+		    struct tally *t)
 {
 	uint64_t t0, t1;
 
 	t0 = now_ns();
 	for (long i = 0; i < n; i++)
-		v->fn(d);
+		account(v, t, v->fn(d));
 	t1 = now_ns();
 	return (double)(t1 - t0) / n;
 }
@@ -261,16 +316,19 @@ static void time_verb(const struct verb *v, struct dev *devs, int ndev,
 		      int nb, long warm, double batch_ms)
 {
 	double ns[MAX_DEVS][MAX_BATCHES], est = 0;
+	struct tally t[MAX_DEVS] = {};
 	int rc[MAX_DEVS];
+	char ts[96];
 	long n;
 
 	verb_begin(v, devs, ndev);
 	for (int d = 0; d < ndev; d++) {
 		errno = 0;
 		rc[d] = v->fn(&devs[d]);
+		account(v, &t[d], rc[d]);
 	}
 	for (int d = 0; d < ndev; d++) {
-		double e = batch(v, &devs[d], warm);
+		double e = batch(v, &devs[d], warm, &t[d]);
 
 		if (e > est)
 			est = e;
@@ -284,7 +342,7 @@ static void time_verb(const struct verb *v, struct dev *devs, int ndev,
 		for (int k = 0; k < ndev; k++) {
 			int d = (b & 1) ? ndev - 1 - k : k;
 
-			ns[d][b] = batch(v, &devs[d], n);
+			ns[d][b] = batch(v, &devs[d], n, &t[d]);
 		}
 	verb_end(v, devs, ndev);
 
@@ -297,10 +355,11 @@ static void time_verb(const struct verb *v, struct dev *devs, int ndev,
 		printf("\n");
 		memcpy(s, ns[d], nb * sizeof(double));
 		qsort(s, nb, sizeof(double), cmp_double);
-		printf("RES %s %s %.1f %.1f %.1f %d %ld %d\n", v->name,
+		printf("RES %s %s %.1f %.1f %.1f %d %ld %d %s\n", v->name,
 		       v == &floor_verb ? "-" : devs[d].name,
 		       (nb & 1) ? s[nb / 2] : (s[nb / 2 - 1] + s[nb / 2]) / 2,
-		       s[0], s[nb - 1], rc[d], n, nb);
+		       s[0], s[nb - 1], rc[d], n, nb,
+		       tally_str(&t[d], ts, sizeof(ts)));
 	}
 	fflush(stdout);
 }
@@ -360,15 +419,16 @@ static void fw_verb(const struct verb *v, struct dev *d, long n,
 		    const char *cmd)
 {
 	struct stats a, b;
-	char detail[1024] = "";
+	struct tally t = {};
+	char detail[1024] = "", ts[96];
 	size_t off = 0;
 
 	verb_begin(v, d, 1);
-	if (n)
-		v->fn(d);	/* warm (lazy setup is not the verb's cost) */
+	if (n)	/* warm (lazy setup is not the verb's cost) */
+		account(v, &t, v->fn(d));
 	read_stats(cmd, &a);
 	for (long i = 0; i < n; i++)
-		v->fn(d);
+		account(v, &t, v->fn(d));
 	read_stats(cmd, &b);
 	verb_end(v, d, 1);
 
@@ -385,8 +445,9 @@ static void fw_verb(const struct verb *v, struct dev *d, long n,
 	}
 	unsigned long long c = stat_get(&b, "cmds") - stat_get(&a, "cmds");
 
-	printf("FW %s %s %.3f %s\n", n ? v->name : "idle", d->name,
-	       n ? (double)c / n : (double)c, off ? detail : "-");
+	printf("FW %s %s %.3f %s %s\n", n ? v->name : "idle", d->name,
+	       n ? (double)c / n : (double)c, off ? detail : "-",
+	       tally_str(&t, ts, sizeof(ts)));
 	fflush(stdout);
 }
 
@@ -405,13 +466,19 @@ static void mark(const char *what, const struct verb *v, struct dev *d, long n)
 
 static void mark_verb(const struct verb *v, struct dev *d, long n)
 {
+	struct tally t = {};
+	char ts[96];
+
 	verb_begin(v, d, 1);
-	v->fn(d);
+	account(v, &t, v->fn(d));
 	mark("begin", v, d, n);
 	for (long i = 0; i < n; i++)
-		v->fn(d);
+		account(v, &t, v->fn(d));
 	mark("end", v, d, n);
 	verb_end(v, d, 1);
+	/* after the end marker: not counted as the verb's syscalls */
+	printf("MARK %s %s %s\n", v->name, d->name, tally_str(&t, ts, sizeof(ts)));
+	fflush(stdout);
 }
 
 /* ------------------------------------------------------------ main */
