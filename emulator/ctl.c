@@ -223,7 +223,7 @@ int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 			 "ok link-faults drop %u ppm, dup %u ppm, reorder %u ppm, delay %u us",
 			 d, u, r, us);
 	} else if (!strcmp(cmd, "place-delay") && n == 2 &&
-		   !parse_u32(arg, &v) && v <= 100000) {
+		   !parse_u32(arg, &v) && v <= 10000000) {
 		dev->place_delay_us = v;
 		snprintf(reply, len, "ok place-delay %u us", v);
 	} else if (!strcmp(cmd, "reuse-handles") && n == 2 &&

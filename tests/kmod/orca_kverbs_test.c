@@ -15,7 +15,10 @@
  * With dead=1 instead: kernel QPs with work outstanding when the device
  * dies (the test script makes its health fatal once this module says it
  * waits for that); ib_drain_qp()'s steps still work, and every WR
- * completes flushed.
+ * completes flushed.  With slow=1: a device declared dead while it still
+ * places a SEND; nothing completes flushed before it is stopped, and
+ * nothing twice.  Beside them: RESET of a kernel QP, a long-lived SRQ
+ * under QP churn, a QPN reused at once.
  *
  * Loaded by tests/vm/kverbs.sh: insmod orca_kverbs_test.ko dev=orca0
  * run=ID [dead=1].  Each check is one TAP line in the kernel log, prefixed with
@@ -40,6 +43,12 @@ MODULE_PARM_DESC(run, "Tag of this run's log lines");
 static bool dead_param;
 module_param_named(dead, dead_param, bool, 0444);
 MODULE_PARM_DESC(dead, "Test the device dying under kernel QPs instead");
+static bool slow_param;
+module_param_named(slow, slow_param, bool, 0444);
+MODULE_PARM_DESC(slow, "Test a device declared dead while it is still placing a SEND (orca cmd_timeout_ms=1000, hostctl place-delay) instead");
+static bool go_param;
+module_param_named(go, go_param, bool, 0644);
+MODULE_PARM_DESC(go, "slow=1: set by the script once the driver has logged that the dead device stopped");
 static bool reuse_param;
 module_param_named(reuse, reuse_param, bool, 0444);
 MODULE_PARM_DESC(reuse, "The device hands out the lowest free number (hostctl reuse-handles 1): a QP created after a destroy must get the destroyed one's QPN");
@@ -1115,6 +1124,112 @@ out_cq:
 		ib_destroy_cq(cq1);
 }
 
+/* Until the script sets go, or wait_ms; whether it did. */
+static bool wait_go(void)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(wait_ms);
+
+	while (!READ_ONCE(go_param) && time_before(jiffies, end))
+		msleep(20);
+	return READ_ONCE(go_param);
+}
+
+/*
+ * A device that is slow, not dead (review-kverbs finding 1): a command
+ * times out while the device is still placing a SEND into a kernel QP's
+ * receive buffer, so the driver declares it dead.  The receive completes
+ * once: with the SEND's bytes, or flushed only once the device is
+ * stopped, so that a buffer the flush hands back stays as its consumer
+ * leaves it (poisoned here) after the device stopped; nothing completes
+ * twice.  The script sets go once the driver logged the stop.
+ */
+static void test_slow(void)
+{
+	struct ib_sge sge = { .addr = kv.src_dma, .length = 64,
+			      .lkey = kv.pd->local_dma_lkey };
+	struct ib_send_wr wr = { .wr_id = 0xd1, .sg_list = &sge, .num_sge = 1,
+				 .opcode = IB_WR_SEND,
+				 .send_flags = IB_SEND_SIGNALED };
+	struct ib_qp *a = NULL, *b = NULL;
+	struct ib_cq *cqa, *cqb = NULL;
+	struct ib_wc wc = {}, more[2];
+	struct ib_pd *pd = NULL;
+	unsigned long end;
+	bool intact = false;
+	int got, n, i;
+
+	cqa = ib_alloc_cq(kv.dev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (!IS_ERR(cqa))
+		cqb = ib_alloc_cq(kv.dev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cqa) || IS_ERR(cqb)) {
+		check(false, "slow device: two CQs");
+		goto out_cq;
+	}
+	a = make_qp(cqa, IB_QPT_RC);
+	b = make_qp(cqb, IB_QPT_RC);
+	if (IS_ERR(a) || IS_ERR(b) || to_rts(a, b->qp_num) ||
+	    to_rts(b, a->qp_num)) {
+		check(false, "slow device: an RC pair");
+		goto out;
+	}
+	fill(kv.src, 64, 91);
+	memset(kv.dst, 0, 64);
+	ib_dma_sync_single_for_device(kv.dev, kv.dst_dma, BUF_SIZE,
+				      DMA_FROM_DEVICE);
+	check(!post_recv(b, 0xd0, kv.dst_dma, 64) &&
+	      !ib_post_send(a, &wr, NULL),
+	      "slow device: a receive and a SEND to it posted");
+	/* commands until one times out: the device sleeps in the placement */
+	end = jiffies + msecs_to_jiffies(wait_ms);
+	do {
+		pd = ib_alloc_pd(kv.dev, 0);
+		if (IS_ERR(pd))
+			break;
+		ib_dealloc_pd(pd);
+	} while (time_before(jiffies, end));
+	check(IS_ERR(pd),
+	      "slow device: a command failed while it placed the SEND (%ld)",
+	      PTR_ERR_OR_ZERO(pd));
+	got = poll_n(cqb, &wc, 1);
+	pr_info("orca_kverbs[%s]: # the receive completed: %d, status %d\n",
+		run_id, got, got == 1 ? wc.status : -1);
+	if (got == 1 && wc.status != IB_WC_SUCCESS) {
+		/* its consumer has the buffer back: poison it */
+		memset(kv.dst, 0xee, 64);
+		ib_dma_sync_single_for_device(kv.dev, kv.dst_dma, BUF_SIZE,
+					      DMA_FROM_DEVICE);
+	}
+	pr_info("orca_kverbs[%s]: waiting for the device to stop\n", run_id);
+	check(wait_go(), "slow device: the driver logged it stopped");
+	ib_dma_sync_single_for_cpu(kv.dev, kv.dst_dma, BUF_SIZE,
+				   DMA_FROM_DEVICE);
+	if (got == 1 && wc.status == IB_WC_SUCCESS) {
+		intact = wc.byte_len == 64 && !memcmp(kv.dst, kv.src, 64);
+	} else if (got == 1 && wc.status == IB_WC_WR_FLUSH_ERR) {
+		intact = true;
+		for (i = 0; i < 64; i++)
+			intact &= kv.dst[i] == 0xee;
+	}
+	check(got == 1 && wc.wr_id == 0xd0 && intact,
+	      "slow device: the receive completed once, with the SEND's bytes or flushed with its buffer left as its consumer left it (%d, status %d, wr_id 0x%llx)",
+	      got, got == 1 ? wc.status : -1, wc.wr_id);
+	n = ib_poll_cq(cqb, 2, more);
+	check(n == 0, "slow device: nothing more on the receive's CQ (%d, wr_id 0x%llx)",
+	      n, n > 0 ? more[0].wr_id : 0);
+	got = poll_n(cqa, more, 1);
+	n = ib_poll_cq(cqa, 1, &more[1]);
+	check(got == 1 && more[0].wr_id == 0xd1 && n == 0,
+	      "slow device: the SEND completed once (%d, status %d; then %d)",
+	      got, got == 1 ? more[0].status : -1, n);
+out:
+	destroy_qps(a, b);
+out_cq:
+	if (!IS_ERR_OR_NULL(cqb))
+		ib_free_cq(cqb);
+	if (!IS_ERR(cqa))
+		ib_free_cq(cqa);
+}
+
 static void run(struct ib_device *dev)
 {
 	struct ib_port_attr pa;
@@ -1148,6 +1263,10 @@ static void run(struct ib_device *dev)
 	}
 	if (dead_param) {
 		test_dead();
+		goto out_buf;
+	}
+	if (slow_param) {
+		test_slow();
 		goto out_buf;
 	}
 	cq = ib_alloc_cq(dev, NULL, 256, 0, IB_POLL_DIRECT);

@@ -35,6 +35,7 @@ ktest=${ORCA_KTEST:-$build/ktest/orca_kverbs_test.ko}
 # makes the count fall short); reuse=1 adds one
 KVERBS_CHECKS=65
 KVERBS_DEAD_CHECKS=18
+KVERBS_SLOW_CHECKS=11
 
 # One load of the module (kverbs_run WHAT EXPECTED [dead=1] [reuse=1]);
 # its TAP lines become diagnostics, and the load one test: all of its
@@ -45,12 +46,18 @@ kverbs_run() {
     local what=$1 expected=$2 id rc lines n bad planned pid
     shift 2
     id=$(now_us)
+    last_id=$id
     echo "kverbs: run $id" > /dev/kmsg
     insmod "$ktest" dev="$dev" run="$id" wait_ms=$((ORCA_WAIT * 1000)) "$@" 2> /dev/null &
     pid=$!
     if [[ $* == *dead=1* ]]; then
         wait_until "$ORCA_WAIT" klog_has "orca_kverbs\[$id\]: waiting for the device to die"
         hostctl fatal > /dev/null
+    fi
+    if [[ $* == *slow=1* ]]; then
+        wait_until "$ORCA_WAIT" klog_has "orca_kverbs\[$id\]: waiting for the device to stop" &&
+            wait_until "$ORCA_WAIT" klog_has "dead device stopped (reset acknowledged)"
+        echo 1 > /sys/module/orca_kverbs_test/parameters/go
     fi
     wait "$pid"
     rc=$?
@@ -67,7 +74,7 @@ kverbs_run() {
 klog_has() { klog_since "kverbs: run $id" | grep -q -- "$1"; }
 reload() { rmmod orca && hostctl misbehave clear > /dev/null && insmod "$ko" && wait_dev 1; }
 
-plan 7
+plan 11
 mark="kverbs: $(now_us)"
 echo "$mark" > /dev/kmsg
 [[ -r $ktest ]]
@@ -81,6 +88,25 @@ kverbs_run "kernel verbs on $dev after a reload" "$KVERBS_CHECKS"
 kverbs_run "the device dies under kernel QPs with work outstanding" "$KVERBS_DEAD_CHECKS" dead=1
 reload
 ok $? "rmmod of the dead device, reload: $dev back ($WAITED s)"
+
+# A device slow, not dead: its commands time out after 1 s while it
+# sleeps 4 s in the placement of a SEND into a kernel QP's receive.
+rmmod orca && insmod "$ko" cmd_timeout_ms=1000 && wait_dev 1
+ok $? "orca reloaded with cmd_timeout_ms=1000"
+hostctl place-delay 4000000 > /dev/null
+kverbs_run "a device declared dead while it places a SEND" "$KVERBS_SLOW_CHECKS" slow=1
+hostctl place-delay 0 > /dev/null
+# the receive's completion (IB_WC_WR_FLUSH_ERR is 5) against the stop
+lines=$(klog_since "kverbs: run $last_id")
+done_at=$(grep -n "orca_kverbs\[$last_id\]: # the receive completed" <<< "$lines" | head -n 1)
+status=$(sed -n 's/.*# the receive completed: 1, status \(-\?[0-9]*\)$/\1/p' <<< "${done_at#*:}")
+done_at=${done_at%%:*}
+stop_at=$(grep -n "dead device stopped (reset acknowledged)" <<< "$lines" | head -n 1)
+stop_at=${stop_at%%:*}
+[[ $status == 0 ]] || [[ $status == 5 && -n $stop_at && $stop_at -lt ${done_at:-0} ]]
+ok $? "no flush before the device stopped (the receive's status ${status:-none} at log line ${done_at:-none}, the stop at line ${stop_at:-none})"
+reload
+ok $? "reload after the slow device: $dev back ($WAITED s)"
 oops=$(klog_oopses "$mark")
 [[ -z $oops ]]
 ok $? "no oops, WARNING or sanitizer report in the kernel log"

@@ -383,6 +383,15 @@ void orca_dead_quiesce_work(struct work_struct *work);
 void orca_dead_comp_work(struct work_struct *work);
 void orca_dead_stop(struct orca_dev *dev, bool quiesced);
 
+/*
+ * The device acknowledged a reset since it died: it reaches no memory,
+ * so what kernel consumers had outstanding may complete flushed.
+ */
+static inline bool orca_dead_stopped(struct orca_dev *dev)
+{
+	return READ_ONCE(dev->quiesced);
+}
+
 /* orca_debugfs.c */
 void orca_debugfs_init(void);
 void orca_debugfs_cleanup(void);
@@ -477,6 +486,7 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 /* orca_qp.c */
 void orca_kick(struct orca_dev *dev);
+void orca_kick_kernel(struct orca_dev *dev);
 int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

@@ -160,7 +160,7 @@ static unsigned int orca_held_release(struct orca_dev *dev, bool quiesced)
 
 	spin_lock(&dev->held_lock);
 	if (quiesced)
-		dev->quiesced = true;
+		WRITE_ONCE(dev->quiesced, true);
 	list_splice_init(&dev->held, &list);
 	spin_unlock(&dev->held_lock);
 
@@ -207,6 +207,8 @@ void orca_dead_quiesce_work(struct work_struct *work)
 	dev_warn(&dev->pdev->dev,
 		 "dead device stopped (reset acknowledged): %u held user buffers and page lists released\n",
 		 n);
+	/* only now may kernel consumers' work complete flushed: say so */
+	queue_work(system_wq, &dev->dead_comp_work);
 }
 
 /**
@@ -214,11 +216,14 @@ void orca_dead_quiesce_work(struct work_struct *work)
  * @work: orca_dev.dead_comp_work
  *
  * The work its kernel QPs still have outstanding completes in poll_cq, as
- * flush errors (orca_kcq.c); their consumers poll when an event says so,
- * and a dead device interrupts no more.  Queued when it dies, and on every
- * kick and arm after, so that a drain WR posted to a dead QP completes.
- * From a work item, not the verb: a comp_handler may take locks its
- * consumer holds while it posts or arms.
+ * flush errors (orca_kcq.c), once the device is stopped: before, a device
+ * that is slow rather than dead may still place a receive into a buffer
+ * whose flush would have handed it back.  Their consumers poll when an
+ * event says so, and a dead device interrupts no more.  Queued when the
+ * device acknowledges the reset, and on every kernel post and arm after,
+ * so that a drain WR posted to a dead QP completes.  From a work item,
+ * not the verb: a comp_handler may take locks its consumer holds while
+ * it posts or arms.
  */
 void orca_dead_comp_work(struct work_struct *work)
 {

@@ -179,10 +179,11 @@ void orca_async_event(struct orca_com *com, const struct orca_eqe *eqe)
 		break;
 	case ORCA_EQE_DEVICE_FATAL:
 		orca_device_event(dev, IB_EVENT_DEVICE_FATAL, 0);
-		/* stop it before anything it could write goes back */
+		/*
+		 * stop it before anything it could write goes back; what
+		 * its kernel QPs had outstanding completes flushed after
+		 */
 		queue_work(system_long_wq, &dev->quiesce_work);
-		/* what its kernel QPs had outstanding completes flushed */
-		queue_work(system_wq, &dev->dead_comp_work);
 		break;
 	default:
 		dev_warn_ratelimited(&dev->pdev->dev,

@@ -116,10 +116,33 @@ static u64 orca_kwq_retire(struct orca_kwq *wq, u32 idx)
 	return wr_id;
 }
 
-static void orca_kcq_fill(struct orca_dev *dev, const struct orca_cqe *cqe,
+/*
+ * The WQE @idx is posted and not completed yet: a CQE that names one
+ * before the tail (completed, or flushed) or at the head or after (never
+ * posted) would complete a wr_id twice, or move the tail past the head.
+ */
+static bool orca_kwq_outstanding(struct orca_kwq *wq, u32 idx)
+{
+	return idx - wq->tail < READ_ONCE(wq->head) - wq->tail;
+}
+
+/* The wc of a CQE; false if it names no WQE outstanding (dropped). */
+static bool orca_kcq_fill(struct orca_dev *dev, const struct orca_cqe *cqe,
 			  struct orca_qp *qp, struct ib_wc *wc)
 {
 	u32 idx = le32_to_cpu(cqe->wqe_idx);
+	struct orca_kwq *wq = NULL;
+
+	if (!(cqe->flags & ORCA_CQE_F_SRQ))
+		wq = cqe->flags & ORCA_CQE_F_SQ ? &qp->sq :
+		     qp->rq.depth ? &qp->rq : NULL;
+	if (wq && !orca_kwq_outstanding(wq, idx)) {
+		dev_err_ratelimited(&dev->pdev->dev,
+				    "QP %u: CQE names %s WQE %u, not outstanding (%u..%u): dropped\n",
+				    qp->ibqp.qp_num, wq == &qp->sq ? "send" : "receive",
+				    idx, wq->tail, READ_ONCE(wq->head));
+		return false;
+	}
 
 	memset(wc, 0, sizeof(*wc));
 	wc->qp = &qp->ibqp;
@@ -146,16 +169,12 @@ static void orca_kcq_fill(struct orca_dev *dev, const struct orca_cqe *cqe,
 	}
 	if (cqe->flags & ORCA_CQE_F_GRH)
 		wc->wc_flags |= IB_WC_GRH;
-	if (cqe->flags & ORCA_CQE_F_SRQ) {
-		if (qp->ibqp.srq)
-			wc->wr_id = orca_ksrq_complete(dev,
-						       to_osrq(qp->ibqp.srq),
-						       idx);
-	} else if (cqe->flags & ORCA_CQE_F_SQ) {
-		wc->wr_id = orca_kwq_retire(&qp->sq, idx);
-	} else if (qp->rq.depth) {
-		wc->wr_id = orca_kwq_retire(&qp->rq, idx);
-	}
+	if (wq)
+		wc->wr_id = orca_kwq_retire(wq, idx);
+	else if ((cqe->flags & ORCA_CQE_F_SRQ) && qp->ibqp.srq)
+		wc->wr_id = orca_ksrq_complete(dev, to_osrq(qp->ibqp.srq),
+					       idx);
+	return true;
 }
 
 /* A queue of a kernel QP with WQEs this CQ has not completed; under lock. */
@@ -353,9 +372,15 @@ int orca_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
 					    cq->cqn, le32_to_cpu(cqe->qpn));
 			continue;
 		}
-		orca_kcq_fill(dev, cqe, qp, &wc[n++]);
+		if (orca_kcq_fill(dev, cqe, qp, &wc[n]))
+			n++;
 	}
-	if (n || !orca_com_is_dead(&dev->com))
+	/*
+	 * A dead device's CQEs come first, then, once it is stopped, the
+	 * flushes: none of a WQE it completed itself, and none that hands a
+	 * buffer back while the device may still write it.
+	 */
+	if (n || !orca_dead_stopped(dev))
 		/* the slots are free for the device again */
 		smp_store_release(&cq->dbrec->ci, cpu_to_le32(cq->ci));
 	else
@@ -392,14 +417,14 @@ int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) && orca_kcq_next(cq))
 		ret = 1;
 	/*
-	 * A dead device writes no CQE and raises no event: what poll_cq
-	 * still has to flush is the driver's to report (orca_kick()).
+	 * A stopped dead device writes no CQE and raises no event: what
+	 * poll_cq still has to flush is the driver's to report.
 	 */
-	if (!ret && orca_com_is_dead(&dev->com) && orca_kcq_owed(cq, &qp)) {
+	if (!ret && orca_dead_stopped(dev) && orca_kcq_owed(cq, &qp)) {
 		if (flags & IB_CQ_REPORT_MISSED_EVENTS)
 			ret = 1;
 		else
-			orca_kick(dev);
+			queue_work(system_wq, &dev->dead_comp_work);
 	}
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;

@@ -356,7 +356,7 @@ int orca_kqp_post_send(struct orca_dev *dev, struct orca_qp *qp,
 	spin_unlock_irqrestore(&sq->lock, flags);
 	/* the index is published: the kick needs no lock */
 	if (posted)
-		orca_kick(dev);
+		orca_kick_kernel(dev);
 	if (err)
 		*bad_wr = wr;
 	return err;
@@ -412,10 +412,10 @@ int orca_kqp_post_recv(struct orca_dev *dev, struct orca_qp *qp,
 	spin_unlock_irqrestore(&rq->lock, flags);
 	/*
 	 * in ERR nothing arrives: the device must be told to flush them (a
-	 * dead device's are flushed by the driver: orca_kick())
+	 * dead device's are flushed by the driver: orca_kick_kernel())
 	 */
 	if (posted && (state == IB_QPS_ERR || orca_com_is_dead(&dev->com)))
-		orca_kick(dev);
+		orca_kick_kernel(dev);
 	if (err)
 		*bad_wr = wr;
 	return err;
