@@ -160,11 +160,30 @@ ktest-debug:
 	    $(MAKE) -C $$kd M=$(BUILD)/ktest-debug W=1 KCFLAGS=-Werror modules
 
 # ------------------------------------------------------------------ lint
+# The driver's layers, bottom first, each callees first: no file includes
+# or calls one above it, and no files call each other in a circle
+# (scripts/check-layers.py, as the emulator's; "-": KUnit suites, not in
+# this build).  Upward news (events, completions) goes through callbacks.
+DRV_LAYERS := hw transport attr memory kernel verbs device -
+DRV_L_hw := orca_hw_io orca_hw_cmd_mem orca_hw_cmd_qp orca_hw_cmd orca_hw
+DRV_L_transport := orca_com.h orca_trace orca_com.c orca_com_cmd
+DRV_L_attr := orca_attr
+DRV_L_memory := orca orca_buf orca_dead orca_udb
+DRV_L_kernel := orca_ksrq orca_kcq orca_fastreg orca_kqp orca_eq
+DRV_L_verbs := orca_verbs orca_mr orca_ah orca_srq orca_cq orca_qp orca_restrack \
+	orca_mad orca_mcast orca_debugfs
+DRV_L_device := orca_event orca_main
+DRV_L_- := orca_attr_test orca_com_test
+comma := ,
+DRV_CHECK_LAYERS = python3 scripts/check-layers.py $(KSRC) $(KMOD)/$(KSRC) \
+	$(foreach l,$(DRV_LAYERS),$(l)=$(subst $(eval) ,$(comma),$(strip $(DRV_L_$(l)))))
+
 lint:
 	$(if $(PART),,@$(MAKE) deps)
 	@$(begin)
 	@$(CSTAGE) lint-sparse-w1 -- sh -c '$(MAKE) kmod-tree && $(KBUILD) C=2 CHECK=sparse CF=-Wsparse-error modules' || true
 	@$(STAGE) lint-checkpatch-kerneldoc -- scripts/lint.sh || true
+	@$(STAGE) lint-driver-layers -- sh -c '$(MAKE) -s driver > /dev/null && $(DRV_CHECK_LAYERS)' || true
 	@$(STAGE) lint-emulator-layers -- sh -c '$(MAKE) -s -C emulator BUILD=$(BUILD) check-layers' || true
 	@$(STAGE) lint-emulator-layers-selftest -- sh -c '$(MAKE) -s -C emulator BUILD=$(BUILD) check-layers-selftest' || true
 	@$(finish)

@@ -380,7 +380,6 @@ void orca_kbuf_release(struct orca_dev *dev, struct orca_kbuf *kbuf);
 void orca_page_release(struct orca_dev *dev, struct page *page,
 		       dma_addr_t dma);
 void orca_dead_quiesce_work(struct work_struct *work);
-void orca_dead_comp_work(struct work_struct *work);
 void orca_dead_stop(struct orca_dev *dev, bool quiesced);
 
 /*
@@ -408,6 +407,7 @@ irqreturn_t orca_ceq_irq(int irq, void *data);
 void orca_ceq_sync(struct orca_dev *dev);
 void orca_ceq_drain(struct orca_dev *dev);
 void orca_ceq_event_all(struct orca_dev *dev);
+void orca_dead_comp_work(struct work_struct *work);
 
 /* orca_kcq.c */
 int orca_kcq_create(struct orca_dev *dev, struct orca_cq *cq, u32 cqe,
@@ -459,18 +459,20 @@ int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset);
 void orca_fastreg_release(struct orca_dev *dev, struct orca_mr *mr);
 int orca_fastreg_wqe(struct orca_qp *qp, const struct ib_send_wr *wr,
-		     struct orca_reg_wqe *w);
+		     u8 flags, struct orca_reg_wqe *w);
 
-/* orca_mr.c */
-u32 orca_access_from_ib(int access);
+/* orca_buf.c */
+unsigned long orca_pgsz_bitmap(struct orca_dev *dev);
 int orca_kbuf_alloc(struct orca_dev *dev, struct orca_kbuf *kbuf, size_t len,
 		    struct orca_pbl *pbl, struct orca_pbl_buf *buf);
 void orca_kbuf_free(struct orca_dev *dev, struct orca_kbuf *kbuf);
-struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access);
 void orca_pbl_buf_destroy(struct orca_dev *dev, struct orca_pbl_buf *buf);
 int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 		   unsigned long pgsz_bitmap, u64 iova, struct orca_pbl *pbl,
 		   struct orca_pbl_buf *buf, u32 *first_off);
+
+/* orca_mr.c */
+struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 			       int access, struct orca_pbl *pbl,
 			       struct orca_pbl_buf *buf);
@@ -485,8 +487,6 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 struct ib_pd *pd, struct ib_udata *udata);
 
 /* orca_qp.c */
-void orca_kick(struct orca_dev *dev);
-void orca_kick_kernel(struct orca_dev *dev);
 int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
@@ -515,6 +515,8 @@ int orca_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int orca_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
 
 /* orca_udb.c */
+void orca_kick(struct orca_dev *dev);
+void orca_kick_kernel(struct orca_dev *dev);
 void orca_udb_probe(struct orca_dev *dev);
 void orca_udb_remove(struct orca_dev *dev);
 int orca_udb_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,

@@ -154,6 +154,8 @@ int orca_caps_check(const struct orca_caps *caps, struct device *dev)
 		{ "atomic_cap", caps->atomic_cap, ORCA_ATOMIC_NONE,
 		  ORCA_ATOMIC_GLOB },
 	};
+	const u32 mad_needs = ORCA_DEV_CAP_RESERVED_LKEY | ORCA_DEV_CAP_UD_AV;
+	u32 dev_caps = le32_to_cpu(caps->dev_caps);
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(lim); i++) {
@@ -161,6 +163,17 @@ int orca_caps_check(const struct orca_caps *caps, struct device *dev)
 			continue;
 		dev_err(dev, "device reports %s = %u, outside %u..%u: refusing it\n",
 			lim[i].name, lim[i].v, lim[i].min, lim[i].max);
+		return -EINVAL;
+	}
+	/*
+	 * ib_mad's QPs are kernel QPs (the reserved lkey), and ib_cm and
+	 * ib_sa create and destroy their address handles where they may
+	 * not sleep: only address vectors in the WQE allow that.
+	 */
+	if ((dev_caps & ORCA_DEV_CAP_MAD_QPS) &&
+	    (dev_caps & mad_needs) != mad_needs) {
+		dev_err(dev, "device has MAD QPs without the reserved lkey or address vectors in UD WQEs (dev_caps 0x%x): refusing it\n",
+			dev_caps);
 		return -EINVAL;
 	}
 	return 0;
@@ -418,7 +431,7 @@ int orca_qpt_from_ib(enum ib_qp_type type)
 	}
 }
 
-static u32 orca_access_from_ib(int flags)
+static u32 orca_qp_access_from_ib(int flags)
 {
 	u32 access = 0;
 
@@ -443,6 +456,31 @@ static int orca_access_to_ib(u32 access)
 	if (access & ORCA_ACCESS_REMOTE_ATOMIC)
 		flags |= IB_ACCESS_REMOTE_ATOMIC;
 	return flags;
+}
+
+/**
+ * orca_mr_access_from_ib - a region's or window's rights as the device's
+ * @access: IB_ACCESS_* of a registration
+ *
+ * Return: ORCA_ACCESS_* (orca_hw_io.h).
+ */
+u32 orca_mr_access_from_ib(int access)
+{
+	u32 a = 0;
+
+	if (access & IB_ACCESS_LOCAL_WRITE)
+		a |= ORCA_ACCESS_LOCAL_WRITE;
+	if (access & IB_ACCESS_REMOTE_WRITE)
+		a |= ORCA_ACCESS_REMOTE_WRITE;
+	if (access & IB_ACCESS_REMOTE_READ)
+		a |= ORCA_ACCESS_REMOTE_READ;
+	if (access & IB_ACCESS_REMOTE_ATOMIC)
+		a |= ORCA_ACCESS_REMOTE_ATOMIC;
+	if (access & IB_ACCESS_MW_BIND)
+		a |= ORCA_ACCESS_MW_BIND;
+	if (access & IB_ACCESS_RELAXED_ORDERING)
+		a |= ORCA_ACCESS_RELAXED_ORDERING;
+	return a;
 }
 
 void orca_av_from_ib(const struct rdma_ah_attr *ah, struct orca_av *av)
@@ -516,7 +554,7 @@ int orca_qp_attr_to_modify_in(const struct ib_qp_attr *attr, int mask,
 		ctx->en_sqd_async_notify = !!attr->en_sqd_async_notify;
 	if (mask & IB_QP_ACCESS_FLAGS)
 		ctx->access_flags =
-			cpu_to_le32(orca_access_from_ib(attr->qp_access_flags));
+			cpu_to_le32(orca_qp_access_from_ib(attr->qp_access_flags));
 	if (mask & IB_QP_PKEY_INDEX)
 		ctx->pkey_index = cpu_to_le16(attr->pkey_index);
 	if (mask & IB_QP_PORT)

@@ -28,6 +28,7 @@ enum ib_qp_state orca_qps_to_ib(u8 state);
 u8 orca_qps_from_ib(enum ib_qp_state state);
 bool orca_cqe_to_ib_wc(u8 status, u8 opcode, bool sq, struct ib_wc *wc);
 int orca_qpt_from_ib(enum ib_qp_type type);
+u32 orca_mr_access_from_ib(int access);
 void orca_av_from_ib(const struct rdma_ah_attr *ah, struct orca_av *av);
 void orca_av_to_ib(const struct orca_av *av, struct rdma_ah_attr *ah);
 int orca_qp_attr_to_modify_in(const struct ib_qp_attr *attr, int mask,

@@ -193,6 +193,21 @@ static void caps_check_bounds(struct kunit *test)
 	fill_caps(&c);
 	c.atomic_cap = ORCA_ATOMIC_GLOB + 1;
 	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	/* MAD QPs need kernel QPs and address vectors in UD WQEs */
+	fill_caps(&c);
+	c.dev_caps = cpu_to_le32(ORCA_DEV_CAP_UD | ORCA_DEV_CAP_MAD_QPS |
+				 ORCA_DEV_CAP_RESERVED_LKEY |
+				 ORCA_DEV_CAP_UD_AV);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), 0);
+	c.dev_caps = cpu_to_le32(ORCA_DEV_CAP_UD | ORCA_DEV_CAP_MAD_QPS |
+				 ORCA_DEV_CAP_RESERVED_LKEY);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	c.dev_caps = cpu_to_le32(ORCA_DEV_CAP_UD | ORCA_DEV_CAP_MAD_QPS |
+				 ORCA_DEV_CAP_UD_AV);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	/* either alone, without MAD QPs, is a device's choice */
+	c.dev_caps = cpu_to_le32(ORCA_DEV_CAP_UD | ORCA_DEV_CAP_UD_AV);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), 0);
 }
 
 static void caps_dev_cap_flags(struct kunit *test)

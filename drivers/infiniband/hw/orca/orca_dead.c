@@ -212,28 +212,6 @@ void orca_dead_quiesce_work(struct work_struct *work)
 }
 
 /**
- * orca_dead_comp_work - the completion events a dead device does not raise
- * @work: orca_dev.dead_comp_work
- *
- * The work its kernel QPs still have outstanding completes in poll_cq, as
- * flush errors (orca_kcq.c), once the device is stopped: before, a device
- * that is slow rather than dead may still place a receive into a buffer
- * whose flush would have handed it back.  Their consumers poll when an
- * event says so, and a dead device interrupts no more.  Queued when the
- * device acknowledges the reset, and on every kernel post and arm after,
- * so that a drain WR posted to a dead QP completes.  From a work item,
- * not the verb: a comp_handler may take locks its consumer holds while
- * it posts or arms.
- */
-void orca_dead_comp_work(struct work_struct *work)
-{
-	struct orca_dev *dev = container_of(work, struct orca_dev,
-					    dead_comp_work);
-
-	orca_ceq_event_all(dev);
-}
-
-/**
  * orca_dead_stop - the device is being stopped for good
  * @dev: device
  * @quiesced: it acknowledged orca_stop()'s reset

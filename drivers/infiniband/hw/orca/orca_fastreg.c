@@ -11,6 +11,7 @@
  */
 
 #include "orca.h"
+#include "orca_attr.h"
 #include "orca_com_cmd.h"
 
 /**
@@ -92,12 +93,13 @@ int orca_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * orca_fastreg_wqe - the REG_MR WQE of an IB_WR_REG_MR
  * @qp: a kernel RC or UC QP created for fast registration
  * @wr: the work request (struct ib_reg_wr)
+ * @flags: the WQE flags its send_flags ask for (orca_kwqe_flags())
  * @w: the WQE slot; every field is written
  *
  * Return: 0, or -EINVAL for a QP or a mapping the device cannot take.
  */
 int orca_fastreg_wqe(struct orca_qp *qp, const struct ib_send_wr *wr,
-		     struct orca_reg_wqe *w)
+		     u8 flags, struct orca_reg_wqe *w)
 {
 	const struct ib_reg_wr *reg = reg_wr(wr);
 	struct orca_mr *mr = to_omr(reg->mr);
@@ -112,9 +114,9 @@ int orca_fastreg_wqe(struct orca_qp *qp, const struct ib_send_wr *wr,
 	memset(w, 0, sizeof(*w));
 	w->opcode = ORCA_WR_REG_MR;
 	/* a registration sends nothing a peer could be solicited by */
-	w->flags = orca_kwqe_flags(qp, wr) & ~ORCA_WQE_F_SOLICITED;
+	w->flags = flags & ~ORCA_WQE_F_SOLICITED;
 	w->page_shift = shift;
-	w->access = cpu_to_le32(orca_access_from_ib(reg->access));
+	w->access = cpu_to_le32(orca_mr_access_from_ib(reg->access));
 	w->key = cpu_to_le32(reg->key);
 	w->npages = cpu_to_le32(mr->npages);
 	w->iova = cpu_to_le64(reg->mr->iova);

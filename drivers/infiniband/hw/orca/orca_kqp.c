@@ -340,7 +340,8 @@ int orca_kqp_post_send(struct orca_dev *dev, struct orca_qp *qp,
 		}
 		wqe = sq->base + ((size_t)slot << sq->log_stride);
 		if (wr->opcode == IB_WR_REG_MR)
-			err = orca_fastreg_wqe(qp, wr, wqe);
+			err = orca_fastreg_wqe(qp, wr,
+					       orca_kwqe_flags(qp, wr), wqe);
 		else
 			err = orca_kwqe_send(qp, wr, wqe);
 		if (err)

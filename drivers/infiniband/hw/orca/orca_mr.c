@@ -1,185 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Memory registration, and the page lists through which the device reaches
- * pinned user memory: memory regions and the queue buffers of CQs and QPs.
+ * Memory registration: memory regions, and the pinned user buffers of CQs
+ * and QPs (their page lists are built in orca_buf.c).
  */
 
 #include <rdma/ib_umem.h>
-#include <rdma/iter.h>
 
 #include "orca.h"
+#include "orca_attr.h"
 #include "orca_com_cmd.h"
-
-/* The page sizes a page list may use: the device's, within the header's. */
-static unsigned long orca_pgsz_bitmap(struct orca_dev *dev)
-{
-	return le64_to_cpu(dev->caps.page_size_cap) &
-	       GENMASK_ULL(ORCA_PBL_MAX_PAGE_SHIFT, ORCA_PBL_MIN_PAGE_SHIFT);
-}
-
-/**
- * orca_pbl_buf_destroy - free a page list's chunks
- * @dev: device
- * @buf: the list; the device no longer reads it (orca_pbl_free() decides)
- */
-void orca_pbl_buf_destroy(struct orca_dev *dev, struct orca_pbl_buf *buf)
-{
-	u32 c;
-
-	for (c = 0; c < buf->nchunks && buf->chunks[c].va; c++)
-		dma_free_coherent(&dev->pdev->dev, ORCA_PBL_CHUNK_SIZE,
-				  buf->chunks[c].va, buf->chunks[c].dma);
-	kvfree(buf->chunks);
-	buf->chunks = NULL;
-	buf->nchunks = 0;
-}
-
-/* @nchunks 4 KiB chunks, each its own order-0 allocation. */
-static int orca_pbl_buf_alloc(struct orca_dev *dev, struct orca_pbl_buf *buf,
-			      u32 nchunks)
-{
-	u32 c;
-
-	buf->chunks = kvcalloc(nchunks, sizeof(*buf->chunks), GFP_KERNEL);
-	if (!buf->chunks)
-		return -ENOMEM;
-	buf->nchunks = nchunks;
-	for (c = 0; c < nchunks; c++) {
-		buf->chunks[c].va = dma_alloc_coherent(&dev->pdev->dev,
-						       ORCA_PBL_CHUNK_SIZE,
-						       &buf->chunks[c].dma,
-						       GFP_KERNEL);
-		if (!buf->chunks[c].va) {
-			orca_pbl_buf_destroy(dev, buf);
-			return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-/* Chain the filled chunks of an @n-entry list and describe it in @pbl. */
-static void orca_pbl_link(struct orca_pbl_buf *buf, size_t n,
-			  unsigned long pgsz, struct orca_pbl *pbl)
-{
-	u32 c;
-
-	for (c = 0; c + 1 < buf->nchunks; c++)
-		buf->chunks[c].va[ORCA_PBL_CHUNK_PAGES] =
-			cpu_to_le64(buf->chunks[c + 1].dma);
-	pbl->addr = cpu_to_le64(buf->chunks[0].dma);
-	pbl->npages = cpu_to_le32(n);
-	pbl->page_shift = order_base_2(pgsz);
-	pbl->flags = n > ORCA_PBL_CHUNK_SLOTS ? ORCA_PBL_F_CHAINED : 0;
-}
-
-/**
- * orca_pbl_build - the page list of a pinned buffer, for one command
- * @dev: device
- * @umem: the pinned buffer
- * @pgsz_bitmap: page sizes to choose from (within the device's)
- * @iova: the address the device will be given for the buffer's first byte
- * @pbl: filled with the list's address, length, page shift and format
- * @buf: the list; free it with orca_pbl_free() once the command is done
- * @first_off: set to the offset of @iova in the first page
- *
- * A list of up to ORCA_PBL_CHUNK_SLOTS entries is one 4 KiB chunk; a
- * longer one is a chain of them (orca_hw_cmd_mem.h), so that no registration
- * needs more than order-0 pages and a region may be as large as
- * max_mr_size says.
- *
- * Return: 0, -EINVAL if no page size of the device fits or the list would
- * be too long, or -ENOMEM.
- */
-int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
-		   unsigned long pgsz_bitmap, u64 iova, struct orca_pbl *pbl,
-		   struct orca_pbl_buf *buf, u32 *first_off)
-{
-	struct ib_block_iter biter;
-	unsigned long pgsz;
-	size_t n, per, i = 0;
-	bool chained;
-	int err;
-
-	pgsz = ib_umem_find_best_pgsz(umem, orca_pgsz_bitmap(dev) & pgsz_bitmap,
-				      iova);
-	if (!pgsz)
-		return -EINVAL;
-	n = ib_umem_num_dma_blocks(umem, pgsz);
-	if (!n || n > ORCA_PBL_MAX_PAGES_CHAINED) {
-		ibdev_dbg(&dev->ibdev, "%zu pages of %lu bytes: too many\n",
-			  n, pgsz);
-		return -EINVAL;
-	}
-	chained = n > ORCA_PBL_CHUNK_SLOTS;
-	per = chained ? ORCA_PBL_CHUNK_PAGES : ORCA_PBL_CHUNK_SLOTS;
-	err = orca_pbl_buf_alloc(dev, buf, DIV_ROUND_UP(n, per));
-	if (err)
-		return err;
-	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
-		buf->chunks[i / per].va[i % per] =
-			cpu_to_le64(rdma_block_iter_dma_address(&biter));
-		i++;
-	}
-	orca_pbl_link(buf, n, pgsz, pbl);
-	*first_off = ib_umem_dma_offset(umem, pgsz);
-	return 0;
-}
-
-/**
- * orca_kbuf_alloc - a kernel consumer's queue buffer and its page list
- * @dev: device
- * @kbuf: filled; free it with orca_kbuf_release() once the device forgot it
- * @len: bytes, rounded up to whole pages
- * @pbl: filled for the create command
- * @buf: the list, freed by the caller after the command
- *
- * Coherent memory, so that the CPU's stores to WQEs and the device's to
- * CQEs need only the barriers the ring protocol has anyway; one
- * allocation, listed page by page as a user ring is.
- *
- * Return: 0, -EINVAL (a size no page list can describe) or -ENOMEM.
- */
-int orca_kbuf_alloc(struct orca_dev *dev, struct orca_kbuf *kbuf, size_t len,
-		    struct orca_pbl *pbl, struct orca_pbl_buf *buf)
-{
-	size_t n = PAGE_ALIGN(len) >> PAGE_SHIFT, per, i;
-	int err;
-
-	if (!n || n > ORCA_PBL_MAX_PAGES_CHAINED ||
-	    !(orca_pgsz_bitmap(dev) & PAGE_SIZE))
-		return -EINVAL;
-	kbuf->len = n << PAGE_SHIFT;
-	kbuf->va = dma_alloc_coherent(&dev->pdev->dev, kbuf->len, &kbuf->dma,
-				      GFP_KERNEL);
-	if (!kbuf->va)
-		return -ENOMEM;
-	per = n > ORCA_PBL_CHUNK_SLOTS ? ORCA_PBL_CHUNK_PAGES :
-					 ORCA_PBL_CHUNK_SLOTS;
-	err = orca_pbl_buf_alloc(dev, buf, DIV_ROUND_UP(n, per));
-	if (err) {
-		orca_kbuf_free(dev, kbuf);
-		return err;
-	}
-	for (i = 0; i < n; i++)
-		buf->chunks[i / per].va[i % per] =
-			cpu_to_le64(kbuf->dma + (i << PAGE_SHIFT));
-	orca_pbl_link(buf, n, PAGE_SIZE, pbl);
-	return 0;
-}
-
-/**
- * orca_kbuf_free - free a kernel queue buffer now
- * @dev: device
- * @kbuf: the buffer, which the device cannot reach (see orca_kbuf_release());
- *	  cleared
- */
-void orca_kbuf_free(struct orca_dev *dev, struct orca_kbuf *kbuf)
-{
-	if (kbuf->va)
-		dma_free_coherent(&dev->pdev->dev, kbuf->len, kbuf->va,
-				  kbuf->dma);
-	*kbuf = (struct orca_kbuf){};
-}
 
 /**
  * orca_umem_ring - pin a queue buffer and build its page list
@@ -227,25 +56,6 @@ struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 	return umem;
 }
 
-u32 orca_access_from_ib(int access)
-{
-	u32 a = 0;
-
-	if (access & IB_ACCESS_LOCAL_WRITE)
-		a |= ORCA_ACCESS_LOCAL_WRITE;
-	if (access & IB_ACCESS_REMOTE_WRITE)
-		a |= ORCA_ACCESS_REMOTE_WRITE;
-	if (access & IB_ACCESS_REMOTE_READ)
-		a |= ORCA_ACCESS_REMOTE_READ;
-	if (access & IB_ACCESS_REMOTE_ATOMIC)
-		a |= ORCA_ACCESS_REMOTE_ATOMIC;
-	if (access & IB_ACCESS_MW_BIND)
-		a |= ORCA_ACCESS_MW_BIND;
-	if (access & IB_ACCESS_RELAXED_ORDERING)
-		a |= ORCA_ACCESS_RELAXED_ORDERING;
-	return a;
-}
-
 #define ORCA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
 			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
 			 IB_ACCESS_MW_BIND)
@@ -290,7 +100,7 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	in.iova = cpu_to_le64(virt_addr);
 	in.length = cpu_to_le64(length);
 	in.pdn = cpu_to_le32(to_opd(ibpd)->pdn);
-	in.access = cpu_to_le32(orca_access_from_ib(access));
+	in.access = cpu_to_le32(orca_mr_access_from_ib(access));
 	in.first_off = cpu_to_le32(first_off);
 	err = orca_cmd_reg_mr(&dev->com, &in, &lkey, &rkey);
 	orca_pbl_free(dev, &buf);
@@ -365,7 +175,7 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		in.iova = cpu_to_le64(virt_addr);
 		in.length = cpu_to_le64(length);
 		in.pdn = cpu_to_le32(to_opd(pd)->pdn);
-		in.access = cpu_to_le32(orca_access_from_ib(access));
+		in.access = cpu_to_le32(orca_mr_access_from_ib(access));
 		in.first_off = cpu_to_le32(first_off);
 		err = orca_cmd_rereg_mr(&dev->com, ibmr->lkey, &in);
 		orca_pbl_free(dev, &buf);

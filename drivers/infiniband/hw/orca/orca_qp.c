@@ -367,35 +367,6 @@ int orca_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-/*
- * Userspace posts into its rings and publishes the producer index in the
- * QP's doorbell record; an empty post_send / post_recv (what libibverbs
- * sends for a list of no WRs) is its way to wake the device.  The kick
- * names no QP: the device re-reads every doorbell record it owns, so a
- * kick is only a hint and a spurious one costs nothing.  A dead device
- * is not kicked: a user QP's WQEs are flushed in user space.
- */
-void orca_kick(struct orca_dev *dev)
-{
-	if (!orca_com_is_dead(&dev->com))
-		dev->com.ops->ring(&dev->com, ORCA_FW_VEC_DB);
-}
-
-/**
- * orca_kick_kernel - wake the device after a kernel consumer posted
- * @dev: device
- *
- * On a stopped dead device the driver flushes what was posted, and says
- * so (orca_dead_comp_work()); until it is stopped the WQEs wait.
- */
-void orca_kick_kernel(struct orca_dev *dev)
-{
-	if (!orca_com_is_dead(&dev->com))
-		dev->com.ops->ring(&dev->com, ORCA_FW_VEC_DB);
-	else if (orca_dead_stopped(dev))
-		queue_work(system_wq, &dev->dead_comp_work);
-}
-
 int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr)
 {

@@ -11,6 +11,7 @@
 #include <uapi/rdma/rdma_netlink.h>
 
 #include "orca.h"
+#include "orca_attr.h"
 
 static const char *const orca_qps_names[] = {
 	[ORCA_QPS_RESET] = "RESET",
@@ -176,7 +177,7 @@ int orca_fill_res_mr_entry_raw(struct sk_buff *msg, struct ib_mr *ibmr)
 	raw.mr.iova = cpu_to_le64(READ_ONCE(ibmr->iova));
 	raw.mr.length = cpu_to_le64(READ_ONCE(ibmr->length));
 	raw.mr.pdn = cpu_to_le32(to_opd(READ_ONCE(ibmr->pd))->pdn);
-	raw.mr.access = cpu_to_le32(orca_access_from_ib(READ_ONCE(mr->access)));
+	raw.mr.access = cpu_to_le32(orca_mr_access_from_ib(READ_ONCE(mr->access)));
 	raw.mr.pbl.npages = cpu_to_le32(READ_ONCE(mr->pbl.npages));
 	raw.mr.pbl.page_shift = READ_ONCE(mr->pbl.page_shift);
 	raw.mr.first_off = cpu_to_le32(READ_ONCE(mr->first_off));

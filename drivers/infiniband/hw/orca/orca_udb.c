@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * orca: the user doorbell page.
+ * orca: the doorbell: the page users map, the kick rings and the hint,
+ * and the kicks the driver rings itself.
  *
  * Producer indices live in doorbell records in user memory; what the
  * device needs besides is a wake-up.  The wake-up is a store to the
@@ -380,4 +381,33 @@ void orca_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 	if (entry->page)
 		put_page(entry->page);
 	kfree(entry);
+}
+
+/*
+ * Userspace posts into its rings and publishes the producer index in the
+ * QP's doorbell record; an empty post_send / post_recv (what libibverbs
+ * sends for a list of no WRs) is its way to wake the device.  The kick
+ * names no QP: the device re-reads every doorbell record it owns, so a
+ * kick is only a hint and a spurious one costs nothing.  A dead device
+ * is not kicked: a user QP's WQEs are flushed in user space.
+ */
+void orca_kick(struct orca_dev *dev)
+{
+	if (!orca_com_is_dead(&dev->com))
+		dev->com.ops->ring(&dev->com, ORCA_FW_VEC_DB);
+}
+
+/**
+ * orca_kick_kernel - wake the device after a kernel consumer posted
+ * @dev: device
+ *
+ * On a stopped dead device the driver flushes what was posted, and says
+ * so (orca_dead_comp_work()); until it is stopped the WQEs wait.
+ */
+void orca_kick_kernel(struct orca_dev *dev)
+{
+	if (!orca_com_is_dead(&dev->com))
+		dev->com.ops->ring(&dev->com, ORCA_FW_VEC_DB);
+	else if (orca_dead_stopped(dev))
+		queue_work(system_wq, &dev->dead_comp_work);
 }
