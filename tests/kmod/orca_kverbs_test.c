@@ -539,6 +539,13 @@ out:
 }
 
 static DECLARE_COMPLETION(fatal_event);
+static DECLARE_COMPLETION(last_wqe_event);
+
+static void srq_qp_event(struct ib_event *e, void *ctx)
+{
+	if (e->event == IB_EVENT_QP_LAST_WQE_REACHED)
+		complete(&last_wqe_event);
+}
 
 static void on_event(struct ib_event_handler *h, struct ib_event *e)
 {
@@ -582,6 +589,14 @@ static void test_dead(void)
 	struct ib_cq_init_attr ca = { .cqe = 64 };
 	atomic_t dflushed = ATOMIC_INIT(0);
 	struct ib_cq *cq, *ecq = NULL;
+	struct ib_srq_init_attr sa = { .attr = { .max_wr = 4, .max_sge = 1 } };
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 4, .max_send_sge = 1 },
+		.event_handler = srq_qp_event,
+	};
+	struct ib_srq *srq = NULL;
+	struct ib_qp *sq = NULL;
 	int i, posted = 0, bad = 0;
 	bool reaped;
 
@@ -606,6 +621,16 @@ static void test_dead(void)
 	for (i = 0; i < 2; i++)
 		posted += !drain_post_recv(c, &dt.dd[i], &dflushed);
 	check(posted == 6, "4 and 2 receives posted");
+	/* a QP on an SRQ, which must hear that its last WQE is done */
+	srq = ib_create_srq(kv.pd, &sa);
+	if (!IS_ERR(srq)) {
+		qa.send_cq = cq;
+		qa.recv_cq = cq;
+		qa.srq = srq;
+		sq = ib_create_qp(kv.pd, &qa);
+	}
+	check(!IS_ERR(srq) && !IS_ERR_OR_NULL(sq) && !to_rts(sq, a->qp_num),
+	      "a QP on a kernel SRQ in RTS");
 
 	pr_info("orca_kverbs[%s]: waiting for the device to die\n", run_id);
 	check(wait_for_completion_timeout(&fatal_event,
@@ -630,6 +655,12 @@ static void test_dead(void)
 	attr.qp_state = IB_QPS_RESET;
 	check(!ib_modify_qp(a, &attr, IB_QP_STATE),
 	      "dead device: then to RESET (as IPoIB's stop does)");
+	reinit_completion(&last_wqe_event);
+	attr.qp_state = IB_QPS_ERR;
+	check(!IS_ERR_OR_NULL(sq) && !ib_modify_qp(sq, &attr, IB_QP_STATE) &&
+	      wait_for_completion_timeout(&last_wqe_event,
+					  msecs_to_jiffies(wait_ms)),
+	      "dead device: the SRQ QP's move to ERR raises IB_EVENT_QP_LAST_WQE_REACHED");
 
 	/* the other pair stayed in RTS: its receives flush all the same */
 	reinit_completion(&comp_event);
@@ -652,6 +683,10 @@ static void test_dead(void)
 out:
 	destroy_qps(a, b);
 	destroy_qps(c, e);
+	if (!IS_ERR_OR_NULL(sq))
+		ib_destroy_qp(sq);
+	if (!IS_ERR_OR_NULL(srq))
+		ib_destroy_srq(srq);
 out_cq:
 	if (!IS_ERR_OR_NULL(ecq))
 		ib_destroy_cq(ecq);

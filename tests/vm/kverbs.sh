@@ -34,7 +34,7 @@ ktest=${ORCA_KTEST:-$build/ktest/orca_kverbs_test.ko}
 # check() a run makes when each passes (a sub-test that stops running
 # makes the count fall short); reuse=1 adds one
 KVERBS_CHECKS=65
-KVERBS_DEAD_CHECKS=18
+KVERBS_DEAD_CHECKS=20
 KVERBS_SLOW_CHECKS=11
 
 # One load of the module (kverbs_run WHAT EXPECTED [dead=1] [reuse=1]);

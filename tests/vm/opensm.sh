@@ -193,7 +193,10 @@ ok $? "perfquery -x $lb 1, twice: the other port's moved by the pingpong and two
 
 # ibping: a vendor-class agent (ibping -S) on the other host answers
 peer "setsid ibping -S > /tmp/orca-ibping.out 2>&1 < /dev/null &"
-sleep_s 1
+# up once its agent answers one ping (not after a fixed pause)
+pong() { timeout 10 ibping -c 1 "$lb" > /dev/null 2>&1; }
+wait_until "$ORCA_WAIT" pong
+diag "the ibping server answered after $WAITED s"
 timeout 30 ibping -c 3 "$lb" > "$tmp/q" 2>&1
 grep -q '3 packets transmitted, 3 received' "$tmp/q"
 ok $? "ibping -c 3 $lb: $(grep -m1 -i 'pong' "$tmp/q"); $(grep 'transmitted' "$tmp/q")"

@@ -51,6 +51,7 @@ struct orca_dev {
 	u32 gid_tbl_len;
 	u32 pkey_tbl_len;
 	spinlock_t port_lock;		/* gids, pkeys contents */
+	spinlock_t node_desc_lock;	/* ibdev.node_desc: set vs. MAD replies */
 	struct work_struct port_work;	/* ORCA_PORT_EV_MGMT: re-read, tell */
 	atomic_t port_changes;		/* ORCA_PORT_CHG_* not yet handled */
 
@@ -487,6 +488,7 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 				 struct ib_pd *pd, struct ib_udata *udata);
 
 /* orca_qp.c */
+void orca_qp_dispatch_event(struct orca_qp *qp, enum ib_event_type type);
 int orca_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr);
 int orca_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,

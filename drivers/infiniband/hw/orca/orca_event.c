@@ -42,18 +42,6 @@ static bool orca_qp_event_to_ib(u8 event, enum ib_event_type *type)
 	}
 }
 
-static void orca_dispatch_qp_event(struct orca_qp *qp, enum ib_event_type type)
-{
-	struct ib_event ibev = {
-		.device = qp->ibqp.device,
-		.element.qp = &qp->ibqp,
-		.event = type,
-	};
-
-	if (qp->ibqp.event_handler)
-		qp->ibqp.event_handler(&ibev, qp->ibqp.qp_context);
-}
-
 static void orca_qp_event(struct orca_dev *dev,
 			  const struct orca_eqe_qp_event *ev)
 {
@@ -76,7 +64,7 @@ static void orca_qp_event(struct orca_dev *dev,
 			  qpn);
 		return;
 	}
-	orca_dispatch_qp_event(qp, type);
+	orca_qp_dispatch_event(qp, type);
 }
 
 static void orca_cq_event(struct orca_dev *dev,
@@ -244,9 +232,9 @@ void orca_events_lost(struct orca_com *com, u32 lost)
 static void orca_qp_missed_err(struct orca_qp *qp)
 {
 	WRITE_ONCE(qp->state, IB_QPS_ERR);
-	orca_dispatch_qp_event(qp, IB_EVENT_QP_FATAL);
+	orca_qp_dispatch_event(qp, IB_EVENT_QP_FATAL);
 	if (qp->ibqp.srq)
-		orca_dispatch_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
+		orca_qp_dispatch_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
 /*

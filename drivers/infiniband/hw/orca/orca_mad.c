@@ -45,12 +45,18 @@ static bool orca_mad_for_fw(struct orca_dev *dev, const struct ib_mad *in)
 static void orca_node_desc_override(struct ib_device *ibdev,
 				    struct ib_mad *out)
 {
+	struct orca_dev *dev = to_odev(ibdev);
+	unsigned long flags;
+
 	if ((out->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_LID_ROUTED ||
 	     out->mad_hdr.mgmt_class == IB_MGMT_CLASS_SUBN_DIRECTED_ROUTE) &&
 	    out->mad_hdr.method == IB_MGMT_METHOD_GET_RESP &&
-	    out->mad_hdr.attr_id == IB_SMP_ATTR_NODE_DESC)
+	    out->mad_hdr.attr_id == IB_SMP_ATTR_NODE_DESC) {
+		spin_lock_irqsave(&dev->node_desc_lock, flags);
 		memcpy(((struct ib_smp *)out)->data, ibdev->node_desc,
 		       IB_DEVICE_NODE_DESC_MAX);
+		spin_unlock_irqrestore(&dev->node_desc_lock, flags);
+	}
 }
 
 int orca_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,

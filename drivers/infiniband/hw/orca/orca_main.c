@@ -462,6 +462,7 @@ static int orca_dev_create(struct orca_pci *opci)
 	INIT_WORK(&dev->resync_work, orca_resync_work);
 	INIT_WORK(&dev->port_work, orca_port_work);
 	spin_lock_init(&dev->port_lock);
+	spin_lock_init(&dev->node_desc_lock);
 	INIT_DELAYED_WORK(&dev->health_work, orca_health_work);
 	INIT_WORK(&dev->quiesce_work, orca_dead_quiesce_work);
 	INIT_WORK(&dev->dead_comp_work, orca_dead_comp_work);

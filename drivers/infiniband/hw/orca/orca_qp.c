@@ -185,6 +185,23 @@ static int orca_modify_qp_udata(struct orca_dev *dev, struct ib_udata *udata,
 	return orca_ece_to_modify_in(&dev->caps, &ucmd, in);
 }
 
+/**
+ * orca_qp_dispatch_event - tell a QP's consumer of an affiliated event
+ * @qp: the QP
+ * @type: the event
+ */
+void orca_qp_dispatch_event(struct orca_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ibev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ibev, qp->ibqp.qp_context);
+}
+
 int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata)
 {
@@ -193,6 +210,7 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct orca_ibv_modify_qp_resp resp = {};
 	enum ib_qp_state cur, next;
 	struct orca_modify_qp_in in = {};
+	bool last_wqe = false;
 	struct orca_qp_ctx ctx;
 	int err;
 
@@ -239,6 +257,9 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 			  ibqp->qp_num, next == IB_QPS_ERR ? "ERR" : "RESET");
 		ctx = qp->ctx;
 		ctx.state = next == IB_QPS_ERR ? ORCA_QPS_ERR : ORCA_QPS_RESET;
+		/* IBA 11.6.3.4: what the device would say of an SRQ QP */
+		last_wqe = next == IB_QPS_ERR && cur != IB_QPS_ERR &&
+			   ibqp->srq;
 		err = 0;
 	}
 	if (err)
@@ -261,6 +282,9 @@ int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = orca_respond(udata, &resp, sizeof(resp));
 out:
 	mutex_unlock(&qp->lock);
+	/* a handler may query or modify the QP: not under its lock */
+	if (last_wqe)
+		orca_qp_dispatch_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 	return err;
 }
 

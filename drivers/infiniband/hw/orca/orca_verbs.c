@@ -229,15 +229,25 @@ int orca_query_pkey(struct ib_device *ibdev, u32 port, u16 index, u16 *pkey)
 	return 0;
 }
 
-/* NodeDescription, which process_mad() answers with (sysfs node_desc). */
+/*
+ * NodeDescription, which process_mad() answers with (sysfs node_desc);
+ * under the lock, so that no reply carries half of each (as mlx4's
+ * sm_lock).
+ */
 int orca_modify_device(struct ib_device *ibdev, int mask,
 		       struct ib_device_modify *props)
 {
+	struct orca_dev *dev = to_odev(ibdev);
+	unsigned long flags;
+
 	if (mask & ~IB_DEVICE_MODIFY_NODE_DESC)
 		return -EOPNOTSUPP;
-	if (mask & IB_DEVICE_MODIFY_NODE_DESC)
+	if (mask & IB_DEVICE_MODIFY_NODE_DESC) {
+		spin_lock_irqsave(&dev->node_desc_lock, flags);
 		memcpy(ibdev->node_desc, props->node_desc,
 		       IB_DEVICE_NODE_DESC_MAX);
+		spin_unlock_irqrestore(&dev->node_desc_lock, flags);
+	}
 	return 0;
 }
 
