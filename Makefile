@@ -56,7 +56,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
 	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-faults vm-data vm-packages deb run check bench kunit clean help \
 	reliability fuzz driver-debug driver-debug-kunit vm-debug verbs-fuzz \
-	kmod-tree ktest ktest-debug vm-features-off upstream upstream-check \
+	kmod-tree ktest ktest-debug vm-features-off vm-swiotlb upstream upstream-check \
 	soak vm-debug-full vm-fuzz-long vm-lossy-heavy vm-twohost-lossy-heavy vm-twohost-ulp-long
 
 all: build
@@ -277,7 +277,7 @@ vm-twohost-ulp-long:
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
-	@$(MAKE) vm-default vm-config vm-features-off vm-data \
+	@$(MAKE) vm-default vm-config vm-features-off vm-swiotlb vm-data \
 	    vm-twohost vm-twohost-ece vm-packages PART=$(TAPDIR)
 	@$(finish)
 
@@ -406,6 +406,14 @@ vm-config:
 	    '$(BUILD)/tests/verbs_ece -d orca0' '$(BUILD)/tests/verbs_query_qp -d orca0' \
 	    '$(BUILD)/tests/verbs_port_tables -d orca0 --prefix 0xfe80000000001234 --port-guid 0x00aabbccddeeff42 --gids 4 --pkeys 0x8001,0x7fff' \
 	    $(T)/vm/dio-poll.sh $(T)/vm/rmmod.sh || true
+
+# (b1) a guest whose streaming DMA mappings bounce (swiotlb=force, as a
+# confidential guest's): the doorbell hint and kick rings, pages shared
+# with no syncs, are left out and said so; the device probes, a context
+# opens, orca unloads cleanly
+vm-swiotlb:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --append swiotlb=force -- \
+	    $(T)/lib/run-tests.sh $(T)/vm/swiotlb.sh || true
 
 # (b2) features off: no ECE, no PCI write end padding, no data-in-order
 # guarantee, no SQD async notification, no multicast groups

@@ -38,6 +38,7 @@ MEM=2G
 EMU_ARGS=()
 LINK=''
 GUEST_HOSTNAME=orca-vm
+EXTRA_APPEND=
 
 usage() {
     cat <<EOF
@@ -63,6 +64,7 @@ several words are quoted and run as one simple command.
                         zeroes) that has no orca firmware behind it
   --emu PATH            emulator binary (default \$BUILD/orca-emu, or \$ORCA_EMU)
   --smp N               guest CPUs (default $SMP)
+  --append ARGS         more guest kernel command line (e.g. swiotlb=force)
   --mem SIZE            guest RAM, QEMU syntax (default $MEM); above 3.5G the
                         guest has RAM above 4 GiB (the emulator is told the
                         machine, guest_machine=pc, to translate addresses)
@@ -103,6 +105,7 @@ while (($#)); do
     --kernel) [[ ${2:-} == debug ]] || die "--kernel takes 'debug'"; DEBUG_KERNEL=1; shift 2 ;;
     --emu) [[ $# -ge 2 ]] || die "--emu needs PATH"; EMU=$2; shift 2 ;;
     --smp) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--smp needs N"; SMP=$2; shift 2 ;;
+    --append) [[ $# -ge 2 ]] || die "--append needs ARGS"; EXTRA_APPEND+=" $2"; shift 2 ;;
     --mem) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*[MG]$ ]] || die "--mem needs SIZE (e.g. 4608M)"; MEM=$2; shift 2 ;;
     --link) [[ $# -ge 2 && $2 =~ ^[0-9]+:[0-9]+:[0-9.]+/[0-9]+$ ]] || die "--link needs LPORT:RPORT:ADDR/LEN"
         LINK=$2; shift 2 ;;
@@ -378,6 +381,7 @@ FILTER_PID=$!
 
 # ---------------------------------------------------------------- QEMU
 APPEND="console=ttyS0 quiet panic=-1 mitigations=off random.trust_cpu=on${DEBUG_APPEND:-}"
+APPEND+="${EXTRA_APPEND:-}"
 APPEND+=" ORCA_JOB=$JOB ORCA_STAGE2=$REPO/scripts/vm/stage2.sh ORCA_BINDS=$REPO:$BUILD"
 # shellcheck disable=SC2054  # commas belong to QEMU option values
 QEMU=(qemu-system-x86_64

@@ -119,6 +119,38 @@ void orca_udb_remove(struct orca_dev *dev)
 }
 
 /*
+ * A zeroed page that the CPU, a user's mapping and the device share with
+ * no syncs: only where its DMA mapping needs none.  Under swiotlb bounce
+ * buffering (a confidential guest, swiotlb=force) the device would work
+ * on a copy of the page, so its feature goes without it (-EOPNOTSUPP;
+ * the caller says so once), and posts kick as they do without it.
+ */
+static int orca_shared_page(struct orca_dev *dev, struct page **pagep,
+			    dma_addr_t *dmap)
+{
+	struct device *d = &dev->pdev->dev;
+	struct page *page;
+	dma_addr_t dma;
+
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	dma = dma_map_page(d, page, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(d, dma)) {
+		__free_page(page);
+		return -ENOMEM;
+	}
+	if (dma_need_sync(d, dma)) {
+		dma_unmap_page(d, dma, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		__free_page(page);
+		return -EOPNOTSUPP;
+	}
+	*pagep = page;
+	*dmap = dma;
+	return 0;
+}
+
+/*
  * The hint page, before INIT latches its address.  Mapped both ways, as
  * ib_umem maps the rings the device writes and userspace reads.
  */
@@ -126,7 +158,7 @@ int orca_db_hint_alloc(struct orca_dev *dev)
 {
 	void __iomem *reg = dev->regs +
 			    offsetof(struct orca_regs, db_hint_base);
-	struct device *d = &dev->pdev->dev;
+	int err;
 
 	/*
 	 * A register keeps what the last driver wrote across a function
@@ -136,16 +168,14 @@ int orca_db_hint_alloc(struct orca_dev *dev)
 	lo_hi_writeq(0, reg);
 	if (!db_hint)
 		return 0;
-	dev->db_hint_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!dev->db_hint_page)
-		return -ENOMEM;
-	dev->db_hint_dma = dma_map_page(d, dev->db_hint_page, 0, PAGE_SIZE,
-					DMA_BIDIRECTIONAL);
-	if (dma_mapping_error(d, dev->db_hint_dma)) {
-		__free_page(dev->db_hint_page);
-		dev->db_hint_page = NULL;
-		return -ENOMEM;
+	err = orca_shared_page(dev, &dev->db_hint_page, &dev->db_hint_dma);
+	if (err == -EOPNOTSUPP) {
+		dev_info_once(&dev->pdev->dev,
+			      "the doorbell hint left out: its DMA mapping needs syncs (bounce buffering)\n");
+		return 0;
 	}
+	if (err)
+		return err;
 	lo_hi_writeq(dev->db_hint_dma, reg);
 	return 0;
 }
@@ -247,7 +277,6 @@ int orca_kick_ring_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,
 			 struct orca_ibv_alloc_ucontext_resp *resp)
 {
 	struct rdma_user_mmap_entry *entry;
-	struct device *d = &dev->pdev->dev;
 	struct page *page;
 	dma_addr_t dma;
 	u32 ring;
@@ -256,14 +285,14 @@ int orca_kick_ring_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,
 	if (!kick_ring ||
 	    !(le32_to_cpu(dev->caps.dev_caps) & ORCA_DEV_CAP_KICK_RING))
 		return 0;
-	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!page)
-		return -ENOMEM;
-	dma = dma_map_page(d, page, 0, PAGE_SIZE, DMA_BIDIRECTIONAL);
-	if (dma_mapping_error(d, dma)) {
-		__free_page(page);
-		return -ENOMEM;
+	err = orca_shared_page(dev, &page, &dma);
+	if (err == -EOPNOTSUPP) {
+		dev_info_once(&dev->pdev->dev,
+			      "kick rings left out: their DMA mapping needs syncs (bounce buffering)\n");
+		return 0;
 	}
+	if (err)
+		return err;
 	err = orca_cmd_create_kick_ring(&dev->com, dma, &ring);
 	if (err) {
 		/* a command that timed out may have reached the device */
