@@ -71,7 +71,7 @@ struct kv {
 
 static struct kv kv;
 
-static void check(bool ok, const char *fmt, ...)
+static __printf(2, 3) void check(bool ok, const char *fmt, ...)
 {
 	struct va_format vaf;
 	va_list args;
@@ -1099,6 +1099,67 @@ out:
 }
 
 /*
+ * Rings beyond what one allocation can give (review-kverbs 7): a pair of
+ * RC QPs with 4096 WRs of 16 SGEs each way, a ring of over 4 MiB (the
+ * page allocator's largest block), built a page at a time; 64 SENDs
+ * through its first pages arrive, every byte.
+ */
+static void test_deep_ring(void)
+{
+	struct ib_qp_init_attr qa = {
+		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 4096, .max_recv_wr = 4096,
+			 .max_send_sge = 16, .max_recv_sge = 16 },
+	};
+	struct ib_qp *a = NULL, *b = NULL;
+	struct ib_cq *cq;
+	int sent, got, i;
+
+	cq = ib_alloc_cq(kv.dev, NULL, 256, 0, IB_POLL_DIRECT);
+	if (IS_ERR(cq)) {
+		check(false, "deep rings: a CQ");
+		return;
+	}
+	qa.send_cq = cq;
+	qa.recv_cq = cq;
+	a = ib_create_qp(kv.pd, &qa);
+	b = ib_create_qp(kv.pd, &qa);
+	check(!IS_ERR(a) && !IS_ERR(b) && !to_rts(a, b->qp_num) &&
+	      !to_rts(b, a->qp_num),
+	      "RC QPs of 4096 WRs x 16 SGEs each way in RTS (%d, %d)",
+	      PTR_ERR_OR_ZERO(a), PTR_ERR_OR_ZERO(b));
+	if (IS_ERR(a) || IS_ERR(b))
+		goto out;
+	for (i = 0; i < 64 * 64; i++)
+		kv.src[i] = (u8)(i * 7 + 3);
+	memset(kv.dst, 0, 64 * 64);
+	ib_dma_sync_single_for_device(kv.dev, kv.src_dma, BUF_SIZE,
+				      DMA_TO_DEVICE);
+	ib_dma_sync_single_for_device(kv.dev, kv.dst_dma, BUF_SIZE,
+				      DMA_FROM_DEVICE);
+	got = post_recvs(b, 64, 0xc00);
+	sent = 0;
+	for (i = 0; i < 64 && got == 64; i++) {
+		struct ib_sge sge = { .addr = kv.src_dma + i * 64, .length = 64,
+				      .lkey = kv.pd->local_dma_lkey };
+		struct ib_send_wr wr = { .wr_id = 0xd00 + i, .sg_list = &sge,
+					 .num_sge = 1, .opcode = IB_WR_SEND };
+
+		sent += !ib_post_send(a, &wr, NULL);
+	}
+	got = poll_ok(cq, 32) + poll_ok(cq, 32) + poll_ok(cq, 32) +
+	      poll_ok(cq, 32);
+	ib_dma_sync_single_for_cpu(kv.dev, kv.dst_dma, BUF_SIZE,
+				   DMA_FROM_DEVICE);
+	check(sent == 64 && got == 128 && !memcmp(kv.dst, kv.src, 64 * 64),
+	      "deep rings: 64 SENDs and their receives complete, every byte (%d posted, %d completions)",
+	      sent, got);
+out:
+	destroy_qps(a, b);
+	ib_free_cq(cq);
+}
+
+/*
  * A QPN the device hands out again at once (hostctl reuse-handles 1,
  * review-kverbs finding 2): QP A leaves a CQE unpolled on CQ1 and is
  * destroyed; B, created on CQ2, gets A's number; CQ1 completes nothing
@@ -1223,7 +1284,7 @@ static void test_slow(void)
 		ib_dealloc_pd(pd);
 	} while (time_before(jiffies, end));
 	check(IS_ERR(pd),
-	      "slow device: a command failed while it placed the SEND (%ld)",
+	      "slow device: a command failed while it placed the SEND (%d)",
 	      PTR_ERR_OR_ZERO(pd));
 	got = poll_n(cqb, &wc, 1);
 	pr_info("orca_kverbs[%s]: # the receive completed: %d, status %d\n",
@@ -1325,6 +1386,7 @@ static void run(struct ib_device *dev)
 	test_reset();
 	test_srq_churn();
 	test_reuse();
+	test_deep_ring();
 out_qp:
 	destroy_qps(a, b);
 	ib_free_cq(cq);

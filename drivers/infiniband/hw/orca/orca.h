@@ -120,14 +120,27 @@ struct orca_pbl_info {
 };
 
 /*
- * The queue buffer of a kernel consumer's CQ or QP: coherent DMA memory in
- * the same format as a user ring (orca_kbuf_alloc()).
+ * The queue buffer of a kernel consumer's CQ, QP or SRQ: coherent DMA
+ * memory in the same format as a user ring, a page at a time, so that no
+ * ring needs a high-order allocation (orca_kbuf_alloc()); or a fast
+ * registration's page list, one piece, as the device reads it
+ * (orca_kbuf_alloc_one()).
  */
 struct orca_kbuf {
-	void *va;
-	dma_addr_t dma;
-	size_t len;			/* whole pages */
+	void **va;			/* [n]: each piece's address */
+	dma_addr_t *dma;		/* [n]: and its bus address */
+	u32 n;
+	size_t piece;			/* bytes a piece: PAGE_SIZE for rings */
 };
+
+/*
+ * Byte @off of a ring.  A ring's entries are powers of two of at most a
+ * page at offsets aligned to their size: none crosses a page.
+ */
+static inline void *orca_kbuf_ptr(const struct orca_kbuf *kbuf, size_t off)
+{
+	return kbuf->va[off >> PAGE_SHIFT] + offset_in_page(off);
+}
 
 struct orca_cq {
 	struct ib_cq ibcq;
@@ -193,7 +206,6 @@ struct orca_srq {
 	bool kernel;
 	struct orca_kbuf kbuf;
 	spinlock_t lock;		/* head, the ids */
-	u8 *base;
 	u32 depth;			/* entries, a power of two */
 	u8 log_stride;
 	u32 head;
@@ -226,7 +238,8 @@ struct orca_pbl_buf {
 /* A kernel QP's send or receive queue, as the provider keeps one. */
 struct orca_kwq {
 	spinlock_t lock;		/* head, the WQEs */
-	u8 *base;
+	struct orca_kbuf *kbuf;		/* the QP's */
+	size_t off;			/* where the queue starts in it */
 	u32 depth;			/* entries, a power of two; 0: none */
 	u8 log_stride;
 	u32 max_wr, max_sge;
@@ -466,6 +479,8 @@ int orca_fastreg_wqe(struct orca_qp *qp, const struct ib_send_wr *wr,
 unsigned long orca_pgsz_bitmap(struct orca_dev *dev);
 int orca_kbuf_alloc(struct orca_dev *dev, struct orca_kbuf *kbuf, size_t len,
 		    struct orca_pbl *pbl, struct orca_pbl_buf *buf);
+int orca_kbuf_alloc_one(struct orca_dev *dev, struct orca_kbuf *kbuf,
+			size_t len);
 void orca_kbuf_free(struct orca_dev *dev, struct orca_kbuf *kbuf);
 void orca_pbl_buf_destroy(struct orca_dev *dev, struct orca_pbl_buf *buf);
 int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,

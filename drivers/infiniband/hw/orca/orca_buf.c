@@ -126,6 +126,30 @@ int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 	return 0;
 }
 
+/* @n pieces of @piece bytes, each its own coherent allocation. */
+static int orca_kbuf_pieces(struct orca_dev *dev, struct orca_kbuf *kbuf,
+			    u32 n, size_t piece)
+{
+	u32 i;
+
+	kbuf->va = kcalloc(n, sizeof(*kbuf->va), GFP_KERNEL);
+	kbuf->dma = kcalloc(n, sizeof(*kbuf->dma), GFP_KERNEL);
+	kbuf->n = n;
+	kbuf->piece = piece;
+	if (!kbuf->va || !kbuf->dma)
+		goto err;
+	for (i = 0; i < n; i++) {
+		kbuf->va[i] = dma_alloc_coherent(&dev->pdev->dev, piece,
+						 &kbuf->dma[i], GFP_KERNEL);
+		if (!kbuf->va[i])
+			goto err;
+	}
+	return 0;
+err:
+	orca_kbuf_free(dev, kbuf);
+	return -ENOMEM;
+}
+
 /**
  * orca_kbuf_alloc - a kernel consumer's queue buffer and its page list
  * @dev: device
@@ -135,8 +159,9 @@ int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
  * @buf: the list, freed by the caller after the command
  *
  * Coherent memory, so that the CPU's stores to WQEs and the device's to
- * CQEs need only the barriers the ring protocol has anyway; one
- * allocation, listed page by page as a user ring is.
+ * CQEs need only the barriers the ring protocol has anyway; a page at a
+ * time (no high-order allocation, however deep the ring: IPoIB asks for
+ * 8192 UD WQEs), listed page by page as a user ring is.
  *
  * Return: 0, -EINVAL (a size no page list can describe) or -ENOMEM.
  */
@@ -149,11 +174,9 @@ int orca_kbuf_alloc(struct orca_dev *dev, struct orca_kbuf *kbuf, size_t len,
 	if (!n || n > ORCA_PBL_MAX_PAGES_CHAINED ||
 	    !(orca_pgsz_bitmap(dev) & PAGE_SIZE))
 		return -EINVAL;
-	kbuf->len = n << PAGE_SHIFT;
-	kbuf->va = dma_alloc_coherent(&dev->pdev->dev, kbuf->len, &kbuf->dma,
-				      GFP_KERNEL);
-	if (!kbuf->va)
-		return -ENOMEM;
+	err = orca_kbuf_pieces(dev, kbuf, n, PAGE_SIZE);
+	if (err)
+		return err;
 	per = n > ORCA_PBL_CHUNK_SLOTS ? ORCA_PBL_CHUNK_PAGES :
 					 ORCA_PBL_CHUNK_SLOTS;
 	err = orca_pbl_buf_alloc(dev, buf, DIV_ROUND_UP(n, per));
@@ -162,10 +185,27 @@ int orca_kbuf_alloc(struct orca_dev *dev, struct orca_kbuf *kbuf, size_t len,
 		return err;
 	}
 	for (i = 0; i < n; i++)
-		buf->chunks[i / per].va[i % per] =
-			cpu_to_le64(kbuf->dma + (i << PAGE_SHIFT));
+		buf->chunks[i / per].va[i % per] = cpu_to_le64(kbuf->dma[i]);
 	orca_pbl_link(buf, n, PAGE_SIZE, pbl);
 	return 0;
+}
+
+/**
+ * orca_kbuf_alloc_one - a buffer the device reads in one piece
+ * @dev: device
+ * @kbuf: filled (one piece: va[0], dma[0]); free it with
+ *	  orca_kbuf_release() once the device forgot it
+ * @len: bytes, rounded up to whole pages
+ *
+ * For a fast registration's page list, which a REG_MR WQE names by one
+ * address.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int orca_kbuf_alloc_one(struct orca_dev *dev, struct orca_kbuf *kbuf,
+			size_t len)
+{
+	return orca_kbuf_pieces(dev, kbuf, 1, PAGE_ALIGN(len));
 }
 
 /**
@@ -176,8 +216,12 @@ int orca_kbuf_alloc(struct orca_dev *dev, struct orca_kbuf *kbuf, size_t len,
  */
 void orca_kbuf_free(struct orca_dev *dev, struct orca_kbuf *kbuf)
 {
-	if (kbuf->va)
-		dma_free_coherent(&dev->pdev->dev, kbuf->len, kbuf->va,
-				  kbuf->dma);
+	u32 i;
+
+	for (i = 0; kbuf->va && kbuf->dma && i < kbuf->n && kbuf->va[i]; i++)
+		dma_free_coherent(&dev->pdev->dev, kbuf->piece, kbuf->va[i],
+				  kbuf->dma[i]);
+	kfree(kbuf->va);
+	kfree(kbuf->dma);
 	*kbuf = (struct orca_kbuf){};
 }

@@ -40,13 +40,10 @@ struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->pl.len = PAGE_ALIGN(max_num_sg * sizeof(__le64));
-	mr->pl.va = dma_alloc_coherent(&dev->pdev->dev, mr->pl.len,
-				       &mr->pl.dma, GFP_KERNEL);
-	if (!mr->pl.va) {
-		err = -ENOMEM;
+	err = orca_kbuf_alloc_one(dev, &mr->pl,
+				  (size_t)max_num_sg * sizeof(__le64));
+	if (err)
 		goto err_free;
-	}
 	err = orca_cmd_alloc_mr(&dev->com, to_opd(ibpd)->pdn, max_num_sg,
 				&key);
 	if (err)
@@ -74,7 +71,7 @@ void orca_fastreg_release(struct orca_dev *dev, struct orca_mr *mr)
 static int orca_set_page(struct ib_mr *ibmr, u64 addr)
 {
 	struct orca_mr *mr = to_omr(ibmr);
-	__le64 *pl = mr->pl.va;
+	__le64 *pl = mr->pl.va[0];
 
 	if (mr->npages == mr->max_pages)
 		return -ENOMEM;
@@ -121,6 +118,6 @@ int orca_fastreg_wqe(struct orca_qp *qp, const struct ib_send_wr *wr,
 	w->npages = cpu_to_le32(mr->npages);
 	w->iova = cpu_to_le64(reg->mr->iova);
 	w->length = cpu_to_le64(reg->mr->length);
-	w->pbl = cpu_to_le64(mr->pl.dma);
+	w->pbl = cpu_to_le64(mr->pl.dma[0]);
 	return 0;
 }

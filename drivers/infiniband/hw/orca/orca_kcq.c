@@ -29,7 +29,7 @@ int orca_kcq_create(struct orca_dev *dev, struct orca_cq *cq, u32 cqe,
 	cq->kernel = true;
 	cq->ci = 0;
 	cq->arm_sn = 0;
-	cq->dbrec = cq->kbuf.va + ring;
+	cq->dbrec = orca_kbuf_ptr(&cq->kbuf, ring);
 	in->log_depth = log_depth;
 	in->dbrec_off = cpu_to_le32(ring);
 	cq->dbrec_off = ring;
@@ -88,11 +88,19 @@ bool orca_kcq_take_arm(struct orca_cq *cq)
 	return armed;
 }
 
+/* The slot of CQE index @ci. */
+static struct orca_cqe *orca_kcq_cqe(struct orca_cq *cq, u32 ci)
+{
+	/* no CQE crosses a page of the ring (orca_kbuf_ptr()) */
+	BUILD_BUG_ON(PAGE_SIZE % sizeof(struct orca_cqe));
+	return orca_kbuf_ptr(&cq->kbuf, (size_t)(ci & (BIT(cq->log_depth) - 1)) *
+			     sizeof(struct orca_cqe));
+}
+
 /* The CQE at the consumer index if the device has written it; under lock. */
 static struct orca_cqe *orca_kcq_next(struct orca_cq *cq)
 {
-	struct orca_cqe *cqe = (struct orca_cqe *)cq->kbuf.va +
-			       (cq->ci & (BIT(cq->log_depth) - 1));
+	struct orca_cqe *cqe = orca_kcq_cqe(cq, cq->ci);
 
 	if (READ_ONCE(cqe->owner) != 1 + ((cq->ci >> cq->log_depth) & 1))
 		return NULL;
@@ -262,7 +270,7 @@ static void orca_kcq_disown_cqes(struct orca_dev *dev, struct orca_cq *cq,
 	struct orca_cqe *cqe;
 
 	for (ci = cq->ci; ci - cq->ci <= mask; ci++) {
-		cqe = (struct orca_cqe *)cq->kbuf.va + (ci & mask);
+		cqe = orca_kcq_cqe(cq, ci);
 		if (READ_ONCE(cqe->owner) != 1 + ((ci >> cq->log_depth) & 1))
 			break;
 		dma_rmb();

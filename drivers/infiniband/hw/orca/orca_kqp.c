@@ -48,6 +48,9 @@ int orca_kqp_create(struct orca_dev *dev, struct orca_qp *qp,
 	u32 swr, rwr, inl, av_sges = 0;
 	int err;
 
+	/* no WQE crosses a page of the ring (orca_kbuf_ptr()) */
+	BUILD_BUG_ON(BIT(ORCA_SQ_MAX_LOG_STRIDE) > PAGE_SIZE ||
+		     BIT(ORCA_RQ_MAX_LOG_STRIDE) > PAGE_SIZE);
 	if (!(dev->attr.kernel_cap_flags & IBK_LOCAL_DMA_LKEY))
 		return -EOPNOTSUPP;
 	if (cap->max_send_wr > dev->attr.max_qp_wr ||
@@ -99,9 +102,11 @@ int orca_kqp_create(struct orca_dev *dev, struct orca_qp *qp,
 		return err;
 	}
 	qp->kernel = true;
-	qp->sq.base = qp->kbuf.va;
-	qp->rq.base = qp->kbuf.va + rq_off;
-	qp->dbrec = qp->kbuf.va + db_off;
+	qp->sq.kbuf = &qp->kbuf;
+	qp->sq.off = 0;
+	qp->rq.kbuf = &qp->kbuf;
+	qp->rq.off = rq_off;
+	qp->dbrec = orca_kbuf_ptr(&qp->kbuf, db_off);
 	in->rq_off = cpu_to_le32(rq_off);
 	in->dbrec_off = cpu_to_le32(db_off);
 	in->create_flags |= cpu_to_le32(ORCA_QP_CREATE_RESERVED_LKEY);
@@ -338,7 +343,8 @@ int orca_kqp_post_send(struct orca_dev *dev, struct orca_qp *qp,
 			err = -ENOMEM;
 			break;
 		}
-		wqe = sq->base + ((size_t)slot << sq->log_stride);
+		wqe = orca_kbuf_ptr(sq->kbuf,
+				    sq->off + ((size_t)slot << sq->log_stride));
 		if (wr->opcode == IB_WR_REG_MR)
 			err = orca_fastreg_wqe(qp, wr,
 					       orca_kwqe_flags(qp, wr), wqe);
@@ -382,8 +388,9 @@ int orca_kqp_post_recv(struct orca_dev *dev, struct orca_qp *qp,
 	start = rq->head;
 	for (; wr; wr = wr->next) {
 		u32 slot = rq->head & (rq->depth - 1);
-		struct orca_recv_wqe *w = (void *)(rq->base +
-						   ((size_t)slot << rq->log_stride));
+		struct orca_recv_wqe *w =
+			orca_kbuf_ptr(rq->kbuf, rq->off +
+				      ((size_t)slot << rq->log_stride));
 		struct orca_sge *sge = (struct orca_sge *)(w + 1);
 
 		/* pairs with orca_kwq_retire() */

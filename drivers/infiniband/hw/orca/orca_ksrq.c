@@ -42,8 +42,7 @@ int orca_ksrq_create(struct orca_dev *dev, struct orca_srq *srq,
 	}
 	spin_lock_init(&srq->lock);
 	srq->kernel = true;
-	srq->base = srq->kbuf.va;
-	srq->dbrec = srq->kbuf.va + ring;
+	srq->dbrec = orca_kbuf_ptr(&srq->kbuf, ring);
 	in->log_depth = ilog2(srq->depth);
 	in->log_stride = srq->log_stride;
 	in->dbrec_off = cpu_to_le32(ring);
@@ -112,9 +111,10 @@ int orca_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
 	spin_lock_irqsave(&srq->lock, flags);
 	start = srq->head;
 	for (; wr; wr = wr->next) {
-		struct orca_recv_wqe *w = (void *)(srq->base +
-			((size_t)(srq->head & (srq->depth - 1)) <<
-			 srq->log_stride));
+		struct orca_recv_wqe *w =
+			orca_kbuf_ptr(&srq->kbuf,
+				      (size_t)(srq->head & (srq->depth - 1)) <<
+				      srq->log_stride);
 		struct orca_sge *sge = (struct orca_sge *)(w + 1);
 
 		if (!srq->nfree) {
