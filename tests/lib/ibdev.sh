@@ -10,7 +10,8 @@
 #   res_settle                  wait up to $ORCA_WAIT s until every kind is
 #                               back at START (files may still be closing)
 #   emu_stat KEY                one counter of this guest's emulator
-#                               ('hostctl stats'); status 1 if hostctl fails
+#                               ('hostctl stats'); nothing and status 1 if
+#                               hostctl fails or there is no counter KEY
 #                               (tests/lib/pair.sh has the two-host sum)
 #   heartbeat                   the device's heartbeat tick count
 #                               ('hostctl ping'); status 1 if it fails
@@ -56,11 +57,12 @@ _res_at_start() {
 res_settle() { wait_until "$ORCA_WAIT" _res_at_start; }
 
 emu_stat() {
-    local s
+    local s kv
     s=$(hostctl stats) || return 1
-    s=" ${s#ok }"
-    s=${s##* "$1"=}
-    printf '%s' "${s%% *}"
+    for kv in $s; do
+        [[ ${kv%%=*} == "$1" && ${kv#*=} =~ ^[0-9]+$ ]] && { printf '%s' "${kv#*=}"; return 0; }
+    done
+    return 1
 }
 
 heartbeat() {

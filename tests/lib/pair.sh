@@ -85,13 +85,31 @@ emu_stats() {
 }
 
 # emu_stat_on WHERE NAME: counter NAME of this guest's emulator (WHERE
-# here) or of the other guest's (peer)
+# here) or of the other guest's (peer).  A failed query never reads as a
+# number: if hostctl (or peer) fails, or the statistics have no counter
+# NAME with a decimal value, nothing is printed and the status is 1.
 emu_stat_on() {
-    local s
-    if [[ $1 == here ]]; then s=$(hostctl stats); else s=$(peer hostctl stats); fi
-    s=" ${s#ok }"
-    s=${s##* "$2"=}
-    printf '%d' "${s%% *}"
+    local s kv
+    if [[ $1 == here ]]; then s=$(hostctl stats); else s=$(peer hostctl stats); fi || return 1
+    for kv in $s; do
+        [[ ${kv%%=*} == "$2" && ${kv#*=} =~ ^[0-9]+$ ]] && { printf '%s' "${kv#*=}"; return 0; }
+    done
+    return 1
+}
+
+# res_count WHERE TYPE PATTERN: how many lines of `rdma res show TYPE link
+# $dev/1` on this guest (WHERE here) or the other (peer) match the extended
+# regular expression PATTERN (bash's =~, no process per line).  A failed
+# query never reads as 0: if rdma (or peer) fails, nothing is printed and
+# the status is 1.  The caller sets dev:
+# shellcheck disable=SC2154
+res_count() {
+    local c="rdma res show $2 link $dev/1" out n=0 l
+    if [[ $1 == here ]]; then out=$($c); else out=$(peer "$c"); fi || return 1
+    while IFS= read -r l; do
+        [[ $l =~ $3 ]] && n=$((n + 1))
+    done <<< "$out"
+    printf '%d' "$n"
 }
 
 _pair_lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

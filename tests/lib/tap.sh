@@ -6,6 +6,8 @@
 #   plan N                  print "1..N"
 #   ok COND_RC DESC         "ok n - DESC" if COND_RC is 0, else "not ok n - DESC"
 #   pass DESC / fail DESC   unconditional
+#   nums VALUE...           every VALUE is a decimal number (a query's
+#                           result: empty when the query failed)
 #   skip DESC REASON        "ok n - DESC # SKIP REASON"
 #   is GOT WANT DESC        string equality, with a diagnostic on mismatch
 #   diag TEXT...            one "# " line per argument and per line in it
@@ -71,6 +73,9 @@ sleep_s() {
 # pos_int VALUE DEFAULT: VALUE if it is a positive integer, else DEFAULT
 # (a knob from the environment)
 pos_int() { if [[ $1 =~ ^[1-9][0-9]*$ ]]; then echo "$1"; else echo "$2"; fi; }
+# nums VALUE...: every VALUE is a decimal number (a counter a query
+# returned; a failed query's empty result would read as 0 in (( )))
+nums() { local v; for v; do [[ $v =~ ^[0-9]+$ ]] || return 1; done; }
 ORCA_WAIT=$(pos_int "${ORCA_WAIT:-}" 120)
 export ORCA_WAIT
 # WAITED is for the sourcing script:

@@ -15,7 +15,9 @@
 #     could still reach stays pinned (held).  The device wakes, performs
 #     the pending reset first, and the driver, seeing the acknowledgment,
 #     gives the held memory back (its log line counts them); no DMA write
-#     after waking.
+#     over 20 device ticks after waking (the device must tick them: one
+#     that never ticks again fails); rmmod exits 0 and leaks nothing (no
+#     'leaking' line); orca loads again; no WARNING or oops.
 # Every wait is for a condition bounded by ORCA_WAIT; times are diagnostics.
 # Prints TAP; exit status = number of failures.   ORCA_DEV (orca0), ORCA_KO
 # (the functions wait_until calls look unreachable to shellcheck)
@@ -32,7 +34,7 @@ here=$(dirname "${BASH_SOURCE[0]}")
 dev=${ORCA_DEV:-orca0}
 ko=${ORCA_KO:?ORCA_KO not set (run in the orca VM)}
 port=18790
-plan 17
+plan 19
 
 writes_above() { local w; w=$(emu_stat dma_writes) && ((w > $1)); }
 logged() { klog_since "$mark" | grep -qE "$1"; }
@@ -81,7 +83,7 @@ w0=$(emu_stat dma_writes)
 hb0=$(heartbeat)
 wait_until "$ORCA_WAIT" ticked "${hb0:-0}" 20
 w1=$(emu_stat dma_writes)
-[[ -n $w0 && $w0 == "$w1" ]] && ticked "${hb0:-0}" 20
+nums "$w0" "$hb0" && [[ $w0 == "$w1" ]] && ticked "$hb0" 20
 ok $? "no DMA write over 20 device ticks after the reset (dma_writes $w0 -> $w1)"
 stop_stream
 ok $? "both processes exit when killed"
@@ -107,22 +109,30 @@ wait_until "$ORCA_WAIT" logged 'dead device did not acknowledge the reset'
 ok $? "the stalled device is declared dead and does not acknowledge the reset ($WAITED s)"
 stop_stream
 ok $? "both processes exit when killed (the driver holds their memory)"
-hb0=$(heartbeat)
 hostctl stall 1 > /dev/null   # wake up in 1-2 ticks
 re='dead device stopped \(reset acknowledged\): ([0-9]+) held'
 wait_until "$ORCA_WAIT" logged "$re"
 line=$(klog_since "$mark" | grep -oE "$re")
 [[ $line =~ $re ]] && ((BASH_REMATCH[1] >= 3))
 ok $? "the device wakes and acknowledges the reset: the held memory goes back ($line, $WAITED s)"
+# the window: 20 ticks counted by the device from the first dma_writes
+# read, which must all have passed (a device that never ticks again fails)
 w0=$(emu_stat dma_writes)
+hb0=$(heartbeat)
 wait_until "$ORCA_WAIT" ticked "${hb0:-0}" 20
+rc=$?
 w1=$(emu_stat dma_writes)
-[[ -n $w0 && $w0 == "$w1" ]]
-ok $? "no DMA write over 20 device ticks after waking (dma_writes $w0 -> $w1)"
-timeout -k 5 "$ORCA_WAIT" rmmod orca && ! logged 'leaking'
+((rc == 0)) && nums "$w0" "$hb0" && [[ $w0 == "$w1" ]] && ticked "$hb0" 20
+ok $? "no DMA write over 20 device ticks after waking (dma_writes $w0 -> $w1, heartbeat ${hb0:-failed} -> $(heartbeat || echo failed))"
+timeout -k 5 "$ORCA_WAIT" rmmod orca
+rc=$?
+((rc == 0)) && ! logged 'leaking'
+ok $? "rmmod: nothing leaked (exit $rc)"
+logged 'leaking' && diag "$(klog_since "$mark" | grep -E 'leaking')"
+insmod "$ko" && wait_dev 1
+ok $? "orca loads again"
 out=$(klog_oopses "$mark")
 [[ -z $out ]]
-ok $? "rmmod: nothing leaked, no WARNING or oops"
+ok $? "stalled dead device: no WARNING or oops"
 diag "$out"
-insmod "$ko" && wait_dev 1
 done_testing

@@ -16,9 +16,10 @@
 #  - connected mode: MTU 65520, a 60000-byte ping with DF set (one RC
 #    message, no fragment), RC QPs of [ib_ipoib] on ib_cm, iperf3 both
 #    ways; datagram mode again;
-#  - ib_ipoib unloaded on both hosts: no QP of it left, no group attached
-#    in either device; loaded again, ib0 carries traffic again.  No
-#    kernel warning on the way.
+#  - ib_ipoib unloaded on both hosts: no group attached in either device,
+#    no QP of it left (each count from a query that worked: a failed
+#    rdma or hostctl query fails the check, never reads as 0); loaded
+#    again, ib0 carries traffic again.  No kernel warning on the way.
 # Leaves ib0 up in datagram mode on both hosts, 10.78.0.1 here and
 # 10.78.0.2 there, for rdmacm.sh.  Prints TAP.  ORCA_DEV (orca0).
 # (the functions wait_until calls look unreachable to shellcheck)
@@ -40,13 +41,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mark="orca-ipoib-test-$$"
 klog_mark_both "$mark"
-plan 22
+plan 23
 
-ipoib_qps() {   # ipoib_qps WHERE TYPE: the QPs of [ib_ipoib] of that type
-    local c="rdma res show qp link $dev/1"
-    if [[ $1 == here ]]; then $c; else peer "$c"; fi |
-        grep -c "type $2 .*comm \[ib_ipoib\]"
-}
+# ipoib_qps WHERE TYPE: the QPs of [ib_ipoib] of that type (pair.sh's
+# res_count: nothing and status 1 if rdma fails, never 0)
+ipoib_qps() { res_count "$1" qp "type $2 .*comm \[ib_ipoib\]"; }
 carrier() { [[ $(< /sys/class/net/ib0/carrier) == 1 ]] 2> /dev/null; }
 both_carrier() { carrier && [[ $(peer "cat /sys/class/net/ib0/carrier") == 1 ]]; }
 # up: ib_ipoib on both hosts, the addresses, the links up; status 0 once
@@ -98,8 +97,9 @@ link_is() {
 t0=$(now_us)
 up
 ok $? "ib_ipoib on both hosts: ib0 up with carrier (broadcast group joined) after $(secs_since "$t0") s"
-(($(ipoib_qps here UD) == 1 && $(ipoib_qps peer UD) == 1))
-ok $? "each host has one UD QP of [ib_ipoib] on $dev port 1"
+ua=$(ipoib_qps here UD) ub=$(ipoib_qps peer UD)
+nums "$ua" "$ub" && ((ua == 1 && ub == 1))
+ok $? "each host has one UD QP of [ib_ipoib] on $dev port 1 (${ua:-query failed} here, ${ub:-query failed} there)"
 link_is 2044 datagram
 ok $? "datagram mode, MTU 2044 from the broadcast group's 2048: MTU $lmtu, mode $lmode"
 
@@ -135,7 +135,8 @@ fi
 rc=$?
 ok $rc "the switch's multicast forwarding table (ibroute -M) sends MLID ${mlid:-?} to ports 1 and 2, not 3"
 ((rc)) && diag "$(cat "$tmp/mft")"
-(($(emu_stat_on here mcast_attached) >= 1 && $(emu_stat_on peer mcast_attached) >= 1))
+ma=$(emu_stat_on here mcast_attached) mb=$(emu_stat_on peer mcast_attached)
+nums "$ma" "$mb" && ((ma >= 1 && mb >= 1))
 ok $? "both devices have a QP attached to a group ($(emu_stat_on here mcast_groups) and $(emu_stat_on peer mcast_groups) groups)"
 
 # ARP: the request to the broadcast group, delivered by the other device
@@ -145,7 +146,7 @@ r0=$(emu_stat_on peer port_mcast_rcv_pkts) c0=$(emu_stat_on peer mcast_copies)
 pings -c 5
 ok $? "ping -c 5 $ip_b over ib0: $(ping_summary)"
 r1=$(emu_stat_on peer port_mcast_rcv_pkts) c1=$(emu_stat_on peer mcast_copies)
-((r1 > r0 && c1 > c0))
+nums "$r0" "$c0" "$r1" "$c1" && ((r1 > r0 && c1 > c0))
 ok $? "the ARP request reached the other device as multicast: $((r1 - r0)) multicast packets in, $((c1 - c0)) copies to attached QPs"
 peer "ping -q -W 5 -c 3 $ip_a" > "$tmp/rping" 2>&1
 grep -q ' 0% packet loss' "$tmp/rping"
@@ -169,8 +170,9 @@ link_is 65520 connected
 ok $? "connected mode, MTU 65520: MTU $lmtu, mode $lmode"
 pings -c 3 -s 60000 -M "do"
 ok $? "ping -s 60000 -M do (unfragmented) in connected mode: $(ping_summary)"
-(($(ipoib_qps here RC) >= 1 && $(ipoib_qps peer RC) >= 1))
-ok $? "RC QPs of [ib_ipoib] on both hosts: $(ipoib_qps here RC) here, $(ipoib_qps peer RC) there"
+ra=$(ipoib_qps here RC) rb=$(ipoib_qps peer RC)
+nums "$ra" "$rb" && ((ra >= 1 && rb >= 1))
+ok $? "RC QPs of [ib_ipoib] on both hosts: ${ra:-query failed} here, ${rb:-query failed} there"
 iperf
 ok $? "iperf3 -n ${iperf_mib}M in connected mode: $(iperf_rate)"
 iperf -R
@@ -182,10 +184,13 @@ ok $? "datagram mode again: ping $(ping_summary), MTU $(< /sys/class/net/ib0/mtu
 # gone and back
 ip link set ib0 down
 rmmod ib_ipoib && peer "ip link set ib0 down; rmmod ib_ipoib"
-gone() { (($(emu_stat_on here mcast_attached) == 0 && $(emu_stat_on peer mcast_attached) == 0)); }
+# each count from a query that worked: a failed one is no "nothing left"
+gone() { ma=$(emu_stat_on here mcast_attached) mb=$(emu_stat_on peer mcast_attached) && nums "$ma" "$mb" && ((ma == 0 && mb == 0)); }
 wait_until "$ORCA_WAIT" gone
-(($? == 0 && $(ipoib_qps here UD) == 0 && $(ipoib_qps peer UD) == 0))
-ok $? "ib_ipoib unloaded: no QP of it, no group attached in either device ($(emu_stat_on here mcast_attached), $(emu_stat_on peer mcast_attached))"
+ok $? "ib_ipoib unloaded: no group attached in either device (${ma:-query failed} here, ${mb:-query failed} there)"
+ua=$(ipoib_qps here UD) ub=$(ipoib_qps peer UD)
+nums "$ua" "$ub" && ((ua == 0 && ub == 0))
+ok $? "ib_ipoib unloaded: no QP of it on either host (${ua:-query failed} here, ${ub:-query failed} there)"
 t0=$(now_us)
 up && pings -c 3
 ok $? "ib_ipoib loaded again: carrier and ping after $(secs_since "$t0") s: $(ping_summary)"

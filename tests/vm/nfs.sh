@@ -50,7 +50,8 @@ fi
 
 counters=/sys/class/infiniband/$dev/ports/1/counters
 # port_xmit_data / port_rcv_data count 4-byte words
-words() { cat "$counters/$1"; }
+# (nothing and status 1 if the counter cannot be read)
+words() { local w; w=$(< "$counters/$1") && nums "$w" && printf '%s' "$w"; }
 
 # The server.  The guest's / is the host's, read-only: nfsd's state
 # (/var/lib/nfs) and the export are tmpfs.  No NFSv3 (no lockd, no statd);
@@ -79,10 +80,10 @@ opts=$(awk -v m="$mnt" '$2 == m { print $4 }' /proc/mounts)
 ok $? "mount -t nfs -o vers=4.2,proto=rdma $ip_b:/ after $(secs_since "$t0") s: ${opts:-not mounted}"
 ((rc)) && diag "$(cat "$tmp/mount")" "$(klog_since "$mark" | tail -n 6)"
 
-qa=$(rdma res show qp link "$dev/1" | grep -c 'type RC .*comm \[rdma_cm\]')
-qb=$(peer "rdma res show qp link $dev/1" | grep -c 'type RC .*comm \[rdma_cm\]')
-((qa >= 1 && qb >= 1))
-ok $? "the transport: $qa RC QP(s) of rdma_cm here, $qb there"
+# pair.sh's res_count: nothing and status 1 if rdma fails, never 0
+qa=$(res_count here qp 'type RC .*comm \[rdma_cm\]') qb=$(res_count peer qp 'type RC .*comm \[rdma_cm\]')
+nums "$qa" "$qb" && ((qa >= 1 && qb >= 1))
+ok $? "the transport: ${qa:-query failed} RC QP(s) of rdma_cm here, ${qb:-query failed} there"
 
 fr0=$(emu_stat_on here fast_regs)
 # here -> there: the server reads the file from its own tmpfs
@@ -98,7 +99,7 @@ want=$(sha256sum < "$tmp/up")
 got=$(peer "sha256sum < $export_dir/up")
 [[ $rc == 0 && $got == "$want" ]]
 ok $? "$mib MiB written here, the server's tmpfs has every byte (sha256 ${want:0:16}), in $secs s"
-((x1 - x0 >= size / 4))
+nums "$x0" "$x1" && ((x1 - x0 >= size / 4))
 ok $? "it crossed orca0: port_xmit_data grew by $(((x1 - x0) * 4)) bytes for $size"
 
 # there -> here: written on the server, read through the mount uncached
@@ -111,7 +112,7 @@ secs=$(secs_since "$t0")
 r1=$(words port_rcv_data)
 [[ -s $tmp/down.sum && $got == "$(< "$tmp/down.sum")" ]]
 ok $? "$mib MiB written there, read here through the mount with no page cache: every byte (sha256 ${got:0:16}), in $secs s"
-((r1 - r0 >= size / 4))
+nums "$r0" "$r1" && ((r1 - r0 >= size / 4))
 ok $? "it crossed orca0: port_rcv_data grew by $(((r1 - r0) * 4)) bytes for $size"
 
 t0=$(now_us)
@@ -124,8 +125,9 @@ ok $? "fio O_DIRECT random writes of 4k-1m, $fio_mib MiB, every block read back 
 ((rc)) && [[ -e $tmp/fio ]] && diag "$(tail -n 12 "$tmp/fio")"
 grep -E '^ +(write|read):' "$tmp/fio" 2> /dev/null | while read -r l; do diag "$l"; done
 grep -E '^[[:space:]]*xprt:' /proc/self/mountstats | while read -r l; do diag "mountstats: $l"; done
-fr=$(($(emu_stat_on here fast_regs) - fr0))
-((fr > 0))
+fr1=$(emu_stat_on here fast_regs) fr='query failed'
+nums "$fr0" "$fr1" && fr=$((fr1 - fr0))
+nums "$fr" && ((fr > 0))
 ok $? "xprtrdma registered the payload's pages by fast registration: $fr REG_MR WQEs on this device"
 
 umount "$mnt"
@@ -135,9 +137,10 @@ dn+="; rmdir $export_dir; umount /var/lib/nfs; umount /proc/fs/nfsd; modprobe -r
 peer "$dn" > "$tmp/down" 2>&1
 rc=$?
 modprobe -r rpcrdma nfsv4 2> /dev/null
-left=$(peer "rdma res show qp link $dev/1" | grep -c 'comm \[rdma_cm\]')
-((rc == 0 && left == 0))
-ok $? "the server taken down and its modules unloaded: no rdma_cm QP left there (exit $rc)"
+# a count from a query that worked: a failed one is no "nothing left"
+left=$(res_count peer qp 'comm \[rdma_cm\]')
+nums "$left" && ((rc == 0 && left == 0))
+ok $? "the server taken down and its modules unloaded: no rdma_cm QP left there (${left:-query failed}; exit $rc)"
 ((rc)) && diag "$(tail -n 5 "$tmp/down")"
 
 ok_no_oopses_both "$mark"

@@ -44,11 +44,10 @@ if ! pair_remote; then
     exit 1
 fi
 
-# rdma_cm's kernel users: their QPs are [rdma_cm]'s, their IDs their own
-res_of() {   # res_of WHERE TYPE PATTERN: how many lines of rdma res show TYPE match
-    local c="rdma res show $2 link $dev/1"
-    if [[ $1 == here ]]; then $c; else peer "$c"; fi | grep -c -- "$3"
-}
+# rdma_cm's kernel users: their QPs are [rdma_cm]'s, their IDs their own.
+# res_of WHERE TYPE PATTERN: how many lines of rdma res show TYPE match
+# (pair.sh's res_count: nothing and status 1 if rdma fails, never 0)
+res_of() { res_count "$@"; }
 
 # the target, in one peer line: module, configfs, a 128 MiB file namespace
 # ORCA_NVME_FIO_MIB (64): fio's span (make soak: more); the namespace is twice that
@@ -81,7 +80,7 @@ ok $? "nvme connect: controller and namespace ${ns:-none} after $(secs_since "$t
 ((rc)) && diag "$(tail -n 5 "$tmp/conn")" "$(klog_since "$mark" | tail -n 8)"
 qa=$(res_of here qp 'type RC .*comm \[rdma_cm\]') qb=$(res_of peer qp 'type RC .*comm \[rdma_cm\]')
 ca=$(res_of here cm_id 'comm \[nvme_rdma\]') cb=$(res_of peer cm_id 'comm \[nvmet_rdma\]')
-((qa >= 2 && qb >= 2 && ca >= 2 && cb >= 2))
+nums "$qa" "$qb" "$ca" "$cb" && ((qa >= 2 && qb >= 2 && ca >= 2 && cb >= 2))
 rc=$?
 ok $rc "admin and I/O queues: $qa RC QPs and $ca rdma_cm IDs of [nvme_rdma] here, $qb and $cb of [nvmet_rdma] there"
 ((rc)) && diag "$(rdma res show cm_id)" "$(peer rdma res show cm_id)"
@@ -100,10 +99,14 @@ fi
 ok $? "fio random writes of 4k-256k, $fio_mib MiB, every block read back and crc32c-verified: exit $rc in $secs s"
 ((rc)) && [[ -e $tmp/fio ]] && diag "$(tail -n 12 "$tmp/fio")"
 grep -E '^ +(write|read):' "$tmp/fio" 2> /dev/null | while read -r l; do diag "$l"; done
-fr=$(($(emu_stat_on here fast_regs) - fr0)) ri=$(($(emu_stat_on here mr_remote_invalidations) - ri0))
-((fr > 0))
+# a delta only from two queries that worked
+fr1=$(emu_stat_on here fast_regs) ri1=$(emu_stat_on here mr_remote_invalidations)
+fr='query failed' ri='query failed'
+nums "$fr0" "$fr1" && fr=$((fr1 - fr0))
+nums "$ri0" "$ri1" && ri=$((ri1 - ri0))
+nums "$fr" && ((fr > 0))
 ok $? "the host registered its I/O buffers by fast registration: $fr REG_MR WQEs on this device"
-((ri > 0))
+nums "$ri" && ((ri > 0))
 ok $? "the target invalidated them with SEND_WITH_INV: $ri remote invalidations on this device"
 ! klog_since "$mark" | grep -qi 'bogus remote invalidation'
 ok $? "no bogus remote invalidation in the host's log"
@@ -119,8 +122,10 @@ t=$(nvmet_down_line "$nqn" /tmp/nvmet-ns0.img 1)
 peer "$t" > "$tmp/down" 2>&1
 rc=$?
 modprobe -r nvme-rdma 2> /dev/null
-(($(res_of peer cm_id nvmet_rdma) == 0 && $(res_of here cm_id nvme_rdma) == 0 && rc == 0))
-ok $? "target taken down and modules unloaded: no rdma_cm ID of either left (exit $rc)"
+# each count from a query that worked: a failed one is no "nothing left"
+lb=$(res_of peer cm_id nvmet_rdma) la=$(res_of here cm_id nvme_rdma)
+nums "$lb" "$la" && ((lb == 0 && la == 0 && rc == 0))
+ok $? "target taken down and modules unloaded: no rdma_cm ID of either left (${la:-query failed} here, ${lb:-query failed} there; exit $rc)"
 ((rc)) && diag "$(cat "$tmp/down")"
 
 ok_no_oopses_both "$mark"
