@@ -14,7 +14,11 @@ BUILD	?= $(CURDIR)/build
 # The guest boots Debian's 6.1 kernel, whatever the host runs (not uname -r).
 # Recursive (?=) so that it is evaluated only when used, after `make deps`.
 KVER	?= $(shell cd /lib/modules 2>/dev/null && ls -d 6.1.0-*-amd64 2>/dev/null | sort -V | tail -n 1)
-KDIR	?= /lib/modules/$(KVER)/build
+# The installed headers of $(KVER), else a kernel scripts/guest-kernel.sh
+# unpacked (make KVER=6.12.117+deb12-amd64 driver after make driver-6.12).
+KDIR	?= $(or $(wildcard /lib/modules/$(KVER)/build),$(or $(ORCA_CACHE),/var/cache/orca)/kernel-$(KVER)/build)
+# The other kernels orca is built and tested for (scripts/guest-kernel.sh).
+GUEST_KERNELS := 6.12 7.3
 
 VM	:= scripts/vm.sh
 VM2	:= scripts/vm2.sh
@@ -57,6 +61,8 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-faults vm-data vm-packages deb run check bench kunit clean help \
 	reliability fuzz driver-debug driver-debug-kunit vm-debug verbs-fuzz \
 	kmod-tree ktest ktest-debug vm-features-off vm-swiotlb upstream upstream-check \
+	$(addprefix driver-,$(GUEST_KERNELS)) $(addprefix ktest-,$(GUEST_KERNELS)) \
+	$(addprefix vm-,$(GUEST_KERNELS)) $(addprefix vm-twohost-,$(GUEST_KERNELS)) \
 	soak vm-debug-full vm-fuzz-long vm-lossy-heavy vm-twohost-lossy-heavy vm-twohost-ulp-long
 
 all: build
@@ -71,10 +77,12 @@ help:
 	@echo "  vmtest    three VM boots running tests/vm/*.sh and the verbs tests"
 	@echo "  run       deps, build, boot once: ibv_devinfo -v -d orca0 and the demo"
 	@echo "  check     deps, build, lint, unit, reliability (KUnit in vm-debug), upstream-check, vmtest, then 'N passed, N failed, N skipped'"
-	@echo "  soak      the campaigns (long fuzzing, the debug kernel's full list, 20 % loss, long ULP runs), same summary"
+	@echo "  soak      the campaigns (long fuzzing, the debug kernel's full list, 20 % loss, long ULP runs, 7.3 and the two-host stage on 6.12 and 7.3), same summary"
 	@echo "  bench     query-verb latency, fw cmds and syscalls per call: orca0 vs rxe0, one VM boot"
-	@echo "  upstream  patch series for Linux 6.1 and rdma-core v44 in $(BUILD)/upstream (RDMA_CORE_SRC=<v44 tree> for the full rdma-core one)"
-	@echo "  upstream-check  tests of both series (git am, in-tree W=1 + sparse build, checkpatch --strict; part of check)"
+	@echo "  upstream  patch series for Linux 7.3 and rdma-core v44 in $(BUILD)/upstream (RDMA_CORE_SRC=<v44 tree> for the full rdma-core one)"
+	@echo "  upstream-check  tests of both series (git am, in-tree W=1 build, checkpatch --strict, no compat code; part of check)"
+	@echo "  driver-6.12, driver-7.3  orca.ko for Debian's 6.12 / 7.3 kernel (scripts/guest-kernel.sh fetches it once)"
+	@echo "  vm-6.12, vm-7.3  vm-default's suites on that kernel (vm-6.12 is in check, vm-7.3 in soak)"
 	@echo "  reliability  emulator under ASan/UBSan, libFuzzer harnesses (FUZZ_SECONDS=$(FUZZ_SECONDS) each), vm-faults, vm-emu-kill*, vm-emu-restart, vm-debug"
 	@echo "  fuzz      only the fuzzers (e.g. make fuzz FUZZ_SECONDS=3600)"
 	@echo "  verbs-fuzz  the verbs fuzzer in one VM boot: SEED=N CALLS=N (100000) FUZZ_KERNEL=debug"
@@ -94,26 +102,29 @@ driver: kmod-tree
 	@test -n "$(KVER)" -a -d "$(KDIR)" || { echo "orca: no kernel build dir '$(KDIR)' (run: make deps)" >&2; exit 1; }
 	$(KBUILD) modules
 
-# Symlinks only: Kbuild, include/ and every file of the driver directory
-# (re-made each time, so added and removed files are followed).
-define shadow-tree
-	@$(call need,Kbuild,the top-level Kbuild builds drivers/infiniband/hw/orca)
-	@mkdir -p $(1)/$(KSRC)
-	@ln -sfn $(CURDIR)/Kbuild $(1)/Kbuild
-	@ln -sfn $(CURDIR)/include $(1)/include
-	@find $(1)/$(KSRC) -maxdepth 1 -type l -delete
-	@for f in $(CURDIR)/$(KSRC)/*; do ln -s "$$f" $(1)/$(KSRC)/; done
-endef
+# The shadow tree of symlinks a module is built in, fitted to its kernel:
+# $(call shadow-tree,TREE,KDIR) (scripts/kmod-tree.sh).
+shadow-tree = scripts/kmod-tree.sh $(1) $(2)
 
 kmod-tree:
-	$(call shadow-tree,$(KMOD))
+	@test -n "$(KVER)" || { echo "orca: no 6.1 kernel headers (run: make deps)" >&2; exit 1; }
+	@$(call shadow-tree,$(KMOD),$(KDIR))
 
 # The module for the debug guest kernel (scripts/debug-kernel.sh builds that
 # kernel once into $(ORCA_CACHE)), in its own shadow tree.
 driver-debug:
-	$(call shadow-tree,$(BUILD)/kmod-debug)
+	@$(call shadow-tree,$(BUILD)/kmod-debug,$$(scripts/debug-kernel.sh))
 	@kd=$$(scripts/debug-kernel.sh) && \
 	    $(MAKE) -C $$kd M=$(BUILD)/kmod-debug CONFIG_INFINIBAND_ORCA=m W=1 KCFLAGS=-Werror modules
+
+# The module for the other supported kernels (scripts/guest-kernel.sh
+# fetches them once into $(ORCA_CACHE); vm.sh --kernel 6.12|7.3 boots them),
+# each in its own shadow tree, W=1 -Werror as for 6.1.
+$(addprefix driver-,$(GUEST_KERNELS)): driver-%:
+	@$(call header,"driver: kbuild W=1 -Werror for Linux $*")
+	@kd=$$(scripts/guest-kernel.sh $*)/build && \
+	    $(call shadow-tree,$(BUILD)/kmod-$*,$$kd) && \
+	    $(MAKE) -C $$kd M=$(BUILD)/kmod-$* CONFIG_INFINIBAND_ORCA=m W=1 KCFLAGS=-Werror modules
 
 # orca.ko with the KUnit suites in it (CONFIG_INFINIBAND_ORCA_KUNIT_TEST=m),
 # for the debug kernel, in its own shadow tree: tests/vm/kunit.sh loads it
@@ -121,7 +132,7 @@ driver-debug:
 # leaves 1024, which orca_attr_test.c's rtr_round_trip (1216 bytes) passes
 # under KASAN's stack redzones.
 driver-debug-kunit:
-	$(call shadow-tree,$(BUILD)/kmod-debug-kunit)
+	@$(call shadow-tree,$(BUILD)/kmod-debug-kunit,$$(scripts/debug-kernel.sh))
 	@kd=$$(scripts/debug-kernel.sh) && \
 	    $(MAKE) -C $$kd M=$(BUILD)/kmod-debug-kunit CONFIG_INFINIBAND_ORCA=m \
 	    CONFIG_INFINIBAND_ORCA_KUNIT_TEST=m W=1 KCFLAGS="-Werror -Wframe-larger-than=2048" modules
@@ -152,6 +163,12 @@ ktest:
 	@$(call header,"kernel verbs test module: kbuild W=1 -Werror")
 	$(call ktest-tree,$(BUILD)/ktest)
 	$(MAKE) -C $(KDIR) M=$(BUILD)/ktest W=1 KCFLAGS=-Werror modules
+
+# ... for the other supported kernels (vm-6.12 runs tests/vm/kverbs.sh too)
+$(addprefix ktest-,$(GUEST_KERNELS)): ktest-%:
+	$(call ktest-tree,$(BUILD)/ktest-$*)
+	@kd=$$(scripts/guest-kernel.sh $*)/build && \
+	    $(MAKE) -C $$kd M=$(BUILD)/ktest-$* W=1 KCFLAGS=-Werror modules
 
 # ... and for the debug guest kernel (vm-debug runs tests/vm/kverbs.sh too)
 ktest-debug:
@@ -240,7 +257,8 @@ soak:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
 	@$(STAGE) fuzz-emulator-long -- env BUILD=$(BUILD) tests/fuzz/run.sh $(SOAK_FUZZ_SECONDS) || true
-	@$(MAKE) vm-fuzz-long vm-debug-full vm-lossy-heavy vm-twohost-lossy-heavy vm-twohost-ulp-long PART=$(TAPDIR)
+	@$(MAKE) vm-fuzz-long vm-debug-full vm-lossy-heavy vm-twohost-lossy-heavy vm-twohost-ulp-long \
+	    vm-7.3 vm-twohost-6.12 vm-twohost-7.3 PART=$(TAPDIR)
 	@$(finish)
 
 # the verbs fuzzer: every regression seed, then 100000 steps (check's
@@ -277,7 +295,7 @@ vm-twohost-ulp-long:
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
-	@$(MAKE) vm-default vm-config vm-features-off vm-swiotlb vm-data \
+	@$(MAKE) vm-default vm-6.12 vm-config vm-features-off vm-swiotlb vm-data \
 	    vm-twohost vm-twohost-ece vm-packages PART=$(TAPDIR)
 	@$(finish)
 
@@ -288,13 +306,24 @@ vmtest:
 # 1.5 GiB at 4 GiB), where the emulator translates addresses through
 # QEMU's memory map and bigmem.sh checks that the device worked there
 FUZZ_CALLS ?= 10000
-vm-default:
-	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --mem 4608M -- \
-	    env ORCA_FUZZ_CALLS=$(FUZZ_CALLS) \
-	    $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_* -d orca0' \
+DEFAULT_SUITES = $(T)/vm/devinfo.sh '$(BUILD)/tests/verbs_* -d orca0' \
 	    'status:$(BUILD)/tests/orca-demo -d orca0' $(T)/vm/admin.sh $(T)/vm/doorbell.sh $(T)/vm/comp-events.sh \
 	    $(T)/vm/kverbs.sh $(T)/vm/port-counters.sh \
-	    "$(T)/vm/dio-poll.sh --lossy" $(T)/vm/verbs-fuzz.sh $(T)/vm/bigmem.sh $(T)/vm/rmmod.sh || true
+	    "$(T)/vm/dio-poll.sh --lossy" $(T)/vm/verbs-fuzz.sh $(T)/vm/bigmem.sh $(T)/vm/rmmod.sh
+vm-default:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --mem 4608M -- \
+	    env ORCA_FUZZ_CALLS=$(FUZZ_CALLS) $(T)/lib/run-tests.sh $(DEFAULT_SUITES) || true
+
+# The same suites on Debian's 6.12 (make check) and 7.3 (make soak)
+# kernels, with orca.ko and the kernel verbs test module built for them.
+GUEST_FUZZ_CALLS ?= 3000
+# (A failed build leaves vm.sh without the module: it says so, the stage fails.)
+$(addprefix vm-,$(GUEST_KERNELS)): vm-%:
+	@mkdir -p $(BUILD) && $(MAKE) -s driver-$* ktest-$* > $(BUILD)/driver-$*.log 2>&1 || \
+	    { rm -f $(BUILD)/kmod-$*/$(KSRC)/orca.ko; tail -30 $(BUILD)/driver-$*.log; }
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --kernel $* --mem 4608M -- \
+	    env ORCA_FUZZ_CALLS=$(GUEST_FUZZ_CALLS) ORCA_KTEST=$(BUILD)/ktest-$*/orca_kverbs_test.ko \
+	    $(T)/lib/run-tests.sh $(DEFAULT_SUITES) || true
 
 # data path under real applications: perftest (server and client in the
 # guest, exchange over 127.0.0.1, ib_send_bw also with --use-srq),
@@ -325,13 +354,22 @@ vm-data:
 # RDMA (nfsd's RDMA listener there, every byte checked both ways), UCX and Open
 # MPI, and last the other host's orca unloaded and loaded under all that,
 # once as it is and once after its device died
+TWOHOST_SUITES = $(T)/vm/opensm.sh $(T)/vm/twohost.sh \
+	    $(T)/vm/perftest.sh $(T)/vm/lossy.sh $(T)/vm/ipoib.sh \
+	    $(T)/vm/rdmacm.sh $(T)/vm/nvme.sh $(T)/vm/nfs.sh $(T)/vm/ucx-mpi.sh \
+	    $(T)/vm/teardown.sh
 vm-twohost:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 2400 -- \
 	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \
-	    $(T)/lib/run-tests.sh $(T)/vm/opensm.sh $(T)/vm/twohost.sh \
-	    $(T)/vm/perftest.sh $(T)/vm/lossy.sh $(T)/vm/ipoib.sh \
-	    $(T)/vm/rdmacm.sh $(T)/vm/nvme.sh $(T)/vm/nfs.sh $(T)/vm/ucx-mpi.sh \
-	    $(T)/vm/teardown.sh || true
+	    $(T)/lib/run-tests.sh $(TWOHOST_SUITES) || true
+
+# ... on 6.12 and 7.3 (make soak)
+$(addprefix vm-twohost-,$(GUEST_KERNELS)): vm-twohost-%:
+	@mkdir -p $(BUILD) && $(MAKE) -s driver-$* > $(BUILD)/driver-$*.log 2>&1 || \
+	    { rm -f $(BUILD)/kmod-$*/$(KSRC)/orca.ko; tail -30 $(BUILD)/driver-$*.log; }
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --kernel $* --sm none --timeout 2400 -- \
+	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \
+	    $(T)/lib/run-tests.sh $(TWOHOST_SUITES) || true
 
 vm-twohost-ece:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 900 \
@@ -519,6 +557,8 @@ check:
 	@$(CSTAGE) build-emulator -- $(MAKE) emulator || true
 	@$(CSTAGE) build-provider -- $(MAKE) provider || true
 	@$(CSTAGE) build-tests -- $(MAKE) testprogs || true
+	@$(CSTAGE) build-driver-6.12 -- $(MAKE) driver-6.12 ktest-6.12 || true
+	@$(CSTAGE) build-driver-7.3 -- $(MAKE) driver-7.3 ktest-7.3 || true
 	@$(MAKE) lint unit reliability upstream-check vmtest PART=$(TAPDIR)
 	@$(finish)
 

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Run the orca KUnit suites on Debian's linux-source-6.1 under QEMU.
+# Run the orca KUnit suites on Debian's linux-source-7.3 under QEMU: the
+# driver's source is in 7.3's form, in-tree, as the upstream series has it.
 #
 # The source tree and the build directory live outside the clone, in
 # $ORCA_CACHE (default /var/cache/orca), keyed by the source package
@@ -25,7 +26,7 @@ if [ "${1:-}" = "--json" ]; then
 	shift 2
 fi
 
-src=$("$repo/scripts/linux-src.sh")
+src=$("$repo/scripts/linux-src.sh" 7.3)
 srcver=$(cat "$src/.orca-srcver")
 key=$(printf '%s\n' "$srcver" | cat - "$kunitconfig" | sha256sum | cut -c1-16)
 build=$cache/kunit-build-$key

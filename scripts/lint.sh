@@ -1,16 +1,19 @@
 #!/bin/bash
 # Static checks of the kernel driver, as TAP: checkpatch --strict on every
-# driver and UAPI file, kernel-doc on every driver source, and docutils on
-# its documentation.  (sparse and
-# W=1 -Werror run as a build of their own, see the Makefile's lint target.)
-# A file passes only if the tool reports nothing at all.
+# driver, UAPI and compat file, kernel-doc on every driver and compat
+# source, and docutils on its documentation.  The tools are the newest
+# kernel's (linux-source-7.3, scripts/guest-kernel.sh), the one the driver
+# is written for and its series is submitted to.  (sparse and W=1 -Werror
+# run as builds of their own, see the Makefile's lint target.)  A file
+# passes only if the tool reports nothing at all.
 set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-src=$("$repo/scripts/linux-src.sh") || exit 2
+src=$("$repo/scripts/guest-kernel.sh" 7.3)/build || exit 2
 cd "$repo"
 
-files=(drivers/infiniband/hw/orca/*.[ch] drivers/infiniband/hw/orca/Kconfig
+sources=(drivers/infiniband/hw/orca/*.[ch] compat/*.[ch] compat/probes/*.[ch] compat/include/rdma/*.h)
+files=("${sources[@]}" drivers/infiniband/hw/orca/Kconfig
        drivers/infiniband/hw/orca/Makefile include/uapi/rdma/orca-abi.h)
 n=0 failed=0
 
@@ -34,7 +37,7 @@ for f in "${files[@]}"; do
 		--quiet -f "$f"
 done
 pattern='.'
-for f in drivers/infiniband/hw/orca/*.[ch]; do
+for f in "${sources[@]}"; do
 	check "kernel-doc $f" "$src/scripts/kernel-doc" -none "$f"
 done
 # the driver's documentation as docutils reads it (what make htmldocs

@@ -3,7 +3,7 @@
 #
 # Nothing is written into the source tree: the files the packages are made
 # from (debian/, dkms.conf, Kbuild, the driver directory, the UAPI header,
-# providers/) are copied to $BUILD/deb/src, debian/changelog is written there
+# compat/, providers/) are copied to $BUILD/deb/src, debian/changelog is written there
 # with the version of MODULE_VERSION() in drivers/infiniband/hw/orca/orca_main.c
 # (the one place the version is kept), and dpkg-buildpackage -us -uc -b runs
 # in that copy.  The .deb, .buildinfo and .changes files land in $BUILD/deb/.
@@ -41,7 +41,7 @@ rm -rf "$OUT"
 mkdir -p "$SRC"
 
 # Only the files the packages are made of, as they are in the work tree.
-files=(debian dkms.conf Kbuild drivers/infiniband/hw/orca include/uapi/rdma/orca-abi.h
+files=(debian dkms.conf Kbuild drivers/infiniband/hw/orca include/uapi/rdma/orca-abi.h compat
        providers/Makefile providers/orca.driver providers/provider.map
        providers/orca providers/compat providers/tests)
 (cd "$REPO" && tar -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*' "${files[@]}") |

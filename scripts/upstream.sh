@@ -1,16 +1,16 @@
 #!/bin/bash
 # Write the orca patch series for upstream, with cover letters:
 #
-#   OUT/linux-6.1/       the kernel driver for Linux 6.1 (linux-rdma)
+#   OUT/linux-7.3/       the kernel driver for Linux 7.3 (linux-rdma), the
+#                        newest kernel, the form the driver is written in
 #   OUT/rdma-core-v44/   the libibverbs provider for rdma-core v44
 #
 # usage: scripts/upstream.sh [--out DIR] [--rev REV] [linux|rdma-core|all]
 #   --out   default $BUILD/upstream ($BUILD defaults to ./build)
 #   --rev   the commit to take the sources from (default HEAD)
 # environment:
-#   ORCA_CACHE     where the pristine 6.1 base files are kept (/var/cache/orca)
-#   LINUX_SRC      a Linux 6.1 tree to take the base files from instead of
-#                  Debian's linux-source-6.1 tarball
+#   LINUX_SRC      a Linux 7.3 tree to take the base files from instead of
+#                  Debian's linux-source-7.3 (scripts/guest-kernel.sh 7.3)
 #   RDMA_CORE_SRC  an rdma-core v44 tree (see below)
 #
 # Everything comes from the committed tree of REV (git archive), never from
@@ -187,37 +187,22 @@ open(path, "w").write(letter)
 PY
 }
 
-# ------------------------------------------------------------------ Linux 6.1
+# ------------------------------------------------------------------ Linux 7.3
 linux_base_files=(MAINTAINERS Documentation/infiniband/index.rst drivers/infiniband/Kconfig
 		  drivers/infiniband/hw/Makefile include/uapi/rdma/ib_user_ioctl_verbs.h)
 
 # The pristine versions of the files the series modifies: from LINUX_SRC,
-# or extracted once from Debian's linux-source-6.1 into $ORCA_CACHE.
+# or from Debian's linux-source-7.3 as scripts/guest-kernel.sh unpacked it
+# (configuring and preparing that tree changed none of these files).
 linux_base() {	# dest
-	local d=$1 f tarball=/usr/src/linux-source-6.1.tar.xz cache
+	local d=$1 f src=${LINUX_SRC:-}
 	mkdir -p "$d"
-	if [ -n "${LINUX_SRC:-}" ]; then
-		srcver="$(make -s -C "$LINUX_SRC" kernelversion 2>/dev/null || echo unknown) ($LINUX_SRC)"
-		for f in "${linux_base_files[@]}"; do
-			install -D -m 0644 "$LINUX_SRC/$f" "$d/$f"
-		done
-		return
+	if [ -z "$src" ]; then
+		src=$("$repo/scripts/guest-kernel.sh" 7.3)/build || die "no linux-source-7.3 tree"
 	fi
-	[ -f "$tarball" ] || die "$tarball missing (run: make deps) and LINUX_SRC not set"
-	srcver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
-	cache=${ORCA_CACHE:-/var/cache/orca}/upstream-base-$srcver
-	if [ ! -f "$cache/.done" ]; then
-		echo "upstream: extracting the base files from linux-source-6.1 $srcver" >&2
-		rm -rf "$cache.tmp"
-		mkdir -p "$cache.tmp"
-		tar -xf "$tarball" -C "$cache.tmp" --strip-components=1 \
-			"${linux_base_files[@]/#/linux-source-6.1/}"
-		touch "$cache.tmp/.done"
-		rm -rf "$cache"
-		mv "$cache.tmp" "$cache"
-	fi
+	srcver="$(make -s -C "$src" kernelversion 2>/dev/null || echo unknown)"
 	for f in "${linux_base_files[@]}"; do
-		install -D -m 0644 "$cache/$f" "$d/$f"
+		install -D -m 0644 "$src/$f" "$d/$f"
 	done
 }
 
@@ -279,8 +264,8 @@ series_linux() {
 	cmp -s <(grep -v '^$' "$H/MAINTAINERS") \
 		<(awk -v t="$entry_title" '$0 == t { p = 1 } p && $0 == "" { exit } p' "$s/MAINTAINERS") ||
 		die "the series' MAINTAINERS entry differs from MAINTAINERS"
-	format_series "$s" "$out/linux-6.1" PATCH "$up/linux/cover.txt" ""
-	echo "upstream: $out/linux-6.1: $(ls "$out/linux-6.1" | wc -l) files (base: linux-source-6.1 $srcver)"
+	format_series "$s" "$out/linux-7.3" PATCH "$up/linux/cover.txt" ""
+	echo "upstream: $out/linux-7.3: $(ls "$out/linux-7.3" | wc -l) files (base: linux-source-7.3 $srcver)"
 }
 
 # ------------------------------------------------------------------ rdma-core v44

@@ -33,6 +33,8 @@ NO_ORCA=0
 NO_PROVIDER=0
 PLAIN_IVSHMEM=0
 DEBUG_KERNEL=0
+GUEST_KERNEL=
+MODULES_ROOT=
 SMP=2
 MEM=2G
 EMU_ARGS=()
@@ -60,6 +62,11 @@ several words are quoted and run as one simple command.
   --kernel debug        boot the debug kernel (scripts/debug-kernel.sh: KASAN,
                         UBSAN, lockdep, kmemleak...; built once, cached) with
                         \$BUILD/kmod-debug's orca.ko (make driver-debug)
+  --kernel 6.12|7.3     boot Debian's 6.12 (bookworm-security) or 7.3
+                        (trixie-backports) image, fetched and cached by
+                        scripts/guest-kernel.sh, its modules bound at
+                        /lib/modules/<release> in the guest, with
+                        \$BUILD/kmod-<6.12|7.3>'s orca.ko (make driver-6.12)
   --plain-ivshmem       add a second ivshmem function (ivshmem-plain, 1 MiB of
                         zeroes) that has no orca firmware behind it
   --emu PATH            emulator binary (default \$BUILD/orca-emu, or \$ORCA_EMU)
@@ -102,7 +109,12 @@ while (($#)); do
     --no-orca) NO_ORCA=1; shift ;;
     --no-provider) NO_PROVIDER=1; shift ;;
     --plain-ivshmem) PLAIN_IVSHMEM=1; shift ;;
-    --kernel) [[ ${2:-} == debug ]] || die "--kernel takes 'debug'"; DEBUG_KERNEL=1; shift 2 ;;
+    --kernel) case ${2:-} in
+        debug) DEBUG_KERNEL=1 ;;
+        6.12 | 7.3) GUEST_KERNEL=$2 ;;
+        *) die "--kernel takes debug, 6.12 or 7.3" ;;
+        esac
+        shift 2 ;;
     --emu) [[ $# -ge 2 ]] || die "--emu needs PATH"; EMU=$2; shift 2 ;;
     --smp) [[ $# -ge 2 && $2 =~ ^[1-9][0-9]*$ ]] || die "--smp needs N"; SMP=$2; shift 2 ;;
     --append) [[ $# -ge 2 ]] || die "--append needs ARGS"; EXTRA_APPEND+=" $2"; shift 2 ;;
@@ -135,6 +147,13 @@ if ((DEBUG_KERNEL)); then
     # ACPICA's 30 s AML loop timeout twice on this kernel, a minute of
     # every boot; every device here uses MSI-X, so no INTx routing is lost.
     DEBUG_APPEND=" nosoftlockup rcupdate.rcu_cpu_stall_timeout=300 acpi=noirq"
+elif [[ -n $GUEST_KERNEL ]]; then
+    GUEST_KDIR=$("$REPO/scripts/guest-kernel.sh" "$GUEST_KERNEL") || die "no $GUEST_KERNEL kernel (scripts/guest-kernel.sh failed)"
+    KVER=$(< "$GUEST_KDIR/release")
+    KERNEL=$GUEST_KDIR/vmlinuz
+    # the guest sees the host's /: its /lib/modules/$KVER is this one
+    MODULES_ROOT=$GUEST_KDIR
+    [[ $GUEST_KDIR != *[[:space:]:]* ]] || die "path '$GUEST_KDIR' contains white space or ':'"
 else
     if [[ -z ${KVER:-} ]]; then
         KVER=$(cd /lib/modules 2>/dev/null && printf '%s\n' 6.1.0-*-amd64 | grep -v '\*' | sort -V | tail -n 1) || :
@@ -152,8 +171,12 @@ EMU=$(realpath "$EMU")
 # built through the shadow tree of the top-level Makefile (see its driver target)
 ORCA_KO=$BUILD/kmod/drivers/infiniband/hw/orca/orca.ko
 ((DEBUG_KERNEL)) && ORCA_KO=$BUILD/kmod-debug/drivers/infiniband/hw/orca/orca.ko
+[[ -n $GUEST_KERNEL ]] && ORCA_KO=$BUILD/kmod-$GUEST_KERNEL/drivers/infiniband/hw/orca/orca.ko
 if ((!NO_ORCA)) && [[ ! -f $ORCA_KO ]]; then
-    die "$ORCA_KO not built (run: make build$( ((DEBUG_KERNEL)) && echo ' driver-debug'), or use --no-orca)"
+    die "$ORCA_KO not built (run: make build$( ((DEBUG_KERNEL)) && echo ' driver-debug')$([[ -n $GUEST_KERNEL ]] && echo " driver-$GUEST_KERNEL"), or use --no-orca)"
+fi
+if ((!NO_ORCA)) && [[ $(modinfo -F vermagic "$ORCA_KO") != "$KVER "* ]]; then
+    die "$ORCA_KO is not built for $KVER (run: make driver$( ((DEBUG_KERNEL)) && echo '-debug')$([[ -n $GUEST_KERNEL ]] && echo "-$GUEST_KERNEL"))"
 fi
 for p in "$REPO" "$BUILD"; do
     [[ $p != *[[:space:]]* ]] || die "path '$p' contains white space; the kernel command line cannot carry it"
@@ -242,7 +265,7 @@ build_initramfs() {
             *) rm -rf "$tmp"; die "unexpected module file $f" ;;
             esac
             echo "$n.ko" >> "$tmp/modules.list"
-        done < <(modprobe -S "$KVER" --show-depends "$m")
+        done < <(modprobe ${MODULES_ROOT:+-d "$MODULES_ROOT"} -S "$KVER" --show-depends "$m")
     done
     ((n > 0 || DEBUG_KERNEL)) || { rm -rf "$tmp"; die "modprobe --show-depends found no modules for $KVER"; }
     if ((EUID == 0)); then
@@ -383,6 +406,7 @@ FILTER_PID=$!
 APPEND="console=ttyS0 quiet panic=-1 mitigations=off random.trust_cpu=on${DEBUG_APPEND:-}"
 APPEND+="${EXTRA_APPEND:-}"
 APPEND+=" ORCA_JOB=$JOB ORCA_STAGE2=$REPO/scripts/vm/stage2.sh ORCA_BINDS=$REPO:$BUILD"
+[[ -n ${MODULES_ROOT:-} ]] && APPEND+=" ORCA_MODULES=$MODULES_ROOT/lib/modules/$KVER"
 # shellcheck disable=SC2054  # commas belong to QEMU option values
 QEMU=(qemu-system-x86_64
     -accel tcg,thread=multi -machine pc,memory-backend=ram0 -cpu max -smp "$SMP" -m "$MEM"

@@ -50,6 +50,7 @@ in the first, with tests/lib/peer reaching the second.
                        from the fabric); none: a plain switch, for a real
                        SM (OpenSM) in a guest to program
   --smp N, --mem SIZE  per guest (vm.sh's defaults)
+  --kernel debug|6.12|7.3  both guests boot that kernel (vm.sh --kernel)
   --keep               keep the first guest's job dir (\$BUILD/vm/NAME-a)
 EOF
 }
@@ -72,7 +73,7 @@ while (($#)); do
     --sm) [[ $# -ge 2 && $2 =~ ^(builtin|none)$ ]] || die "--sm needs builtin or none"
         SM=$2; shift 2 ;;
     --keep) ARGS_A+=(--keep); shift ;;
-    --smp | --mem) [[ $# -ge 2 ]] || die "$1 needs a value"
+    --smp | --mem | --kernel) [[ $# -ge 2 ]] || die "$1 needs a value"
         ARGS_BOTH+=("$1" "$2"); shift 2 ;;
     -h | --help) usage; exit 0 ;;
     --) shift; break ;;

@@ -494,7 +494,7 @@ struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 			       struct orca_pbl_buf *buf);
 struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
-			       struct ib_udata *udata);
+			       struct ib_dmah *dmah, struct ib_udata *udata);
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int orca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int orca_dealloc_mw(struct ib_mw *ibmw);
@@ -592,9 +592,10 @@ void orca_disassociate_ucontext(struct ib_ucontext *ibucontext);
 int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   struct ib_udata *udata);
+		   struct uverbs_attr_bundle *attrs);
 int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
-int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+int orca_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+		   struct ib_udata *udata);
 int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata);
 int orca_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

@@ -88,7 +88,7 @@ static void fake_ring(struct orca_com *com, u32 vec)
 		fw->eq_rings++;
 		return;
 	}
-	queue_work(system_unbound_wq, &fw->work);
+	queue_work(system_dfl_wq, &fw->work);
 }
 
 static const struct orca_com_ops fake_ops = {
@@ -195,7 +195,7 @@ static void fake_release(struct fake_fw *fw)
 	spin_lock(&fw->lock);
 	fw->hold = false;
 	spin_unlock(&fw->lock);
-	queue_work(system_unbound_wq, &fw->work);
+	queue_work(system_dfl_wq, &fw->work);
 }
 
 static unsigned int fake_consumed(struct fake_fw *fw)

@@ -14,7 +14,7 @@
 
 /* The provider's ring for @cqe entries: read and checked. */
 static int orca_cq_udata(struct orca_dev *dev, struct ib_udata *udata,
-			 int cqe, struct orca_ibv_create_cq *cmd)
+			 unsigned int cqe, struct orca_ibv_create_cq *cmd)
 {
 	u64 ring_bytes;
 	int err;
@@ -32,7 +32,7 @@ static int orca_cq_udata(struct orca_dev *dev, struct ib_udata *udata,
 		return err;
 	if (memchr_inv(cmd->reserved_a0, 0, sizeof(cmd->reserved_a0)))
 		return -EOPNOTSUPP;
-	if (cqe < 1 || cqe > dev->attr.max_cqe)
+	if (!cqe || cqe > (unsigned int)dev->attr.max_cqe)
 		return -EINVAL;
 	ring_bytes = (u64)sizeof(struct orca_cqe) << min(cmd->log_depth, 32U);
 	if (cmd->log_depth > 24 || BIT_ULL(cmd->log_depth) <= cqe ||
@@ -47,8 +47,9 @@ static int orca_cq_udata(struct orca_dev *dev, struct ib_udata *udata,
 }
 
 int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		   struct ib_udata *udata)
+		   struct uverbs_attr_bundle *attrs)
 {
+	struct ib_udata *udata = attrs ? &attrs->driver_udata : NULL;
 	struct orca_dev *dev = to_odev(ibcq->device);
 	struct orca_cq *cq = to_ocq(ibcq);
 	struct orca_ibv_create_cq_resp resp = {};
@@ -146,7 +147,8 @@ int orca_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  * start (or refuses a ring too small for them: -EINVAL) and from then on
  * writes only there, so the old ring can go.
  */
-int orca_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+int orca_resize_cq(struct ib_cq *ibcq, unsigned int cqe,
+		   struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibcq->device);
 	struct orca_cq *cq = to_ocq(ibcq);

@@ -65,7 +65,7 @@ static bool orca_hold(struct orca_dev *dev, struct ib_umem *umem,
 
 	if (!orca_com_is_dead(&dev->com))
 		return false;
-	held = kzalloc(sizeof(*held), GFP_KERNEL);
+	held = kzalloc_obj(*held, GFP_KERNEL);
 	spin_lock(&dev->held_lock);
 	if (dev->quiesced) {
 		spin_unlock(&dev->held_lock);
@@ -208,7 +208,7 @@ void orca_dead_quiesce_work(struct work_struct *work)
 		 "dead device stopped (reset acknowledged): %u held user buffers and page lists released\n",
 		 n);
 	/* only now may kernel consumers' work complete flushed: say so */
-	queue_work(system_wq, &dev->dead_comp_work);
+	queue_work(system_dfl_wq, &dev->dead_comp_work);
 }
 
 /**

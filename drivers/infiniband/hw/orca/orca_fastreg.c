@@ -37,7 +37,7 @@ struct ib_mr *orca_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 	if (type != IB_MR_TYPE_MEM_REG || !max_num_sg ||
 	    max_num_sg > dev->attr.max_fast_reg_page_list_len)
 		return ERR_PTR(-EINVAL);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	err = orca_kbuf_alloc_one(dev, &mr->pl,

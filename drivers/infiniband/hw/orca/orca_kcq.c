@@ -432,7 +432,7 @@ int orca_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 		if (flags & IB_CQ_REPORT_MISSED_EVENTS)
 			ret = 1;
 		else
-			queue_work(system_wq, &dev->dead_comp_work);
+			queue_work(system_dfl_wq, &dev->dead_comp_work);
 	}
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;

@@ -73,8 +73,8 @@ int orca_process_mad(struct ib_device *ibdev, int mad_flags, u32 port_num,
 		return IB_MAD_RESULT_SUCCESS;
 	if (*out_mad_size < sizeof(*out))
 		return IB_MAD_RESULT_FAILURE;
-	req = kzalloc(sizeof(*req), GFP_KERNEL);
-	resp = kzalloc(sizeof(*resp), GFP_KERNEL);
+	req = kzalloc_obj(*req, GFP_KERNEL);
+	resp = kzalloc_obj(*resp, GFP_KERNEL);
 	if (!req || !resp)
 		goto out;
 	req->port = port_num;

@@ -175,7 +175,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.query_srq = orca_query_srq,
 	.reg_user_mr = orca_reg_user_mr,
 	.req_notify_cq = orca_req_notify_cq,
-	.resize_cq = orca_resize_cq,
+	.resize_user_cq = orca_resize_cq,
 	.rereg_user_mr = orca_rereg_user_mr,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, orca_ah, ibah),
@@ -603,7 +603,7 @@ static int orca_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	struct orca_pci *opci;
 	int err;
 
-	opci = kzalloc(sizeof(*opci), GFP_KERNEL);
+	opci = kzalloc_obj(*opci, GFP_KERNEL);
 	if (!opci)
 		return -ENOMEM;
 	opci->pdev = pdev;

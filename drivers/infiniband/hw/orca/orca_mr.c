@@ -34,7 +34,7 @@ struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 			  va, len);
 		return ERR_PTR(-EINVAL);
 	}
-	umem = ib_umem_get(&dev->ibdev, va, len, access);
+	umem = ib_umem_get_va(&dev->ibdev, va, len, access);
 	if (IS_ERR(umem))
 		return umem;
 	/*
@@ -62,7 +62,7 @@ struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 
 struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
-			       struct ib_udata *udata)
+			       struct ib_dmah *dmah, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibpd->device);
 	struct orca_reg_mr_in in = {};
@@ -71,6 +71,11 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	u32 lkey, rkey, first_off;
 	int access = access_flags, err;
 
+	/* the device has no DMA handles (TPH steering tags) */
+	if (dmah) {
+		ibdev_dbg(&dev->ibdev, "MR with a DMA handle not supported\n");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	/* optional bits are hints: keep relaxed ordering, drop the rest */
 	access &= ~IB_ACCESS_OPTIONAL | IB_ACCESS_RELAXED_ORDERING;
 	if (access & ~(ORCA_MR_ACCESS | IB_ACCESS_RELAXED_ORDERING)) {
@@ -84,11 +89,11 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
 		return ERR_PTR(-EINVAL);
 
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
-	mr->umem = ib_umem_get(ibpd->device, start, length,
-			       access & ~IB_ACCESS_RELAXED_ORDERING);
+	mr->umem = ib_umem_get_va(ibpd->device, start, length,
+				  access & ~IB_ACCESS_RELAXED_ORDERING);
 	if (IS_ERR(mr->umem)) {
 		err = PTR_ERR(mr->umem);
 		goto err_free;
@@ -164,8 +169,8 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 
 	if ((flags & IB_MR_REREG_TRANS) ||
 	    ((access & IB_ACCESS_LOCAL_WRITE) && !umem->writable)) {
-		umem = ib_umem_get(ibmr->device, start, length,
-				   access & ~IB_ACCESS_RELAXED_ORDERING);
+		umem = ib_umem_get_va(ibmr->device, start, length,
+				      access & ~IB_ACCESS_RELAXED_ORDERING);
 		if (IS_ERR(umem))
 			return ERR_CAST(umem);
 	}
@@ -223,7 +228,7 @@ struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access)
 	if (!(dev->attr.kernel_cap_flags & IBK_LOCAL_DMA_LKEY) ||
 	    (access & ~IB_ACCESS_LOCAL_WRITE))
 		return ERR_PTR(-EOPNOTSUPP);
-	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
 	mr->dma_mr = true;

@@ -219,7 +219,7 @@ TRACE_EVENT(orca_cmd,
 			     __field(int, err)
 			     __field(s64, latency_us)
 	    ),
-	    TP_fast_assign(__assign_str(dev, dev_name(dev));
+	    TP_fast_assign(__assign_str(dev);
 			   __entry->opcode = opcode;
 			   __entry->token = token;
 			   __entry->status = status;
@@ -251,7 +251,7 @@ TRACE_EVENT(orca_async_event,
 			     __field(u32, num)
 			     __field(u32, syndrome)
 	    ),
-	    TP_fast_assign(__assign_str(dev, dev_name(dev));
+	    TP_fast_assign(__assign_str(dev);
 			   __entry->type = eqe->type;
 			   orca_trace_eqe(eqe, &__entry->num, &__entry->event,
 					  &__entry->state, &__entry->syndrome);
@@ -283,7 +283,7 @@ TRACE_EVENT(orca_ceq_irq,
 			     __field(u32, consumed)
 			     __field(u32, dropped)
 	    ),
-	    TP_fast_assign(__assign_str(dev, dev_name(dev));
+	    TP_fast_assign(__assign_str(dev);
 			   __entry->ci = ci;
 			   __entry->pi = pi;
 			   __entry->consumed = consumed;

@@ -207,7 +207,7 @@ orca_mmap_insert(struct orca_ucontext *uctx, phys_addr_t address,
 	struct orca_user_mmap_entry *entry;
 	int err;
 
-	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	entry = kzalloc_obj(*entry, GFP_KERNEL);
 	if (!entry)
 		return ERR_PTR(-ENOMEM);
 	entry->address = address;
@@ -374,7 +374,7 @@ int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 	}
 	if (to_oentry(rdma_entry)->page && to_oentry(rdma_entry)->writable) {
 		/* a kick ring: the context's to write */
-		vma->vm_flags &= ~VM_MAYEXEC;
+		vm_flags_clear(vma, VM_MAYEXEC);
 		err = vm_insert_page(vma, vma->vm_start,
 				     to_oentry(rdma_entry)->page);
 		goto out;
@@ -387,12 +387,12 @@ int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 			err = -EPERM;
 			goto out;
 		}
-		vma->vm_flags &= ~(VM_MAYWRITE | VM_MAYEXEC);
+		vm_flags_clear(vma, VM_MAYWRITE | VM_MAYEXEC);
 		err = vm_insert_page(vma, vma->vm_start,
 				     to_oentry(rdma_entry)->page);
 		goto out;
 	}
-	vma->vm_flags &= ~VM_MAYEXEC;
+	vm_flags_clear(vma, VM_MAYEXEC);
 	/* ib_core zaps the mapping when the device goes away */
 	err = rdma_user_mmap_io(ibucontext, vma,
 				PHYS_PFN(to_oentry(rdma_entry)->address),
@@ -438,5 +438,5 @@ void orca_kick_kernel(struct orca_dev *dev)
 	if (!orca_com_is_dead(&dev->com))
 		dev->com.ops->ring(&dev->com, ORCA_FW_VEC_DB);
 	else if (orca_dead_stopped(dev))
-		queue_work(system_wq, &dev->dead_comp_work);
+		queue_work(system_dfl_wq, &dev->dead_comp_work);
 }
