@@ -223,6 +223,8 @@ unit:
 	@$(begin)
 	@$(STAGE) unit-emulator -- sh -c '$(call need,emulator/Makefile,no emulator) && $(MAKE) -C emulator BUILD=$(BUILD) test' || true
 	@$(STAGE) unit-provider -- sh -c '$(call need,providers/Makefile,no provider) && $(MAKE) -C providers BUILD=$(BUILD) test' || true
+	@$(STAGE) unit-provider-56 -- $(MAKE) -C providers BUILD=$(BUILD) RDMA_CORE=56 test || true
+	@$(STAGE) unit-provider-65 -- $(MAKE) -C providers BUILD=$(BUILD) RDMA_CORE=65 test || true
 	@$(STAGE) unit-modinfo -- sh -c '$(MAKE) -s driver > /dev/null; BUILD=$(BUILD) tests/modinfo.sh' || true
 	@$(finish)
 

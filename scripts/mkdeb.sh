@@ -1,5 +1,8 @@
 #!/bin/bash
 # Build the Debian packages orca-dkms and orca-ibverbs-provider (`make deb`).
+# The provider is built for the installed rdma-core (libibverbs-dev: 44 on
+# Debian 12) and its package says so (Depends on that libibverbs1 only,
+# description names the private ABI); see providers/RDMA-CORE.md.
 #
 # Nothing is written into the source tree: the files the packages are made
 # from (debian/, dkms.conf, Kbuild, the driver directory, the UAPI header,
@@ -67,3 +70,8 @@ for p in "orca-dkms_${VERSION}_all.deb" "orca-ibverbs-provider_${VERSION}_${arch
 done
 say "packages in $OUT ($((t / 1000)).$((t % 1000 / 100)) s):"
 (cd "$OUT" && ls -l ./*.deb) >&2
+# which libibverbs the provider is for (debian/rules: the installed one)
+prov=$OUT/orca-ibverbs-provider_${VERSION}_${arch}.deb
+for_rc=$(dpkg-deb -f "$prov" Description | sed -n 's/^ *Built for \(rdma-core [0-9]*\).*/\1/p')
+plugin=$(dpkg-deb -c "$prov" | grep -o 'liborca-rdmav[0-9]*\.so')
+say "orca-ibverbs-provider: $for_rc, $plugin, Depends: $(dpkg-deb -f "$prov" Depends)"

@@ -195,7 +195,8 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 		goto err_free;
 
 	ret = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
-				    sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp)
+				    ORCA_CMD_NO_DRIVER_CHAIN);
 	if (ret)
 		goto err_rings;
 	orca_qp_rings_setup(qp, attr);

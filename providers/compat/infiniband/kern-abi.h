@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Standalone replacement for rdma-core's libibverbs/kern-abi.h, for building
- * the orca provider against an installed libibverbs 44 (IBVERBS_PRIVATE_34)
- * without the rdma-core source tree.  Only the command wrappers the orca
+ * the orca provider against libibverbs 44, 56 or 65 (IBVERBS_PRIVATE_34 and
+ * _65; the wrappers and the kernel structs they hold are the same in all
+ * three) without the rdma-core source tree.  Only the command wrappers the orca
  * provider hands to ibv_cmd_*() are declared.  In-tree builds never see this
  * file.
  *
@@ -143,7 +144,10 @@ DECLARE_CMD_EX(IB_USER_VERBS_EX_CMD_QUERY_DEVICE, ibv_query_device_ex,
 	static_assert(sizeof(struct _name##_resp) % IBV_ABI_ALIGN(_enum) == 0, \
 		      "Bad kabi resp alignment")
 
-/* Sizes measured for libibverbs 44 (x86_64); see provider-abi.md 1.3 */
+/*
+ * Sizes measured for libibverbs 44 (x86_64); see provider-abi.md 1.3.  The
+ * same against 56's and 65's own headers (tests/intree_check.sh).
+ */
 static_assert(sizeof(struct ex_hdr) == 24, "ex_hdr");
 static_assert(sizeof(struct ibv_get_context) == 16, "ibv_get_context");
 static_assert(sizeof(struct ibv_query_port) == 24, "ibv_query_port");
