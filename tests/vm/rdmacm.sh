@@ -42,9 +42,17 @@ if ! pair_remote; then
     exit 1
 fi
 export PAIR_RDMA_CM=1
-# ib_cm's counters of the port (6.1: in the port's sysfs directory)
-cm_tx() { cat "/sys/class/infiniband/$dev/ports/1/cm_tx_msgs/$1" 2> /dev/null || echo 0; }
-req0=$(cm_tx req) sidr0=$(cm_tx sidr_req) dreq0=$(cm_tx dreq)
+# ib_cm's counters of the port (in the port's sysfs directory): GROUP
+# NAME, e.g. cm_tx_msgs req; nothing (status 1) if there is no such counter
+cm_count() { cat "/sys/class/infiniband/$dev/ports/1/$1/$2" 2> /dev/null; }
+# first transmissions of a message: sent minus retransmitted
+cm_first() {
+    local m r
+    m=$(cm_count cm_tx_msgs "$1") && r=$(cm_count cm_tx_retries "$1") && nums "$m" "$r" &&
+        echo $((m - r))
+}
+req0=$(cm_first req) sidr0=$(cm_first sidr_req)
+dreq0=$(cm_count cm_tx_msgs dreq) rdreq0=$(cm_count cm_rx_msgs dreq)
 
 # cm SERVER ARGS... -- CLIENT ARGS...: the rdma_cm server on the other
 # host, listening on $port, then the client here; sets crc and src (the
@@ -155,12 +163,18 @@ pt ib_read_lat ib_read_lat -n 100
 pt "ib_send_lat -c UD" ib_send_lat -c UD -n 100
 cm_ece_check
 
-# the connections went through this host's ib_cm on orca0: a REQ for each
-# connection (rping, ucmatose, rdma_client, three perftests, cm_ece), a SIDR REQ
-# for each UD one (udaddy, ib_send_lat -c UD), DREQs for the RC ones
-req=$(($(cm_tx req) - req0)) sidr=$(($(cm_tx sidr_req) - sidr0)) dreq=$(($(cm_tx dreq) - dreq0))
-((req >= 7 && sidr >= 2 && dreq >= 1))
+# the connections went through this host's ib_cm on orca0: one REQ for
+# each connection (rping, ucmatose, rdma_client, three perftests, cm_ece:
+# 7; retransmissions not counted), one SIDR REQ for each UD one (udaddy,
+# ib_send_lat -c UD: 2), and each RC connection ended with a DREQ, sent
+# from here or received here (7 at least: both ends may send one)
+req1=$(cm_first req) sidr1=$(cm_first sidr_req)
+dreq1=$(cm_count cm_tx_msgs dreq) rdreq1=$(cm_count cm_rx_msgs dreq)
+nums "$req0" "$req1" "$sidr0" "$sidr1" "$dreq0" "$dreq1" "$rdreq0" "$rdreq1"
 rc=$?
-ok $rc "ib_cm on $dev port 1 sent $req REQs, $sidr SIDR REQs, $dreq DREQs (at least 7, 2, 1)"
+req=$((req1 - req0)) sidr=$((sidr1 - sidr0)) dreq=$((dreq1 - dreq0)) rdreq=$((rdreq1 - rdreq0))
+((rc == 0 && req == 7 && sidr == 2 && dreq + rdreq >= 7))
+rc=$?
+ok $rc "ib_cm on $dev port 1: $req REQs and $sidr SIDR REQs first sent (7 and 2), DREQs $dreq sent and $rdreq received (7 RC connections ended)"
 ((rc)) && diag "$(ls "/sys/class/infiniband/$dev/ports/1/")"
 done_testing

@@ -46,7 +46,7 @@ mark="orca-teardown-test-$$"
 klog_mark_both "$mark"
 # ORCA_TEARDOWN_ROUNDS (1): the two rounds that often (make soak: more)
 rounds=$(pos_int "${ORCA_TEARDOWN_ROUNDS:-}" 1)
-plan $((3 + 19 * rounds))
+plan $((5 + 21 * rounds))
 if ! pair_remote; then
     echo "Bail out! teardown.sh needs the second guest of scripts/vm2.sh"
     exit 1
@@ -79,7 +79,18 @@ active() { [[ $(peer "cat /sys/class/infiniband/$dev/ports/1/state" 2> /dev/null
 ib0_up() { peer "ip addr replace $ip_b/24 dev ib0 && ip link set ib0 up && [ \$(cat /sys/class/net/ib0/carrier) = 1 ]" > /dev/null 2>&1; }
 down() { [[ $(ctrl_state) == connecting || $(ctrl_state) == resetting ]]; }
 rping_done() { ended "$rping_pid" && ended "$spid"; }
-cm_open() { peer "rdma res show cm_id" | grep -q 'state CONNECT'; }
+# this round's rping connection, not any rdma_cm ID (the NVMe/RDMA
+# controller's are CONNECTed too): here the client's ID to the server's
+# port there, there the server's ID on that port
+ip_re=${ip_b//./\\.}
+cm_open() {
+    rdma res show cm_id | grep -qE "state CONNECT .*dst-addr $ip_re:$rping_port( |$)" &&
+        peer "rdma res show cm_id" | grep -qE "state CONNECT .*src-addr $ip_re:$rping_port( |$)"
+}
+ipoib_pings() { ping -q -c 1 -W 2 "$ip_b" > /dev/null 2>&1; }
+# a status that says the process was killed (by timeout, or a signal of
+# its own fault) and did not end because it was told
+killed() { (($1 == 124 || $1 == 134 || $1 == 137 || $1 == 139)); }
 # the driver there declared its device dead
 peer_dead() { peer ". $_pair_lib/klog.sh && klog_since '$round_mark' | grep -qE 'device dead \((firmware health is fatal|device reported a fatal error)\)'"; }
 
@@ -94,10 +105,13 @@ round() {
     spid=$PAIR_SPID
     timeout -k 5 600 rping -c -a "$ip_b" -p "$rping_port" -C 1000000 -S 1024 > "$tmp/rping" 2>&1 &
     rping_pid=$!
-    wait_until "$ORCA_WAIT" cm_open
-    ok $? "$tag: an rping connection to $ip_b open (rdma_cm ID CONNECTed there), IPoIB pinged, the NVMe controller $(ctrl_state)"
+    wait_until "$ORCA_WAIT" cm_open && wait_until "$ORCA_WAIT" ipoib_pings && live &&
+        ! ended "$rping_pid" && ! ended "$spid"
+    ok $? "$tag: the rping connection to $ip_b:$rping_port open on both sides and running, IPoIB pinged, the NVMe controller $(ctrl_state)"
     ping -q -i 0.2 -c 100000 -W 1 "$ip_b" > "$tmp/ping" 2>&1 &
     ping_pid=$!
+    # the first replies of this ping, before the device goes
+    wait_until "$ORCA_WAIT" ipoib_pings
 
     if [[ $kind == fatal ]]; then
         t0=$(now_us)
@@ -115,8 +129,16 @@ round() {
     peer "[ ! -e /sys/class/infiniband/$dev ] && [ ! -e /sys/class/net/ib0 ]"
     ok $? "$tag: there, orca0 and ib0 are gone"
     if [[ $kind == rmmod ]]; then
+        # rping -C 1000000 runs far longer than this: both ending within
+        # ORCA_WAIT, neither killed, is rdma_cm telling them
         wait_until "$ORCA_WAIT" rping_done
-        ok $? "$tag: the rping connection ended on both sides (rdma_cm told both ends)"
+        rc=$?
+        wait "$rping_pid"
+        crc=$?
+        wait "$spid"
+        src=$?
+        ((rc == 0)) && ! killed "$crc" && ! killed "$src"
+        ok $? "$tag: the rping connection ended on both sides, neither killed (client exit $crc, server exit $src): rdma_cm told both ends"
     else
         # a dead device says nothing on the wire: a client here with no
         # WR outstanding waits for the server for good (a peer's reboot)
@@ -139,7 +161,12 @@ round() {
     wait_until "$ORCA_WAIT" ib0_up && ip neigh flush dev ib0 &&
         ping -q -W 5 -c 3 "$ip_b" > "$tmp/ping2" 2>&1
     ok $? "$tag: ib0 back there with its address: $(grep transmitted "$tmp/ping2" 2> /dev/null)"
-    kill "$ping_pid" 2> /dev/null
+    # SIGINT: ping prints its statistics
+    kill -INT "$ping_pid" 2> /dev/null
+    wait "$ping_pid"
+    got=$(sed -n 's/.* \([0-9][0-9]*\) received.*/\1/p' "$tmp/ping")
+    [[ $got =~ ^[0-9]+$ ]] && ((got > 0))
+    ok $? "$tag: the ping over IPoIB through the round had replies: $(grep transmitted "$tmp/ping" 2> /dev/null)"
     # nvmet-rdma drops a port's listener with its device and does not take
     # it up again by itself: the admin's step, the subsystem linked anew
     t0=$(now_us)
@@ -165,10 +192,19 @@ for ((r = 1; r <= rounds; r++)); do
     round fatal "$which"
 done
 
-nvme disconnect -n "$nqn" > /dev/null 2>&1
+nvme disconnect -n "$nqn" > "$tmp/disc" 2>&1
+rc=$?
+((rc == 0)) && ! find_ctrl
+ok $? "nvme disconnect: exit $rc, no controller of $nqn left ($(head -n 1 "$tmp/disc"))"
 t=$(nvmet_down_line "$nqn" /tmp/nvmet-td.img 2)
 peer "$t" > "$tmp/down" 2>&1
-modprobe -r nvme-rdma 2> /dev/null
-ok $? "controller disconnected, target and modules gone"
+rc=$?
+((rc == 0)) && peer "[ ! -e $NVMET_CFS/subsystems/$nqn ] && ! grep -q '^nvmet ' /proc/modules"
+ok $? "the target there taken down: exit $rc, no subsystem $nqn, nvmet unloaded"
+((rc)) && diag "$(cat "$tmp/down")"
+modprobe -r nvme-rdma > "$tmp/modr" 2>&1
+rc=$?
+((rc == 0)) && ! grep -q '^nvme_rdma ' /proc/modules
+ok $? "modprobe -r nvme-rdma here: exit $rc, the module gone"
 ok_no_oopses_both "$mark"
 done_testing
