@@ -236,8 +236,9 @@ unit:
 # reload loops (vm-faults), the firmware killed for good, idle and under
 # load, and killed and booted again under load (vm-emu-*), and the debug
 # kernel's focused set (vm-debug).  Part of
-# make check; the long versions of each are make soak's.
-FUZZ_SECONDS ?= 10
+# make check; the long versions of each are make soak's (libFuzzer 5 s a
+# harness here, a smoke test; 300 s in soak).
+FUZZ_SECONDS ?= 5
 RELOAD_LOOPS ?= 5
 reliability:
 	$(if $(PART),,@$(MAKE) deps build)
@@ -356,8 +357,10 @@ vm-data:
 # RDMA (nfsd's RDMA listener there, every byte checked both ways), UCX and Open
 # MPI, and last the other host's orca unloaded and loaded under all that,
 # once as it is and once after its device died
+# (RC between the hosts under loss, lossy.sh's 2 % and 20 %, is
+# vm-twohost-lossy-heavy's, in make soak; vm-data has lossy.sh on one host)
 TWOHOST_SUITES = $(T)/vm/opensm.sh $(T)/vm/twohost.sh \
-	    $(T)/vm/perftest.sh $(T)/vm/lossy.sh $(T)/vm/ipoib.sh \
+	    $(T)/vm/perftest.sh $(T)/vm/ipoib.sh \
 	    $(T)/vm/rdmacm.sh $(T)/vm/nvme.sh $(T)/vm/nfs.sh $(T)/vm/ucx-mpi.sh \
 	    $(T)/vm/teardown.sh
 vm-twohost:
