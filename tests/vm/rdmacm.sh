@@ -163,18 +163,19 @@ pt ib_read_lat ib_read_lat -n 100
 pt "ib_send_lat -c UD" ib_send_lat -c UD -n 100
 cm_ece_check
 
-# the connections went through this host's ib_cm on orca0: one REQ for
+# the connections went through this host's ib_cm on orca0: a REQ for
 # each connection (rping, ucmatose, rdma_client, three perftests, cm_ece:
-# 7; retransmissions not counted), one SIDR REQ for each UD one (udaddy,
-# ib_send_lat -c UD: 2), and each RC connection ended with a DREQ, sent
-# from here or received here (7 at least: both ends may send one)
+# at least 7, retransmissions not counted; perftest makes more than one),
+# exactly one SIDR REQ for each UD one (udaddy, ib_send_lat -c UD: 2), and
+# each RC connection ended with a DREQ, sent from here or received here (7
+# at least: both ends may send one)
 req1=$(cm_first req) sidr1=$(cm_first sidr_req)
 dreq1=$(cm_count cm_tx_msgs dreq) rdreq1=$(cm_count cm_rx_msgs dreq)
 nums "$req0" "$req1" "$sidr0" "$sidr1" "$dreq0" "$dreq1" "$rdreq0" "$rdreq1"
 rc=$?
 req=$((req1 - req0)) sidr=$((sidr1 - sidr0)) dreq=$((dreq1 - dreq0)) rdreq=$((rdreq1 - rdreq0))
-((rc == 0 && req == 7 && sidr == 2 && dreq + rdreq >= 7))
+((rc == 0 && req >= 7 && sidr == 2 && dreq + rdreq >= 7))
 rc=$?
-ok $rc "ib_cm on $dev port 1: $req REQs and $sidr SIDR REQs first sent (7 and 2), DREQs $dreq sent and $rdreq received (7 RC connections ended)"
+ok $rc "ib_cm on $dev port 1: $req REQs and $sidr SIDR REQs first sent (at least 7, exactly 2), DREQs $dreq sent and $rdreq received (at least 7, one per RC connection)"
 ((rc)) && diag "$(ls "/sys/class/infiniband/$dev/ports/1/")"
 done_testing
