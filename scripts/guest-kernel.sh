@@ -50,20 +50,14 @@ if [[ -f $out/.orca-done ]]; then
 fi
 
 # A private apt state for $suite: sources, lists and archives in the cache.
+# shellcheck source=scripts/lib/apt-private.sh
+. "$(dirname "$0")/lib/apt-private.sh"
 apt_dir=$cache/apt-$suite
-mkdir -p "$apt_dir"/{etc/sources.list.d,state/lists/partial,cache/archives/partial,debs}
 case $suite in
 bookworm-security) uri=http://deb.debian.org/debian-security ;;
 *) uri=http://deb.debian.org/debian ;;
 esac
-echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main" \
-    > "$apt_dir/etc/sources.list"
-apt_opts=(-o "Dir::State=$apt_dir/state" -o "Dir::Cache=$apt_dir/cache"
-    -o "Dir::Etc::SourceList=$apt_dir/etc/sources.list"
-    -o "Dir::Etc::SourceParts=$apt_dir/etc/sources.list.d"
-    -o "Dir::State::status=/dev/null" -o "APT::Sandbox::User=root")
-say "apt-get update ($suite, private state in $apt_dir)"
-apt-get "${apt_opts[@]}" -qq update || die "apt-get update of $suite failed"
+apt_private "$apt_dir" "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $suite main"
 
 pkgs=()
 case $name in

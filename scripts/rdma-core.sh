@@ -53,19 +53,13 @@ if [[ -n $done_dir ]]; then
 fi
 
 # A private apt state for $suite (binary and source indexes).
+# shellcheck source=scripts/lib/apt-private.sh
+. "$(dirname "$0")/lib/apt-private.sh"
 apt_dir=$cache/apt-rdma-core-$suite
-mkdir -p "$apt_dir"/{etc/sources.list.d,state/lists/partial,cache/archives/partial,debs,src}
-{
-    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main"
-    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main"
-} > "$apt_dir/etc/sources.list"
-apt_opts=(-o "Dir::State=$apt_dir/state" -o "Dir::Cache=$apt_dir/cache"
-    -o "Dir::Etc::SourceList=$apt_dir/etc/sources.list"
-    -o "Dir::Etc::SourceParts=$apt_dir/etc/sources.list.d"
-    -o "Dir::State::status=/dev/null" -o "APT::Sandbox::User=root")
-
-say "apt-get update ($suite, private state in $apt_dir)"
-apt-get "${apt_opts[@]}" -qq update || die "apt-get update of $suite failed"
+mkdir -p "$apt_dir/src"
+apt_private "$apt_dir" \
+    "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main" \
+    "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $suite main"
 ver=$(apt-cache "${apt_opts[@]}" show libibverbs1 2> /dev/null |
     sed -n 's/^Version: //p' | sort -V | tail -1)
 [[ -n $ver ]] || die "no libibverbs1 in $suite"
