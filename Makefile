@@ -58,7 +58,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
 .PHONY: all build driver emulator provider testprogs deps lint unit vmtest \
-	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-faults vm-data vm-packages deb run check bench kunit clean help \
+	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-faults vm-data vm-packages vm-debian13 deb run check bench kunit clean help \
 	reliability fuzz driver-debug driver-debug-kunit vm-debug verbs-fuzz \
 	kmod-tree ktest ktest-debug vm-features-off vm-swiotlb upstream upstream-check \
 	$(addprefix driver-,$(GUEST_KERNELS)) $(addprefix ktest-,$(GUEST_KERNELS)) \
@@ -77,7 +77,7 @@ help:
 	@echo "  vmtest    three VM boots running tests/vm/*.sh and the verbs tests"
 	@echo "  run       deps, build, boot once: ibv_devinfo -v -d orca0 and the demo"
 	@echo "  check     deps, build, lint, unit, reliability (KUnit in vm-debug), upstream-check, vmtest, then 'N passed, N failed, N skipped'"
-	@echo "  soak      the campaigns (long fuzzing, the debug kernel's full list, 20 % loss, long ULP runs, 7.3 and the two-host stage on 6.12 and 7.3), same summary"
+	@echo "  soak      the campaigns (long fuzzing, the debug kernel's full list, 20 % loss, long ULP runs, 7.3 and the two-host stage on 6.12 and 7.3, the Debian 12 packages), same summary"
 	@echo "  bench     query-verb latency, fw cmds and syscalls per call: orca0 vs rxe0, one VM boot"
 	@echo "  upstream  patch series for Linux 7.3 and rdma-core v44 in $(BUILD)/upstream (RDMA_CORE_SRC=<v44 tree> for the full rdma-core one)"
 	@echo "  upstream-check  tests of both series (git am, in-tree W=1 build, checkpatch --strict, no compat code; part of check)"
@@ -261,7 +261,7 @@ soak:
 	@$(begin)
 	@$(STAGE) fuzz-emulator-long -- env BUILD=$(BUILD) tests/fuzz/run.sh $(SOAK_FUZZ_SECONDS) || true
 	@$(MAKE) vm-fuzz-long vm-debug-full vm-lossy-heavy vm-twohost-lossy-heavy vm-twohost-ulp-long \
-	    vm-7.3 vm-twohost-6.12 vm-twohost-7.3 PART=$(TAPDIR)
+	    vm-7.3 vm-twohost-6.12 vm-twohost-7.3 vm-packages PART=$(TAPDIR)
 	@$(finish)
 
 # the verbs fuzzer: every regression seed, then 100000 steps (check's
@@ -299,7 +299,7 @@ vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
 	@$(MAKE) vm-default vm-6.12 vm-config vm-features-off vm-swiotlb vm-data \
-	    vm-twohost vm-twohost-ece vm-packages PART=$(TAPDIR)
+	    vm-twohost vm-twohost-ece vm-debian13 PART=$(TAPDIR)
 	@$(finish)
 
 # (a) default emulator configuration: device info, every verbs test, the demo
@@ -400,6 +400,24 @@ vm-packages:
 	    BUILD=$(BUILD) $(VM) --name $@ --timeout 2400 --no-orca --no-provider --plain-ivshmem -- \
 	    env ORCA_TEST_TIMEOUT=2100 ORCA_DKMS_CCACHE=$(DKMS_CCACHE) \
 	    $(T)/lib/run-tests.sh $(T)/vm/packages.sh' || true
+
+# The same admin on Debian 13 (trixie), the system a server runs today: a
+# guest whose / is a real Debian 13 root (scripts/debian-root.sh 13:
+# debootstrap, cached) with its own 6.12 kernel and rdma-core 56; the
+# packages built in that root (mkdeb.sh --root: the provider for rdma-core
+# 56), DKMS and udev there, Debian 13's OpenSM bringing up the subnet with a
+# second guest (Debian 12, the build tree's orca), ibv_rc_pingpong and rping
+# over IPoIB between them, then purge (tests/vm/debian13.sh).  DKMS compiles
+# through a cache dkms-ccache.sh fills natively in the same root.
+vm-debian13:
+	@$(STAGE) $@ -- sh -c 'mkdir -p $(BUILD) $(DKMS_CCACHE)-debian13 && \
+	    { root=$$(scripts/debian-root.sh 13) || { echo "Bail out! no Debian 13 root (scripts/debian-root.sh 13)"; exit 1; }; } && \
+	    { BUILD=$(BUILD) scripts/mkdeb.sh --root $$root --out $(BUILD)/deb-debian13 > $(BUILD)/mkdeb-debian13.log 2>&1 || \
+	      { tail -40 $(BUILD)/mkdeb-debian13.log; echo "Bail out! make deb in the Debian 13 root failed ($(BUILD)/mkdeb-debian13.log)"; exit 1; }; } && \
+	    { scripts/dkms-ccache.sh $(BUILD)/deb-debian13 $(DKMS_CCACHE)-debian13 $$root || true; } && \
+	    BUILD=$(BUILD) $(VM2) --name $@ --root-a debian13 --sm none --bind $(DKMS_CCACHE)-debian13 --timeout 1500 -- \
+	    env ORCA_TEST_TIMEOUT=1400 ORCA_DKMS_CCACHE=$(DKMS_CCACHE)-debian13 \
+	    $(T)/lib/run-tests.sh $(T)/vm/debian13.sh' || true
 
 # the debug kernel (KASAN, UBSAN, lockdep, kmemleak, debug objects;
 # scripts/debug-kernel.sh, cold ~12 min, then cached).  vm-debug (make

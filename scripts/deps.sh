@@ -19,7 +19,7 @@ PKGS=(
     infiniband-diags opensm iputils-ping iperf3 nvme-cli fio ucx-utils openmpi-bin python3-mpi4py
     nfs-kernel-server
     iproute2 python3 strace pciutils python3-ply python3-git python3-docutils
-    debhelper dh-dkms dkms udev ccache
+    debhelper dh-dkms dkms udev ccache debootstrap
     clang libclang-rt-14-dev
 )
 

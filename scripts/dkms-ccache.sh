@@ -1,7 +1,7 @@
 #!/bin/bash
 # Fill a compiler cache with orca-dkms' DKMS build, natively, for vm-packages.
 #
-#   scripts/dkms-ccache.sh DEB_DIR CACHE_DIR
+#   scripts/dkms-ccache.sh DEB_DIR CACHE_DIR [ROOT]
 #
 # In vm-packages the guest installs the packages as an admin would, and
 # DKMS compiles orca.ko there, under TCG: about 70 % of the stage (110 s
@@ -15,46 +15,35 @@
 # CACHE_DIR.  The guest's DKMS build then goes through a copy of that cache:
 # the same compiles, answered from it.  Nothing changes on the host but
 # CACHE_DIR.  Prints what it did; exit status 1 if the native build failed
-# (the guest then compiles everything itself, and packages.sh says so).
-set -euo pipefail
-debdir=$1
+# (the guest then compiles everything itself, and packages.sh sayset -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+debdir=$(cd "$1" && pwd -P)
 cache=$2
+root=${3:-/}
 deb=$(find "$debdir" -maxdepth 1 -name 'orca-dkms_*_all.deb' | head -n 1)
 [[ -n $deb ]] || { echo "dkms-ccache: no orca-dkms_*_all.deb in $debdir" >&2; exit 1; }
-command -v ccache > /dev/null || { echo "dkms-ccache: no ccache (scripts/deps.sh)" >&2; exit 1; }
+[[ -x $root/usr/bin/ccache ]] || { echo "dkms-ccache: no ccache in $root (scripts/deps.sh)" >&2; exit 1; }
 # the compilers dkms will call: the first word of each kernel's
 # CONFIG_CC_VERSION_TEXT
-ccs=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ "]*\).*/\1/p' /lib/modules/*/build/.config 2> /dev/null | sort -u | tr '\n' ' ')
-[[ -n $ccs ]] || { echo "dkms-ccache: no kernel build config says its compiler" >&2; exit 1; }
+ccs=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ "]*\).*/\1/p' "$root"/lib/modules/*/build/.config 2> /dev/null | sort -u | tr '\n' ' ')
+[[ -n $ccs ]] || { echo "dkms-ccache: no kernel build config in $root says its compiler" >&2; exit 1; }
 mkdir -p "$cache"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+cache=$(cd "$cache" && pwd -P)
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
 t0=$SECONDS
 
-# (runs in the new mount namespace; its mounts go with it)
-# shellcheck disable=SC2016
-inner='
-set -euo pipefail
-r=$tmp/root
-mkdir -p "$tmp/up" "$tmp/work" "$r"
-mount --make-rprivate /
-mount -t overlay overlay -o "lowerdir=/,upperdir=$tmp/up,workdir=$tmp/work" "$r"
-for d in proc sys dev; do mount --rbind "/$d" "$r/$d"; done
-mount -t tmpfs -o mode=755 tmpfs "$r/run"
-mount -t tmpfs -o mode=1777 tmpfs "$r/tmp"
-mkdir -p "$r/run/ccbin" "$r$cache"
-mount --bind "$cache" "$r$cache"
-for c in $ccs; do ln -s /usr/bin/ccache "$r/run/ccbin/$c"; done
-cp "$deb" "$r/tmp/"
-chroot "$r" /usr/bin/env -i PATH=/run/ccbin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive CCACHE_DIR="$cache" \
-    CCACHE_MAXSIZE=256M dpkg -i "/tmp/${deb##*/}"
-'
-if tmp=$tmp cache=$cache deb=$deb ccs=$ccs unshare -m bash -c "$inner" > "$tmp/log" 2>&1; then
+# shellcheck source=scripts/lib/in-root.sh
+. "$here/lib/in-root.sh"
+# shellcheck disable=SC2016  # expanded in in_root
+setup='mkdir -p "$r/run/ccbin"; for c in '"$ccs"'; do ln -s /usr/bin/ccache "$r/run/ccbin/$c"; done'
+IN_ROOT_ENV=(PATH=/run/ccbin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+    CCACHE_DIR="$cache" CCACHE_MAXSIZE=256M)
+if in_root "$root" "$cache:$debdir" "$setup" dpkg -i "$deb" > "$log" 2>&1; then
     echo "dkms-ccache: orca-dkms built natively in $((SECONDS - t0)) s into $cache" \
         "($(CCACHE_DIR=$cache ccache -s 2> /dev/null | grep -E 'Hits:|Misses:' | head -2 | tr -s ' ' | tr '\n' ';'))"
 else
     echo "dkms-ccache: the native DKMS build failed ($((SECONDS - t0)) s):" >&2
-    tail -n 30 "$tmp/log" >&2
+    tail -n 30 "$log" >&2
     exit 1
 fi

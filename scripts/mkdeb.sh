@@ -11,8 +11,14 @@
 # (the one place the version is kept), and dpkg-buildpackage -us -uc -b runs
 # in that copy.  The .deb, .buildinfo and .changes files land in $BUILD/deb/.
 #
-# usage: scripts/mkdeb.sh          (BUILD defaults to <repo>/build)
+# usage: scripts/mkdeb.sh [--root ROOT] [--out DIR]
 #        scripts/mkdeb.sh --version   print the package version and exit
+#   --root ROOT  build in ROOT (e.g. Debian 13's, scripts/debian-root.sh 13)
+#                instead of on the host: dpkg-buildpackage runs chrooted in
+#                a throw-away overlay of it (scripts/lib/in-root.sh), with
+#                its compiler and its libibverbs-dev, as on such a system
+#   --out DIR    where the packages land (default $BUILD/deb)
+# BUILD defaults to <repo>/build.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
@@ -25,21 +31,34 @@ die() { say "error: $*"; exit 1; }
 VERSION=$(sed -n 's/^MODULE_VERSION("\([^"]*\)");.*/\1/p' "$MAIN")
 [[ $VERSION =~ ^[0-9]+(\.[0-9]+)*$ ]] ||
     die "no MODULE_VERSION(\"x.y.z\") line in $MAIN (got '$VERSION')"
-if [[ ${1:-} == --version ]]; then
-    echo "$VERSION"
-    exit 0
-fi
-for t in dpkg-buildpackage dh dh_dkms; do
-    command -v "$t" > /dev/null || die "$t not found (run: make deps)"
+ROOT=
+OUT=
+while (($#)); do
+    case $1 in
+    --version) echo "$VERSION"; exit 0 ;;
+    --root) [[ $# -ge 2 && -x $2/usr/bin/dpkg-buildpackage ]] || die "--root needs a root with dpkg-dev"
+        ROOT=$(cd "$2" && pwd -P); shift 2 ;;
+    --out) [[ $# -ge 2 ]] || die "--out needs DIR"; OUT=$2; shift 2 ;;
+    *) die "usage: $0 [--root ROOT] [--out DIR] | --version" ;;
+    esac
 done
+if [[ -z $ROOT ]]; then
+    for t in dpkg-buildpackage dh dh_dkms; do
+        command -v "$t" > /dev/null || die "$t not found (run: make deps)"
+    done
+fi
 
 mkdir -p "$BUILD"
-OUT=$(cd "$BUILD" && pwd -P)/deb
+OUT=${OUT:-$BUILD/deb}
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd -P)
 SRC=$OUT/src
 case $OUT/ in
 "$REPO"/build/*) ;;                 # the default build dir (ignored by git)
 "$REPO"/*) die "BUILD=$BUILD would put $OUT into the source tree" ;;
 esac
+# it is emptied first: only a directory of packages
+[[ ${OUT##*/} == deb* ]] || die "--out $OUT: the directory's name must start with deb (it is emptied)"
 rm -rf "$OUT"
 mkdir -p "$SRC"
 
@@ -61,7 +80,16 @@ export SOURCE_DATE_EPOCH=$epoch
 
 say "building orca $VERSION in $SRC"
 t0=$EPOCHREALTIME
-(cd "$SRC" && dpkg-buildpackage -us -uc -b)
+if [[ -n $ROOT ]]; then
+    # shellcheck source=scripts/lib/in-root.sh
+    . "$REPO/scripts/lib/in-root.sh"
+    IN_ROOT_ENV=(SOURCE_DATE_EPOCH="$epoch")
+    # shellcheck disable=SC2016  # $1 is the inner shell's
+    in_root "$ROOT" "$OUT" '' sh -c 'cd "$1" && dpkg-buildpackage -us -uc -b' sh "$SRC" ||
+        die "dpkg-buildpackage in $ROOT failed"
+else
+    (cd "$SRC" && dpkg-buildpackage -us -uc -b)
+fi
 t=$(((${EPOCHREALTIME/./} - ${t0/./}) / 1000))
 
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)

@@ -51,6 +51,9 @@ in the first, with tests/lib/peer reaching the second.
                        SM (OpenSM) in a guest to program
   --smp N, --mem SIZE  per guest (vm.sh's defaults)
   --kernel debug|6.12|7.3  both guests boot that kernel (vm.sh --kernel)
+  --root-a debian13    the first guest is a Debian 13 system (vm.sh --root;
+                       orca from its packages), the second as usual
+  --bind DIR           vm.sh --bind, for both (a --root guest sees DIR)
   --keep               keep the first guest's job dir (\$BUILD/vm/NAME-a)
 EOF
 }
@@ -73,6 +76,10 @@ while (($#)); do
     --sm) [[ $# -ge 2 && $2 =~ ^(builtin|none)$ ]] || die "--sm needs builtin or none"
         SM=$2; shift 2 ;;
     --keep) ARGS_A+=(--keep); shift ;;
+    --root-a) [[ $# -ge 2 ]] || die "--root-a needs a value"
+        ARGS_A+=(--root "$2"); shift 2 ;;
+    --bind) [[ $# -ge 2 ]] || die "--bind needs a directory"
+        ARGS_BOTH+=(--bind "$2"); shift 2 ;;
     --smp | --mem | --kernel) [[ $# -ge 2 ]] || die "$1 needs a value"
         ARGS_BOTH+=("$1" "$2"); shift 2 ;;
     -h | --help) usage; exit 0 ;;

@@ -113,6 +113,8 @@ res_count() {
 }
 
 _pair_lib=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/lib/klog.sh
+. "$_pair_lib/klog.sh"
 # klog_mark_both MARK: MARK into the kernel log of this guest and the other
 klog_mark_both() {
     echo "$1" > /dev/kmsg
@@ -123,11 +125,17 @@ klog_oopses_both() {
     klog_oopses "$1"
     pair_remote && peer ". $_pair_lib/klog.sh && klog_oopses '$1'"
 }
-# ok_no_oopses_both MARK: one TAP test (tap.sh's ok): no crash or kernel
-# checker report after MARK in the kernel log of either guest
+# ok_no_oopses_both MARK: one TAP test (tap.sh's ok): MARK is in the kernel
+# log of either guest (else nothing after it was read) and no crash or
+# kernel checker report follows it
 ok_no_oopses_both() {
-    local oops
-    oops=$(klog_oopses_both "$1")
+    local oops='' m
+    dmesg | grep -qF -- "$1" || oops+="the mark '$1' is not in this guest's kernel log"$'\n'
+    if pair_remote; then
+        m=$(peer "dmesg | grep -cF -- '$1'")
+        [[ $m =~ ^[1-9] ]] || oops+="the mark '$1' is not in the other guest's kernel log ($m)"$'\n'
+    fi
+    oops+=$(klog_oopses_both "$1")
     [[ -z $oops ]]
     ok $? "no kernel warning on either host"
     [[ -z $oops ]] || diag "$oops"
