@@ -79,7 +79,7 @@ help:
 	@echo "  check     deps, build, lint, unit, reliability (KUnit in vm-debug), upstream-check, vmtest, then 'N passed, N failed, N skipped'"
 	@echo "  soak      the campaigns (long fuzzing, the debug kernel's full list, 20 % loss, long ULP runs, 7.3 and the two-host stage on 6.12 and 7.3, the Debian 12 packages), same summary"
 	@echo "  bench     query-verb latency, fw cmds and syscalls per call: orca0 vs rxe0, one VM boot"
-	@echo "  upstream  patch series for Linux 7.3 and rdma-core v44 in $(BUILD)/upstream (RDMA_CORE_SRC=<v44 tree> for the full rdma-core one)"
+	@echo "  upstream  patch series for Linux 7.3 and rdma-core v65 in $(BUILD)/upstream"
 	@echo "  upstream-check  tests of both series (git am, in-tree W=1 build, checkpatch --strict, no compat code; part of check)"
 	@echo "  driver-6.12, driver-7.3  orca.ko for Debian's 6.12 / 7.3 kernel (scripts/guest-kernel.sh fetches it once)"
 	@echo "  vm-6.12, vm-7.3  vm-default's suites on that kernel (vm-6.12 is in check, vm-7.3 in soak)"
@@ -552,11 +552,11 @@ run:
 	BUILD=$(BUILD) $(VM) --name run -- 'ibv_devinfo -v -d orca0 && $(BUILD)/tests/orca-demo -d orca0'
 
 # ------------------------------------------------------------------ upstream
-# The patch series, from the committed HEAD (scripts/upstream.sh): Linux 6.1
-# and rdma-core v44 (new files only unless RDMA_CORE_SRC names a v44 tree).
-# upstream-check: upstream-linux applies the kernel series to a pristine
-# linux-source-6.1 tree cached in $(ORCA_CACHE) (cold ~3.5 min, warm ~1 min)
-# and builds it in-tree; upstream-rdma-core checks the provider series.
+# The patch series, from the committed HEAD (scripts/upstream.sh): Linux 7.3
+# and rdma-core v65.  upstream-check: upstream-linux applies the kernel
+# series to a pristine linux-source-7.3 tree cached in $(ORCA_CACHE) and
+# builds it in-tree; upstream-rdma-core applies the provider series to
+# rdma-core 65's source (cached) and builds it with its cmake.
 upstream:
 	@scripts/upstream.sh --out $(BUILD)/upstream
 

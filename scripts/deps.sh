@@ -20,6 +20,7 @@ PKGS=(
     nfs-kernel-server
     iproute2 python3 strace pciutils python3-ply python3-git python3-docutils
     debhelper dh-dkms dkms udev ccache debootstrap
+    cmake ninja-build pkg-config libnl-3-dev libnl-route-3-dev
     clang libclang-rt-14-dev
 )
 

@@ -3,7 +3,8 @@
 #
 #   OUT/linux-7.3/       the kernel driver for Linux 7.3 (linux-rdma), the
 #                        newest kernel, the form the driver is written in
-#   OUT/rdma-core-v44/   the libibverbs provider for rdma-core v44
+#   OUT/rdma-core-v65/   the libibverbs provider for rdma-core v65, the
+#                        newest release, the form the provider is written in
 #
 # usage: scripts/upstream.sh [--out DIR] [--rev REV] [linux|rdma-core|all]
 #   --out   default $BUILD/upstream ($BUILD defaults to ./build)
@@ -11,7 +12,8 @@
 # environment:
 #   LINUX_SRC      a Linux 7.3 tree to take the base files from instead of
 #                  Debian's linux-source-7.3 (scripts/guest-kernel.sh 7.3)
-#   RDMA_CORE_SRC  an rdma-core v44 tree (see below)
+#   RDMA_CORE_SRC  an rdma-core v65 tree to take the base files from
+#                  instead of Debian's 65 source (scripts/rdma-core.sh 65)
 #
 # Everything comes from the committed tree of REV (git archive), never from
 # the working tree, so the output is reproducible and uncommitted work does
@@ -31,11 +33,13 @@
 # MAINTAINERS entry is the repository's MAINTAINERS file; each patch adds
 # the F: lines that cover the files it adds, so the entry grows with them.
 #
-# rdma-core: no v44 source tarball is available here, and a base must not
-# be made up, so without RDMA_CORE_SRC the series holds the new files only
-# (providers/orca, kernel-headers/rdma/orca-abi.h) and its cover letter
-# says so; the hunks in rdma-core's own files (CMake lists, driver id,
-# MAINTAINERS, README, packaging) are made only from a real v44 tree.
+# rdma-core: the base is the upstream v65 source (the .orig.tarball of
+# Debian's rdma-core 65 source package, fetched once into the cache by
+# scripts/rdma-core.sh); the series adds the new files (providers/orca,
+# kernel-headers/rdma/orca-abi.h) and the hunks in rdma-core's own files
+# (CMake lists, driver id, MAINTAINERS, README, packaging).  The provider's
+# source is already in PABI 65's form: what older rdma-cores need lives in
+# providers/compat/, which the series does not carry.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -268,7 +272,7 @@ series_linux() {
 	echo "upstream: $out/linux-7.3: $(ls "$out/linux-7.3" | wc -l) files (base: linux-source-7.3 $srcver)"
 }
 
-# ------------------------------------------------------------------ rdma-core v44
+# ------------------------------------------------------------------ rdma-core v65
 rc_base_files=(CMakeLists.txt kernel-headers/CMakeLists.txt kernel-headers/rdma/ib_user_ioctl_verbs.h
 	       MAINTAINERS README.md debian/control debian/copyright redhat/rdma-core.spec
 	       suse/rdma-core.spec)
@@ -278,7 +282,7 @@ rc_check_src() {
 	[ -f "$RDMA_CORE_SRC/CMakeLists.txt" ] && [ -d "$RDMA_CORE_SRC/providers" ] ||
 		die "RDMA_CORE_SRC=$RDMA_CORE_SRC is not an rdma-core tree"
 	v=$(sed -n 's/^set(PACKAGE_VERSION "\([0-9.]*\)")$/\1/p' "$RDMA_CORE_SRC/CMakeLists.txt")
-	[[ $v == 44.* ]] || die "RDMA_CORE_SRC is rdma-core '$v', not v44"
+	[[ $v == 65.* ]] || die "RDMA_CORE_SRC is rdma-core '$v', not v65"
 	rcver=$v
 }
 
@@ -324,46 +328,31 @@ series_rdma_core() {
 	claimed=()
 	scan_explicit "$up/rdma-core"
 	mkdir -p "$s"
-	if [ -n "${RDMA_CORE_SRC:-}" ]; then
-		rc_check_src
-		for f in "${rc_base_files[@]}"; do
-			install -D -m 0644 "$RDMA_CORE_SRC/$f" "$s/$f"
-		done
-		mode="Complete series against rdma-core $rcver: the new files and the hunks
-in rdma-core's CMake lists, kernel headers, MAINTAINERS, README and
-packaging."
-	else
-		mode="NEW FILES ONLY: this series was generated without an rdma-core tree
-(RDMA_CORE_SRC unset), so it holds only the new files (providers/orca,
-kernel-headers/rdma/orca-abi.h).  It does not build the provider on its
-own: the hunks in kernel-headers/CMakeLists.txt,
-kernel-headers/rdma/ib_user_ioctl_verbs.h (RDMA_DRIVER_ORCA),
-CMakeLists.txt (add_subdirectory), MAINTAINERS, README.md, debian/,
-redhat/ and suse/ are made only with RDMA_CORE_SRC=<rdma-core v44 tree>."
+	if [ -z "${RDMA_CORE_SRC:-}" ]; then
+		RDMA_CORE_SRC=$("$repo/scripts/rdma-core.sh" 65)/src ||
+			die "no rdma-core 65 source (scripts/rdma-core.sh 65)"
 	fi
+	rc_check_src
+	for f in "${rc_base_files[@]}"; do
+		install -D -m 0644 "$RDMA_CORE_SRC/$f" "$s/$f"
+	done
+	mode="Against rdma-core $rcver: the new files and the hunks in rdma-core's
+CMake lists, kernel headers, MAINTAINERS, README and packaging."
 	scratch_init "$s"
 	for desc in "$up"/rdma-core/[0-9]*.txt; do
 		parse_desc "$desc"
 		take_files "$s"
-		if [ -n "${RDMA_CORE_SRC:-}" ]; then
-			for e in "${edits[@]}"; do rc_edit "$s" "$e"; done
-		fi
+		for e in "${edits[@]}"; do rc_edit "$s" "$e"; done
 		git -C "$s" add -A
-		if git -C "$s" diff --cached --quiet; then
-			[ -z "${RDMA_CORE_SRC:-}" ] || die "$desc: the patch is empty"
-			continue	# hunks only: not without a tree
-		fi
+		git -C "$s" diff --cached --quiet && die "$desc: the patch is empty"
 		commit_patch "$s"
 	done
 	# one source: every provider file of the project is in the series
 	for p in $(cd "$H" && find providers/orca -type f | sort); do
 		[ -n "${claimed[$p]:-}" ] || die "$p is in no patch of scripts/upstream/rdma-core"
 	done
-	format_series "$s" "$out/rdma-core-v44" "PATCH rdma-core" "$up/rdma-core/cover.txt" "$mode"
-	if [ -n "${RDMA_CORE_SRC:-}" ]; then mode="against $RDMA_CORE_SRC"
-	else mode="new files only: RDMA_CORE_SRC not set"
-	fi
-	echo "upstream: $out/rdma-core-v44: $(ls "$out/rdma-core-v44" | wc -l) files ($mode)"
+	format_series "$s" "$out/rdma-core-v65" "PATCH rdma-core" "$up/rdma-core/cover.txt" "$mode"
+	echo "upstream: $out/rdma-core-v65: $(ls "$out/rdma-core-v65" | wc -l) files (base: $RDMA_CORE_SRC, rdma-core $rcver)"
 }
 
 case $what in

@@ -405,7 +405,7 @@ struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *context,
 	ret = cq_init(to_octx(context), cq, attr->cqe, &cmd.drv_payload);
 	if (ret)
 		goto err_free;
-	ret = ibv_cmd_create_cq_ex(context, attr, ORCA_CMD_NO_CQ_PROV_ATTR
+	ret = ibv_cmd_create_cq_ex(context, attr, NULL,
 				   &cq->vcq, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
 				   0);

@@ -120,7 +120,7 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 				    ORCA_IBV_ALLOC_UCONTEXT_CMD_DB_HINT |
 				    ORCA_IBV_ALLOC_UCONTEXT_CMD_KICK_RING;
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
-				  ORCA_CMD_NO_FD_ARR &resp.ibv_resp, sizeof(resp));
+				  NULL, &resp.ibv_resp, sizeof(resp));
 	if (ret) {
 		errno = ret;
 		goto err_uninit;

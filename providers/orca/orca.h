@@ -31,49 +31,10 @@
 #include <pthread.h>
 
 #include <infiniband/driver.h>
+#include <util/util.h>
 
 #include "orca-abi.h"
 #include "orca_hw_io.h"
-
-#ifndef offsetofend
-#define offsetofend(_type, _member)                                            \
-	(offsetof(_type, _member) + sizeof(((_type *)0)->_member))
-#endif
-
-/*
- * Not in libibverbs 44's <infiniband/verbs.h>; values as in upstream
- * rdma-core (v47+) and ibv_query_qp_data_in_order(3).
- */
-#ifndef IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS
-#define IBV_QUERY_QP_DATA_IN_ORDER_RETURN_CAPS (1 << 0)
-#endif
-#ifndef IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG
-#define IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG (1 << 0)
-#endif
-#ifndef IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES
-#define IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES (1 << 1)
-#endif
-
-/*
- * The three ibv_cmd_*() the provider calls whose signature changed between
- * the private ABIs it builds for: PABI 34 (rdma-core v34..v56) and 65.  65
- * added an argument the provider does not use (no fd array, no provider CQ
- * buffer, no driver ioctl chain), passed as NULL the way rdma-core's own rxe
- * does.  IBVERBS_PABI_VERSION comes from config.h in-tree and from the
- * Makefile (RDMA_CORE=) standalone; the PABIs in between (57, 59, 64) have
- * not been tried and are refused.
- */
-#if IBVERBS_PABI_VERSION == 34
-#define ORCA_CMD_NO_FD_ARR
-#define ORCA_CMD_NO_CQ_PROV_ATTR
-#define ORCA_CMD_NO_DRIVER_CHAIN
-#elif IBVERBS_PABI_VERSION == 65
-#define ORCA_CMD_NO_FD_ARR		NULL,
-#define ORCA_CMD_NO_CQ_PROV_ATTR	NULL,
-#define ORCA_CMD_NO_DRIVER_CHAIN	, NULL
-#else
-#error "orca provider: built and tested for IBVERBS_PABI_VERSION 34 and 65 only"
-#endif
 
 /* QPN -> QP, for completions: two levels, lookups without a lock. */
 #define ORCA_QP_TABLE_SHIFT	10

@@ -9,10 +9,12 @@
 
 #include "orca.h"
 
-static_assert(ORCA_IBV_DIO_WHOLE_MSG == IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG,
+/* the kernel's bits are libibverbs' (two enums: compared as numbers) */
+static_assert((int)ORCA_IBV_DIO_WHOLE_MSG ==
+		      (int)IBV_QUERY_QP_DATA_IN_ORDER_WHOLE_MSG,
 	      "ORCA_IBV_DIO_WHOLE_MSG");
-static_assert(ORCA_IBV_DIO_ALIGNED_128_BYTES ==
-		      IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES,
+static_assert((int)ORCA_IBV_DIO_ALIGNED_128_BYTES ==
+		      (int)IBV_QUERY_QP_DATA_IN_ORDER_ALIGNED_128_BYTES,
 	      "ORCA_IBV_DIO_ALIGNED_128_BYTES");
 
 void orca_cache_device_extras(struct orca_context *ctx)
@@ -195,8 +197,8 @@ struct ibv_qp *orca_create_qp_ex(struct ibv_context *context,
 		goto err_free;
 
 	ret = ibv_cmd_create_qp_ex2(context, &qp->vqp, attr, &cmd.ibv_cmd,
-				    sizeof(cmd), &resp.ibv_resp, sizeof(resp)
-				    ORCA_CMD_NO_DRIVER_CHAIN);
+				    sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				    NULL);
 	if (ret)
 		goto err_rings;
 	orca_qp_rings_setup(qp, attr);

@@ -54,6 +54,8 @@ else
 fi
 # rdma-core's own warning flags
 FLAGS="-std=gnu11 -O2 -Wall -Wextra -Wno-sign-compare -Wno-unused-parameter -Werror -I$W/inc -I$SRC"
+# the provider is in PABI 65's form: PABI 34's three older calls adapted
+[ "$pabi" = 34 ] && FLAGS="$FLAGS -DORCA_RDMA_CORE=$RDMA_CORE -include $P/compat/orca_pabi34.h"
 # shellcheck disable=SC2086
 $CC $FLAGS -fPIC -shared -Wl,--no-undefined -Wl,-z,defs \
 	-Wl,--version-script="$P/provider.map" -o "$W/liborca-rdmav$pabi.so" \
