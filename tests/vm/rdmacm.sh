@@ -7,11 +7,15 @@
 # QPs it made through the orca provider.  Servers run on the other host.
 #  - rping -V: ten pings, each buffer verified by the server;
 #  - ucmatose (RC), udaddy (UD, SIDR), rdma_server/rdma_client: both ends
-#    report success;
+#    report success, and the port counters of both ends (PortRcvData,
+#    PortRcvPkts) rose by at least what each tool sent there (none of them
+#    checks its payload, ucmatose and udaddy not even the completions);
 #  - mckey: the receiver and the sender join 239.1.1.1 (an IB group the SA
-#    creates) and every message sent reaches the receiver;
+#    creates), every message sent reaches the receiver, whose counters
+#    rose by at least the 50 KiB sent;
 #  - perftest with -R: ib_send_bw, ib_write_bw, ib_read_lat, ib_send_lat
-#    over UD: a result row and both ends exit 0;
+#    over UD: a result row, both ends exit 0, the counters rose by at
+#    least what each test moves;
 #  - ECE through the CM (tests/tools/cm_ece): each side's QP, made by
 #    rdma_create_qp(), ends with the options both devices offer
 #    (ORCA_ECE_EXPECT): the server saw the client's offer in the REQ, the
@@ -79,6 +83,35 @@ both_ok() {
     ((rc)) && diag "client rc $crc, server rc $src" "$(tail -n 8 "$tmp/client")" "$(tail -n 8 "$tmp/server")"
 }
 
+# What a tool moved, by the port counters of both ends (PMA PortRcvData, in
+# 4-octet words, and PortRcvPkts): most tools here check no payload of
+# their own (ucmatose and udaddy do not even look at the completions'
+# status), so a transfer that failed would still print its last message.
+# The counters rise by headers and by the subnet's own traffic too, so
+# "at least" the payload is the bound; the sizes below are chosen well
+# above that traffic over a few seconds (SM sweeps, IPoIB).
+ctr_here() { cat "/sys/class/infiniband/$dev/ports/1/counters/$1" 2> /dev/null; }
+ctr_there() { peer "cat /sys/class/infiniband/$dev/ports/1/counters/$1" 2> /dev/null; }
+snap() {
+    moved_msg='the counters were not read (an earlier check failed)'
+    s_d=$(ctr_here port_rcv_data) s_p=$(ctr_here port_rcv_packets)
+    s_rd=$(ctr_there port_rcv_data) s_rp=$(ctr_there port_rcv_packets)
+}
+# moved BYTES_HERE PKTS_HERE BYTES_THERE PKTS_THERE: since snap, this port
+# received at least BYTES_HERE in PKTS_HERE packets and the other one so
+# much; moved_msg says what they did receive
+moved() {
+    local d p rd rp
+    d=$(ctr_here port_rcv_data) p=$(ctr_here port_rcv_packets)
+    rd=$(ctr_there port_rcv_data) rp=$(ctr_there port_rcv_packets)
+    if ! nums "$s_d" "$s_p" "$s_rd" "$s_rp" "$d" "$p" "$rd" "$rp"; then
+        moved_msg="a port counter could not be read ($s_d $s_p $s_rd $s_rp -> $d $p $rd $rp)"
+        return 1
+    fi
+    moved_msg="received here $(((d - s_d) * 4)) B in $((p - s_p)) packets (at least $1 B, $2), there $(((rd - s_rd) * 4)) B in $((rp - s_rp)) (at least $3 B, $4)"
+    (((d - s_d) * 4 >= $1 && p - s_p >= $2 && (rd - s_rd) * 4 >= $3 && rp - s_rp >= $4))
+}
+
 # ECE through the CM: the QPs end with the intersection of the offers
 cm_ece_check() {
     local srv cli got
@@ -112,38 +145,49 @@ n=$(grep -c '^ping data: rdma-ping-[0-9]' "$tmp/client")
 [[ $crc == 0 && $src == 0 && $n == 10 ]] && ! grep -qi 'mismatch' "$tmp/client" "$tmp/server"
 ok $? "rping -V -C 10 to $ip_b: $n verified pings (client rc $crc, server rc $src, $secs s)"
 
+# ucmatose: 50 messages of 4 KiB each way on one RC connection
 port=$((port + 1))
-cm ucmatose -b "$ip_b" -p "$port" -- ucmatose -s "$ip_b" -p "$port"
-grep -q 'return status 0' "$tmp/client" && grep -q 'return status 0' "$tmp/server"
-both_ok "ucmatose (RC over rdma_cm): return status 0 on both ends" $?
+snap
+cm ucmatose -b "$ip_b" -p "$port" -C 50 -S 4096 -- ucmatose -s "$ip_b" -p "$port" -C 50 -S 4096
+grep -q 'return status 0' "$tmp/client" && grep -q 'return status 0' "$tmp/server" &&
+    moved $((50 * 4096)) 50 $((50 * 4096)) 50
+both_ok "ucmatose (RC over rdma_cm), 50 x 4 KiB each way: return status 0 on both ends, $moved_msg" $?
 
-# udaddy's -p is the port space: its rdma_cm port is fixed, 7174
+# udaddy's -p is the port space: its rdma_cm port is fixed, 7174;
+# 50 datagrams of 1 KiB each way
 saved=$port port=7174
-cm udaddy -b "$ip_b" -- udaddy -s "$ip_b"
+snap
+cm udaddy -b "$ip_b" -C 50 -S 1024 -- udaddy -s "$ip_b" -C 50 -S 1024
 port=$saved
-grep -q 'data transfers complete' "$tmp/client" && grep -q 'data transfers complete' "$tmp/server"
-both_ok "udaddy (UD, SIDR over rdma_cm): data transfers complete on both ends" $?
+grep -q 'data transfers complete' "$tmp/client" && grep -q 'data transfers complete' "$tmp/server" &&
+    moved $((50 * 1024)) 50 $((50 * 1024)) 50
+both_ok "udaddy (UD, SIDR over rdma_cm), 50 x 1 KiB each way: data transfers complete on both ends, $moved_msg" $?
 
+# rdma_server / rdma_client exchange one 16-byte message each way and
+# check nothing of it: this one is about librdmacm's rdma_* calls
 port=$((port + 1))
+snap
 cm rdma_server -s "$ip_b" -p "$port" -- rdma_client -s "$ip_b" -p "$port"
-both_ok "rdma_server / rdma_client (librdmacm's rdma_* calls)"
+moved 16 1 16 1
+both_ok "rdma_server / rdma_client (librdmacm's rdma_* calls, one 16-byte message each way: $moved_msg)" $?
 
 # mckey: no listener; the receiver says it joined before the sender sends
 : > "$tmp/server"
-peer "timeout -k 5 $limit stdbuf -oL mckey -m 239.1.1.1 -b $ip_b -p 0x111 -C 10" > "$tmp/server" 2>&1 &
+snap
+peer "timeout -k 5 $limit stdbuf -oL mckey -m 239.1.1.1 -b $ip_b -p 0x111 -C 50 -S 1024" > "$tmp/server" 2>&1 &
 spid=$!
 joined() { grep -q 'joined dgid' "$tmp/server" || ended "$spid"; }
 wait_until "$ORCA_WAIT" joined
 t0=$(now_us)
-timeout -k 5 "$limit" mckey -m 239.1.1.1 -b "$ip_a" -s -C 10 > "$tmp/client" 2>&1
+timeout -k 5 "$limit" mckey -m 239.1.1.1 -b "$ip_a" -s -C 50 -S 1024 > "$tmp/client" 2>&1
 crc=$?
 wait "$spid"
 src=$?
 secs=$(secs_since "$t0")
 mlid=$(grep -o 'mlid 0x[0-9a-f]*' "$tmp/server")
 [[ $crc == 0 && $src == 0 ]] && grep -q 'data transfers complete' "$tmp/server" &&
-    grep -q 'return status 0' "$tmp/server" && [[ -n $mlid ]]
-ok $? "mckey: 10 messages to 239.1.1.1 ($(grep -o 'dgid: [0-9a-f:]*' "$tmp/server"), $mlid) reached the receiver (client rc $crc, server rc $src)"
+    grep -q 'return status 0' "$tmp/server" && [[ -n $mlid ]] && moved 0 0 $((50 * 1024)) 50
+ok $? "mckey: 50 x 1 KiB to 239.1.1.1 ($(grep -o 'dgid: [0-9a-f:]*' "$tmp/server"), $mlid) reached the receiver, $moved_msg (client rc $crc, server rc $src)"
 ((crc || src)) && diag "$(tail -n 6 "$tmp/client")" "$(tail -n 6 "$tmp/server")"
 
 # perftest over rdma_cm QPs
@@ -151,16 +195,22 @@ pt() {   # pt DESC PROG ARGS...: server there, client here, both with -R
     local d=$1 p=$2
     shift 2
     port=$((port + 1))
+    snap
     cm "$p" -d "$dev" -R -p "$port" "$@" -- "$p" -d "$dev" -R -p "$port" "$@" "$ip_b"
     row=$(grep -A1 '#bytes' "$tmp/client" | tail -n 1 | tr -s ' ')
-    [[ $crc == 0 && $src == 0 && $row =~ ^\ ?[0-9]+\ +[0-9]+ ]]
-    ok $? "$d -R:$row (client rc $crc, server rc $src)"
+    [[ $crc == 0 && $src == 0 && $row =~ ^\ ?[0-9]+\ +[0-9]+ ]] && moved "${want[@]}"
+    ok $? "$d -R:$row (client rc $crc, server rc $src), $moved_msg"
     ((crc || src)) && diag "$(tail -n 6 "$tmp/client")" "$(tail -n 6 "$tmp/server")"
 }
-pt ib_send_bw ib_send_bw -n 200
-pt ib_write_bw ib_write_bw -n 200
-pt ib_read_lat ib_read_lat -n 100
-pt "ib_send_lat -c UD" ib_send_lat -c UD -n 100
+# what each must have moved (moved's arguments): 200 messages of 64 KiB
+# there; 100 reads of 2 bytes, answered here; 100 UD pings each way
+want=(0 0 $((200 * 65536)) 200)
+pt ib_send_bw ib_send_bw -n 200 -s 65536
+pt ib_write_bw ib_write_bw -n 200 -s 65536
+want=(200 100 0 100)
+pt ib_read_lat ib_read_lat -n 100 -s 2
+want=(200 100 200 100)
+pt "ib_send_lat -c UD" ib_send_lat -c UD -n 100 -s 2
 cm_ece_check
 
 # the connections went through this host's ib_cm on orca0: a REQ for
