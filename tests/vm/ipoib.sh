@@ -8,11 +8,14 @@
 #    ports are full members in the SA, the switch's MFT (which OpenSM
 #    wrote) forwards its MLID to both CA ports, each device has a QP
 #    attached;
-#  - ping both ways after an ARP flush: the ARP request is a multicast
-#    packet, which the other device received and delivered to the
-#    attached QP (its counters), the reply unicast; ping to 224.0.0.1
+#  - ping both ways after an ARP flush: the ARP request is the one
+#    multicast packet (IPv6 off on ib0 meanwhile) the other device
+#    received and delivered to the attached QP (its counters), the other
+#    host learned this one's address from it, the reply unicast; ping to 224.0.0.1
 #    (another group, created by the join) is answered by the other host;
-#  - iperf3 TCP both ways completes with the bytes it was asked for;
+#  - iperf3 TCP both ways completes with the bytes it was asked for (its
+#    rate), and a TCP copy of as many random bytes each way arrives whole
+#    (tests/lib/tcp-copy: byte count and SHA-256 at both ends);
 #  - connected mode: MTU 65520, a 60000-byte ping with DF set (one RC
 #    message, no fragment), RC QPs of [ib_ipoib] on ib_cm, iperf3 both
 #    ways; datagram mode again;
@@ -41,7 +44,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mark="orca-ipoib-test-$$"
 klog_mark_both "$mark"
-plan 23
+plan 25
 
 # ipoib_qps WHERE TYPE: the QPs of [ib_ipoib] of that type (pair.sh's
 # res_count: nothing and status 1 if rdma fails, never 0)
@@ -87,6 +90,39 @@ iperf_mib_of() {
     }' "$tmp/iperf"
 }
 iperf_rate() { grep -E 'receiver$' "$tmp/iperf" | tr -s ' ' | cut -d' ' -f5-8; }
+# copies: tests/lib/tcp-copy of iperf_mib MiB of random bytes to the other
+# host and back from it; 0 if each arrived whole (byte count and SHA-256
+# the same at both ends); copy_msg says what each end counted
+copy_port=5301
+copy_one() {   # copy_one here|peer: the receiver is the other one
+    local bytes=$((iperf_mib << 20)) out=$tmp/copy-$1 snd rcv
+    copy_port=$((copy_port + 1))
+    if [[ $1 == here ]]; then
+        pair_server "$out.rcv" "$copy_port" tcp-copy serve "$copy_port" || return 1
+        timeout -k 5 120 tcp-copy send "$ip_b" "$copy_port" "$bytes" > "$out.snd" 2>&1
+        wait "$PAIR_SPID"
+    else
+        tcp-copy serve "$copy_port" > "$out.rcv" 2>&1 &
+        local spid=$!
+        wait_until "$ORCA_WAIT" listening_or_ended "$copy_port" "$spid"
+        peer "timeout -k 5 120 tcp-copy send $ip_a $copy_port $bytes" > "$out.snd" 2>&1
+        wait "$spid"
+    fi
+    snd=$(grep -E '^[0-9]+ [0-9a-f]{64}$' "$out.snd") rcv=$(grep -E '^[0-9]+ [0-9a-f]{64}$' "$out.rcv")
+    local way=to sb=${snd%% *} rb=${rcv%% *} dg=differ
+    [[ $1 == peer ]] && way=from
+    [[ -n $snd && ${snd#* } == "${rcv#* }" ]] && dg=equal
+    copy_msg+="$way the other host: ${sb:-no count} B sent, ${rb:-no count} B received, digests $dg; "
+    [[ -n $snd && $snd == "$rcv" && $sb == "$bytes" ]]
+}
+copies() {
+    local rc=0
+    copy_msg=''
+    copy_one here || rc=1
+    copy_one peer || rc=1
+    ((rc)) && diag "$(tail -n 3 "$tmp"/copy-*)"
+    return "$rc"
+}
 # link_is MTU MODE: ib0 has that MTU and IPoIB mode
 link_is() {
     link=$(ip -d link show ib0)
@@ -140,15 +176,24 @@ ma=$(emu_stat_on here mcast_attached) mb=$(emu_stat_on peer mcast_attached)
 nums "$ma" "$mb" && ((ma >= 1 && mb >= 1))
 ok $? "both devices have a QP attached to a group ($(emu_stat_on here mcast_groups) and $(emu_stat_on peer mcast_groups) groups)"
 
-# ARP: the request to the broadcast group, delivered by the other device
+# ARP: the request to the broadcast group, delivered by the other device.
+# IPv6 is off on ib0 meanwhile (its neighbour discovery and MLD are
+# multicast too), and no IPv4 group but all-hosts (never reported) is
+# joined, so the one multicast packet the other device receives is the
+# ARP request; the other host learned this one's IPoIB address from it.
+sysctl -qw net.ipv6.conf.ib0.disable_ipv6=1 && peer "sysctl -qw net.ipv6.conf.ib0.disable_ipv6=1"
 ip neigh flush dev ib0
 peer "ip neigh flush dev ib0"
 r0=$(emu_stat_on peer port_mcast_rcv_pkts) c0=$(emu_stat_on peer mcast_copies)
 pings -c 5
 ok $? "ping -c 5 $ip_b over ib0: $(ping_summary)"
 r1=$(emu_stat_on peer port_mcast_rcv_pkts) c1=$(emu_stat_on peer mcast_copies)
-nums "$r0" "$c0" "$r1" "$c1" && ((r1 > r0 && c1 > c0))
-ok $? "the ARP request reached the other device as multicast: $((r1 - r0)) multicast packets in, $((c1 - c0)) copies to attached QPs"
+lladdr=$(< /sys/class/net/ib0/address)
+learned=$(peer "ip neigh show $ip_a dev ib0")
+nums "$r0" "$c0" "$r1" "$c1" && ((r1 - r0 == 1 && c1 - c0 == 1)) && [[ ${learned,,} == *"lladdr ${lladdr,,}"* ]]
+ok $? "the ARP request reached the other device as multicast: $((r1 - r0)) multicast packet in (1 expected), $((c1 - c0)) copy to the attached QP (1), the other host learned $ip_a at this ib0's address from it"
+[[ ${learned,,} == *"lladdr ${lladdr,,}"* ]] || diag "ib0 address $lladdr; there: ${learned:-no entry}"
+sysctl -qw net.ipv6.conf.ib0.disable_ipv6=0 && peer "sysctl -qw net.ipv6.conf.ib0.disable_ipv6=0"
 peer "ping -q -W $ORCA_WAIT -c 3 $ip_a" > "$tmp/rping" 2>&1
 grep -q ' 0% packet loss' "$tmp/rping"
 ok $? "ping from the other host: $(grep transmitted "$tmp/rping")"
@@ -163,6 +208,8 @@ iperf
 ok $? "iperf3 -n ${iperf_mib}M to the other host (datagram): $(iperf_rate)"
 iperf -R
 ok $? "iperf3 -R -n ${iperf_mib}M from the other host (datagram): $(iperf_rate)"
+copies
+ok $? "TCP copies of ${iperf_mib} MiB each way arrive whole (datagram): $copy_msg"
 
 # connected mode: RC QPs set up through ib_cm, one message per datagram
 echo connected > /sys/class/net/ib0/mode && ip link set ib0 mtu 65520 &&
@@ -178,6 +225,8 @@ iperf
 ok $? "iperf3 -n ${iperf_mib}M in connected mode: $(iperf_rate)"
 iperf -R
 ok $? "iperf3 -R -n ${iperf_mib}M in connected mode: $(iperf_rate)"
+copies
+ok $? "TCP copies of ${iperf_mib} MiB each way arrive whole (connected): $copy_msg"
 echo datagram > /sys/class/net/ib0/mode && peer "echo datagram > /sys/class/net/ib0/mode"
 pings -c 3
 ok $? "datagram mode again: ping $(ping_summary), MTU $(< /sys/class/net/ib0/mtu)"
