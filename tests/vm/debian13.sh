@@ -20,7 +20,10 @@
 #  3. OpenSM from Debian 13 on this port brings the subnet up;
 #  4. ibv_rc_pingpong (buffers checked) and rping -V over IPoIB (rdma_cm)
 #     between the hosts;
-#  5. unload, apt-get purge: nothing left.
+#  5. unload: no module or device left.  (apt-get purge is vm-packages'
+#     check, on Debian 12 in make soak: dkms remove's depmod over trixie's
+#     xz-compressed modules costs 1.5 min under TCG, and make check has no
+#     room for it.)
 #
 # DKMS compiles through a copy of ORCA_DKMS_CCACHE when it is set, a cache
 # scripts/dkms-ccache.sh filled natively with the same package in the same
@@ -46,7 +49,7 @@ tmp=$(mktemp -d)
 osm=$tmp/osm
 mkdir -p "$osm"
 trap 'pkill -x opensm 2> /dev/null; rm -rf "$tmp"' EXIT
-plan 18
+plan 16
 if ! pair_remote; then
     echo "Bail out! debian13.sh needs the second guest of scripts/vm2.sh"
     exit 1
@@ -216,18 +219,5 @@ no_orca() { ! orca_loaded && [[ -z $(ib_devs) ]]; }
 wait_until "$ORCA_WAIT" no_orca
 no_orca
 ok $? "no orca module or ib device left"
-t0=$(now_us)
-DEBIAN_FRONTEND=noninteractive apt-get purge -y -q orca-dkms orca-ibverbs-provider > "$logdir/apt-purge.log" 2>&1
-ok $? "apt-get purge orca-dkms orca-ibverbs-provider ($(secs_since "$t0") s)"
-bad=''
-[[ -z $(dkms status orca 2> /dev/null) ]] || bad+="dkms: $(dkms status orca); "
-compgen -G "/lib/modules/$kver/updates/dkms/orca.ko*" > /dev/null && bad+="module file left; "
-[[ -e /usr/src/orca-$ver || -e /var/lib/dkms/orca ]] && bad+="source or dkms tree left; "
-[[ -e $provdir/liborca-rdmav34.so || -e /etc/libibverbs.d/orca.driver ]] && bad+="provider left; "
-dpkg-query -W orca-dkms orca-ibverbs-provider > /dev/null 2>&1 && bad+="a package record left; "
-modinfo -n orca > /dev/null 2>&1 && bad+="modinfo still finds $(modinfo -n orca); "
-[[ -z $bad ]]
-ok $? "after purge: no dkms entry, module, source, provider or package record"
-[[ -z $bad ]] || diag "$bad"
 ok_no_oopses_both "orca-test: debian13.sh start"
 done_testing
