@@ -54,6 +54,8 @@ if ! pair_remote; then
     echo "Bail out! debian13.sh needs the second guest of scripts/vm2.sh"
     exit 1
 fi
+# the other guest may still be booting: its agent first, then the marks
+peer --wait "$ORCA_WAIT" true > /dev/null 2>&1 || { echo "Bail out! the second guest does not answer"; exit 1; }
 klog_mark_both "orca-test: debian13.sh start"
 
 ib_devs() { local d; for d in /sys/class/infiniband/*; do [[ -e $d ]] && printf '%s\n' "${d##*/}"; done; }
