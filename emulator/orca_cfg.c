@@ -21,6 +21,7 @@ enum cfg_kind {
 	CFG_PKEYS,	/* comma-separated 16-bit P_Keys */
 	CFG_MACHINE,	/* pc or q35 */
 	CFG_PATH,	/* a socket path, may be empty */
+	CFG_PIN,	/* port_pin: none, all, or pkeys,lid,sm */
 };
 
 struct cfg_key {
@@ -97,6 +98,7 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(completion_timestamp_mask, 0, U64),
 	NUM(max_dm_size, 0, U64),
 	NUM(port_cap_flags, 0, U32),
+	{ "port_pin", CFG_PIN, offsetof(struct orca_cfg, port_pin), 0, 0, 0 },
 	NUM(max_msg_sz, 1, 1ULL << 31),	/* IBA: a message is at most 2^31 bytes */
 	NUM(lid, 0, U16),
 	NUM(sm_lid, 0, U16),
@@ -194,6 +196,12 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->pci_write_end_padding = 1;
 	cfg->subnet_prefix = 0xfe80000000000000ULL;
 	cfg->max_msg_sz = 0x80000000ULL;
+	/*
+	 * what the firmware's SMA supports: SystemImageGUID (11) and
+	 * ClientReregister (25), without which OpenSM never asks a port to
+	 * rejoin its groups after an SM change
+	 */
+	cfg->port_cap_flags = (1U << 11) | (1U << 25);
 	cfg->lid = 0x11;
 	cfg->sm_lid = 1;
 	cfg->max_vl_num = 1;
@@ -255,6 +263,16 @@ static int parse_version(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* The next item of a comma-separated list (strtok_r), blanks skipped. */
+static char *list_item(char *s, char **save)
+{
+	char *tok = strtok_r(s, ",", save);
+
+	while (tok && isspace((unsigned char)*tok))
+		tok++;
+	return tok;
+}
+
 static int parse_pkeys(struct orca_cfg *cfg, const char *key,
 		       const char *val, char *err, size_t errlen)
 {
@@ -265,10 +283,7 @@ static int parse_pkeys(struct orca_cfg *cfg, const char *key,
 	if (strlen(val) >= sizeof(buf))
 		return cfg_err(err, errlen, "%s: list too long", key);
 	strcpy(buf, val);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		while (isspace((unsigned char)*tok))
-			tok++;
+	for (tok = list_item(buf, &save); tok; tok = list_item(NULL, &save)) {
 		if (n == ORCA_EMU_MAX_PKEY_LIST)
 			return cfg_err(err, errlen, "%s: more than %u entries",
 				       key, ORCA_EMU_MAX_PKEY_LIST);
@@ -280,6 +295,34 @@ static int parse_pkeys(struct orca_cfg *cfg, const char *key,
 	if (!n)
 		return cfg_err(err, errlen, "%s: empty list", key);
 	cfg->n_pkey_table = n;
+	return 0;
+}
+
+/* "none", "all", or a comma-separated list of pkeys, lid, sm */
+static int parse_pin(const char *key, const char *val, uint64_t *out,
+		     char *err, size_t errlen)
+{
+	static const struct { const char *name; uint64_t bits; } words[] = {
+		{ "none", 0 }, { "all", ORCA_PIN_ALL }, { "pkeys", ORCA_PIN_PKEYS },
+		{ "lid", ORCA_PIN_LID }, { "sm", ORCA_PIN_SM },
+	};
+	char buf[128], *tok, *save = NULL;
+	size_t i;
+
+	if (strlen(val) >= sizeof(buf))
+		return cfg_err(err, errlen, "%s: list too long", key);
+	strcpy(buf, val);
+	*out = 0;
+	for (tok = list_item(buf, &save); tok; tok = list_item(NULL, &save)) {
+		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (!strcmp(tok, words[i].name))
+				break;
+		if (i == sizeof(words) / sizeof(words[0]))
+			return cfg_err(err, errlen,
+				       "%s: '%s' is not none, all, pkeys, lid or sm",
+				       key, tok);
+		*out |= words[i].bits;
+	}
 	return 0;
 }
 
@@ -303,6 +346,10 @@ int orca_cfg_set(struct orca_cfg *cfg, const char *key, const char *val,
 	switch (k->kind) {
 	case CFG_PKEYS:
 		return parse_pkeys(cfg, key, val, err, errlen);
+	case CFG_PIN:
+		if (parse_pin(key, val, &v, err, errlen))
+			return -1;
+		break;
 	case CFG_MACHINE:
 		if (strcmp(val, "pc") && strcmp(val, "q35"))
 			return cfg_err(err, errlen,

@@ -101,6 +101,8 @@ struct orca_cfg {
 	uint64_t ram_below_4g;		/* 0: QEMU's split for the machine */
 	/* orca-fabric's socket; empty: the port is a loopback */
 	char fabric[108];
+	/* what the host may not change on its own port (ORCA_PIN_*) */
+	uint64_t port_pin;
 	/* which derived keys the user set explicitly (ORCA_CFG_SET_*) */
 	unsigned int explicit_set;
 };
@@ -109,6 +111,18 @@ struct orca_cfg {
 #define ORCA_CFG_SET_PORT_GUID		(1U << 1)
 #define ORCA_CFG_SET_ECE_VENDOR_ID	(1U << 2)
 #define ORCA_CFG_SET_PKEY		(1U << 3)
+
+/*
+ * port_pin: the port's configuration the host behind this device may not
+ * change, as an SR-IOV physical function pins a virtual function's
+ * (orca.rst, "Host policy").  Any pin makes the firmware answer the
+ * subnet's SMPs itself, so that the host never sees the SM's M_Key.
+ * GUIDs are always the configuration's: nothing sets them.
+ */
+#define ORCA_PIN_PKEYS	(1U << 0)	/* the P_Key table */
+#define ORCA_PIN_LID	(1U << 1)	/* LID and LMC */
+#define ORCA_PIN_SM	(1U << 2)	/* no SM here: M_Key, SM LID, QP0 sends */
+#define ORCA_PIN_ALL	(ORCA_PIN_PKEYS | ORCA_PIN_LID | ORCA_PIN_SM)
 
 void orca_cfg_defaults(struct orca_cfg *cfg);
 

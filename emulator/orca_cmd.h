@@ -42,11 +42,9 @@ int cmd_rereg_mr(struct orca_dev *dev, struct cmd *c);
 int cmd_alloc_mw(struct orca_dev *dev, struct cmd *c);
 int cmd_dealloc_mw(struct orca_dev *dev, struct cmd *c);
 
-/* orca_cmd_mad.c: MAD_IFC, and the agents' node it answers with */
+/* orca_cmd_mad.c: MAD_IFC (orca_fw_mad.c answers), MODIFY_PORT */
 int cmd_mad_ifc(struct orca_dev *dev, struct cmd *c);
 int cmd_modify_port(struct orca_dev *dev, struct cmd *c);
-int mad_node_reset(struct orca_dev *dev);
-void mad_node_free(struct orca_dev *dev);
 
 /* orca_cmd_srq.c */
 int cmd_create_srq(struct orca_dev *dev, struct cmd *c);

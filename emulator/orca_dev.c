@@ -419,6 +419,14 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->kick_overflows,
 		       (unsigned long long)s->qp_visits);
 	if (off < len)
+		off += snprintf(buf + off, len - off,
+				" pin_smp_answered=%llu pin_smp_dropped=%llu pin_mad_refused=%llu pin_qp0_dropped=%llu pin_cap_refused=%llu",
+				(unsigned long long)dev->pin.smp_answered,
+				(unsigned long long)dev->pin.smp_dropped,
+				(unsigned long long)dev->pin.mad_refused,
+				(unsigned long long)dev->pin.qp0_dropped,
+				(unsigned long long)dev->pin.cap_refused);
+	if (off < len)
 		off += fabric_format_stats(dev, buf + off, len - off);
 	for (op = 0; op < 256 && off < len; op++) {
 		if (!s->per_opcode[op])

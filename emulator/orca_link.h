@@ -13,6 +13,7 @@
 #include <poll.h>
 
 #include "orca_fabric_proto.h"
+#include "orca_mad.h"
 #include "orca_xport.h"
 
 /* orca_fabric.c: the port's cable to orca-fabric (cfg fabric) */
@@ -43,6 +44,24 @@ bool fabric_io(struct orca_dev *dev, short revents,
 	       void (*deliver)(struct orca_dev *dev, struct orca_pkt *p));
 /* " fabric_...=..." counters, nothing without a fabric; the length. */
 int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len);
+
+/* orca_fw_mad.c: the firmware's management agents on port 1 */
+int mad_node_reset(struct orca_dev *dev);
+void mad_node_free(struct orca_dev *dev);
+/*
+ * A MAD of the host's (MAD_IFC on @port): the agents' result, the reply
+ * in @out.  @ignore_mkey is the driver's IGNORE_MKEY; the host policy
+ * (cfg port_pin) decides what of it holds.
+ */
+enum orca_mad_result fw_mad_host(struct orca_dev *dev, uint8_t port,
+				 const uint8_t *mad, bool ignore_mkey,
+				 uint8_t *out);
+/*
+ * A packet for QP0 off the link, for a pinned port: true if it was the
+ * firmware's (an SMP request answered or dropped, or what is for an SM
+ * when the host may not be one), false if QP0 takes it.
+ */
+bool fw_mad_wire(struct orca_dev *dev, const struct orca_pkt *p);
 
 /* orca_wire.c: the port's link */
 extern const struct orca_link_ops wire_link_ops;

@@ -107,6 +107,7 @@ enum {
 #define ORCA_MAD_CHG_PORT	(1u << 9)	/* other PortInfo fields */
 #define ORCA_MAD_CHG_QOS	(1u << 10)	/* SL2VL or VLArbitration */
 #define ORCA_MAD_CHG_FWD	(1u << 11)	/* SwitchInfo, LFT or MFT */
+#define ORCA_MAD_CHG_DENIED	(1u << 12)	/* a Set refused: in->deny */
 
 /* PMA counters as the owner counts them: raw 64-bit totals, never reset. */
 enum orca_pma_counter {
@@ -152,6 +153,7 @@ struct orca_mad_port {
 	uint8_t vl_stall, hoq_life, op_vls, enforcement, init_type_reply;
 	uint8_t err_thresholds;		/* LocalPhyErrors:4, Overrun:4 */
 	uint16_t mkey_violations, pkey_violations, qkey_violations;
+	uint64_t lease_end_ms;		/* M_Key lease running until; 0: not */
 	/* state: SM and orca_mad_link() */
 	uint8_t state, phys_state;
 	uint8_t link_width_active, link_speed_active;
@@ -193,11 +195,22 @@ struct orca_mad_node {
 };
 
 #define ORCA_MAD_IGNORE_MKEY	(1u << 0)	/* IB_MAD_IGNORE_MKEY */
+#define ORCA_MAD_HIDE_MKEY	(1u << 1)	/* PortInfo Get: M_Key reads 0 */
 
+/*
+ * One MAD for the agents.  @deny (ORCA_MAD_CHG_*) is what its sender may
+ * not change, whatever its M_Key: a Set that would is refused whole
+ * (status 0x1c, the attribute as it was) and reported as
+ * ORCA_MAD_CHG_DENIED alone.  A CA's owner uses it to pin a port's
+ * configuration against its host (a switch's owner leaves it 0).
+ * @now_ms is the owner's monotonic clock, which the M_Key lease runs on.
+ */
 struct orca_mad_in {
 	const uint8_t *mad;		/* ORCA_MAD_SIZE bytes */
 	uint8_t port;			/* the port it arrived on */
-	uint32_t flags;			/* ORCA_MAD_IGNORE_MKEY */
+	uint32_t flags;			/* ORCA_MAD_IGNORE_MKEY, _HIDE_MKEY */
+	uint32_t deny;			/* ORCA_MAD_CHG_* this one may not */
+	uint64_t now_ms;
 };
 
 enum orca_mad_result {

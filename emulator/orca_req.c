@@ -271,6 +271,18 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 	 */
 	if (le32toh(qp->ctx.qpn) != 0 && !port_room(dev))
 		return false;
+	/*
+	 * A host the policy says is no SM (cfg port_pin sm) sends no SMP:
+	 * dropped at the port, as a fabric drops a VF's, and counted
+	 */
+	if (le32toh(qp->ctx.qpn) == 0 && (dev->cfg.port_pin & ORCA_PIN_SM)) {
+		if (!(dev->pin.qp0_dropped++ & 0x3ff))
+			orca_log("port 1: host policy (port_pin sm): QP0 sends dropped (%llu so far)",
+				 (unsigned long long)dev->pin.qp0_dropped);
+		r->sent_all = true;
+		comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
+		return true;
+	}
 	p = pkt_alloc(dev);
 	if (!p)
 		return false;

@@ -41,6 +41,7 @@ struct smp {
 	uint8_t in_port;
 	bool sw;
 	bool mkey_ok;		/* the right M_Key, none, or ignored */
+	bool hide_mkey;		/* ORCA_MAD_HIDE_MKEY */
 	bool rereg;		/* a PortInfo Set asked ClientReregister */
 	uint32_t *changes;
 };
@@ -53,25 +54,39 @@ static struct orca_mad_port *mgmt_port(struct orca_mad_node *node,
 }
 
 /*
- * qib's check_mkey: a wrong key fails a Set or TrapRepress always and a
- * Get only at protect level 2 and up; a failure gets no reply and counts.
- * No lease timer: a port keeps its protection until the SM changes it.
+ * IBA 14.2.4.2 (qib's check_mkey): a wrong key fails a Set or
+ * TrapRepress always and a Get only at protect level 2 and up; a failure
+ * gets no reply, counts, and starts the M_Key lease if it is not running
+ * (M_KeyLeasePeriod seconds; 0: forever).  A MAD with the right key
+ * stops it.  When it runs out before that, the protect bits go to 0: the
+ * key can be read again, and a new SM takes the port over.
  */
 static bool mkey_check(struct orca_mad_node *node,
-		       const struct orca_mad_in *in, bool *ok)
+		       const struct orca_mad_in *in, bool *ok,
+		       uint32_t *changes)
 {
 	struct orca_mad_port *m = mgmt_port(node, in->port);
 	uint8_t method = in->mad[3];
+	bool checked = method == ORCA_METHOD_GET || method == ORCA_METHOD_SET ||
+		       method == ORCA_METHOD_TRAP_REPRESS;
 
+	if (m->lease_end_ms && in->now_ms >= m->lease_end_ms) {
+		m->lease_end_ms = 0;
+		if (m->mkey_protect)
+			*changes |= ORCA_MAD_CHG_MKEY;
+		m->mkey_protect = 0;
+	}
 	*ok = (in->flags & ORCA_MAD_IGNORE_MKEY) || !m->mkey ||
 	      m->mkey == mad_get64(in->mad + 24);
-	if (*ok || (method == ORCA_METHOD_GET && m->mkey_protect < 2))
-		return true;
-	if (method != ORCA_METHOD_GET && method != ORCA_METHOD_SET &&
-	    method != ORCA_METHOD_TRAP_REPRESS)
+	if (*ok && checked)
+		m->lease_end_ms = 0;
+	if (*ok || !checked ||
+	    (method == ORCA_METHOD_GET && m->mkey_protect < 2))
 		return true;
 	if (m->mkey_violations != 0xffff)
 		m->mkey_violations++;
+	if (!m->lease_end_ms && m->mkey_lease)
+		m->lease_end_ms = in->now_ms + 1000ULL * m->mkey_lease;
 	return false;
 }
 
@@ -195,8 +210,11 @@ static uint16_t port_info_get(struct smp *s)
 	if (!p)
 		return ORCA_MAD_STATUS_INVALID;
 	m = mgmt_port(s->node, n);
-	/* protect level 1 hides the key from a Get with the wrong one */
-	if (s->mkey_ok || m->mkey_protect != 1)
+	/*
+	 * protect level 1 hides the key from a Get with the wrong one; the
+	 * owner may hide it always (a host the port is pinned against)
+	 */
+	if (!s->hide_mkey && (s->mkey_ok || m->mkey_protect != 1))
 		mad_put64(d, m->mkey);
 	mad_put64(d + 8, m->gid_prefix);
 	mad_put16(d + 16, m->lid);
@@ -287,7 +305,8 @@ static void port_info_mgmt(struct smp *s, struct orca_mad_port *m)
 	uint16_t lid = mad_get16(r + 16), sm_lid = mad_get16(r + 18);
 	uint8_t lmc = r[34] & 7, sl = r[36] & 0xf, protect = r[34] >> 6;
 
-	if (mkey != m->mkey || protect != m->mkey_protect)
+	if (mkey != m->mkey || protect != m->mkey_protect ||
+	    mad_get16(r + 26) != m->mkey_lease)
 		*s->changes |= ORCA_MAD_CHG_MKEY;
 	if (prefix != m->gid_prefix)
 		*s->changes |= ORCA_MAD_CHG_GID;
@@ -569,6 +588,7 @@ enum orca_mad_result orca_sma_process(struct orca_mad_node *node,
 				      uint32_t *changes)
 {
 	uint8_t method = in->mad[3];
+	uint32_t set_changes = 0;
 	struct smp s = {
 		.node = node,
 		.req = in->mad + ORCA_SMP_DATA,
@@ -576,11 +596,13 @@ enum orca_mad_result orca_sma_process(struct orca_mad_node *node,
 		.mod = mad_get32(in->mad + 20),
 		.in_port = in->port,
 		.sw = node->node_type == ORCA_MAD_NODE_SWITCH,
-		.changes = changes,
+		.hide_mkey = in->flags & ORCA_MAD_HIDE_MKEY,
+		.changes = &set_changes,
 	};
+	struct orca_mad_port before;
 	uint16_t st = 0, get_st;
 
-	if (!mkey_check(node, in, &s.mkey_ok))
+	if (!mkey_check(node, in, &s.mkey_ok, changes))
 		return ORCA_MAD_DROP;
 	if (method == ORCA_METHOD_TRAP_REPRESS)
 		return ORCA_MAD_DROP;	/* no traps sent, none to repress */
@@ -593,8 +615,18 @@ enum orca_mad_result orca_sma_process(struct orca_mad_node *node,
 		*status = ORCA_MAD_STATUS_UNSUP_ATTR;
 		return ORCA_MAD_REPLY;
 	}
+	/* a CA's Set changes its port alone: kept, to undo a denied one */
+	if (in->deny && !s.sw)
+		before = node->port[in->port];
 	if (method == ORCA_METHOD_SET)
 		st = s.attr->set(&s);
+	if (in->deny && !s.sw && (set_changes & in->deny)) {
+		node->port[in->port] = before;
+		set_changes = ORCA_MAD_CHG_DENIED;
+		s.rereg = false;
+		st = ORCA_MAD_STATUS_INVALID;
+	}
+	*changes |= set_changes;
 	get_st = s.attr->get(&s);
 	*status = st ? st : get_st;
 	return ORCA_MAD_REPLY;

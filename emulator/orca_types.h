@@ -414,8 +414,16 @@ struct orca_dev {
 	uint32_t db_kick_qpn;		/* ... on the kick before */
 	struct orca_fab *fab;		/* cable to orca-fabric, NULL: loopback */
 	const struct orca_link_ops *link;	/* the port's transmit ops */
-	/* the management agents' node (orca_cmd_mad.c): MAD_IFC */
+	/* the management agents' node (orca_fw_mad.c): MAD_IFC, the wire */
 	struct orca_mad_node *mad;
+	/* what the host policy (cfg port_pin) stopped; never reset */
+	struct {
+		uint64_t smp_answered;	/* SMPs off the wire, answered */
+		uint64_t smp_dropped;	/* ... dropped: not for a host */
+		uint64_t mad_refused;	/* MAD_IFC Sets of what is pinned */
+		uint64_t qp0_dropped;	/* the host's SMPs, never sent */
+		uint64_t cap_refused;	/* MODIFY_PORT IsSM */
+	} pin;
 
 	/* objects */
 	struct orca_pd *pds;		/* [max_pd + 1], index 0 unused */

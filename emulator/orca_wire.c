@@ -317,7 +317,7 @@ static void link_deliver(struct orca_dev *dev, struct orca_pkt *p)
 
 	if (dev->fab && (!mine || mlid_is_mcast(p->dlid)))
 		fabric_xmit(dev, p);
-	if (mine)
+	if (mine && !fw_mad_wire(dev, p))
 		port_rx(dev, p);
 	else if (!dev->fab)
 		dev->stats.pkts_dropped++;	/* the LID changed in flight */
@@ -357,10 +357,14 @@ unsigned int wire_drain(struct orca_dev *dev)
 void wire_rx(struct orca_dev *dev, struct orca_pkt *p)
 {
 	bool dr_smp = p->dlid == ORCA_LID_PERMISSIVE && p->vl == ORCA_VL15;
+	bool ours = port_owns(dev, p) || dr_smp;
 
-	if (!port_passes(dev, p, true) || dev->fatal || dev->hung ||
-	    !dev->ram || dev->state != ORCA_DEV_S_ACTIVE ||
-	    (!port_owns(dev, p) && !dr_smp)) {
+	/* the firmware's own SMPs: whatever the host's driver is doing */
+	if (ours && port_passes(dev, p, true) && !dev->fatal && !dev->hung &&
+	    fw_mad_wire(dev, p)) {
+		/* answered or dropped there */
+	} else if (!ours || !port_passes(dev, p, true) || dev->fatal ||
+		   dev->hung || !dev->ram || dev->state != ORCA_DEV_S_ACTIVE) {
 		dev->stats.pkts_dropped++;
 	} else {
 		/* IBA 7.2.5: data received in ARMED makes the port ACTIVE */

@@ -8,6 +8,7 @@
  */
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 
 #include "fabric_switch.h"
 #include "orca_log.h"
@@ -232,10 +233,14 @@ bool fab_sw_port0(struct fab_switch *sw, unsigned int in_port,
 		  const struct orca_pkt *p, uint8_t *out)
 {
 	struct orca_mad_in in = { .mad = p->payload, .port = in_port };
+	struct timespec ts;
 	enum orca_mad_result r;
 	uint32_t chg;
 
 	count(&sw->port[0].pma, false, orca_pkt_wire_len(p), p->dlid);
+	/* the M_Key lease runs on it */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	in.now_ms = (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	r = orca_mad_process(&sw->node, &in, out, &chg);
 	if (chg & (ORCA_MAD_CHG_STATE | ORCA_MAD_CHG_RETRAIN))
 		retrain(sw);

@@ -30,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct orca_mad_node node;
 static uint64_t counter_seed;
 static unsigned int steps;
+static uint64_t now_ms;
 
 /* Counters that grow with every step and sometimes go back (a reset). */
 static void read_counters(void *ctx, unsigned int port,
@@ -148,23 +149,50 @@ static void one_mad(struct fz *z, uint8_t op, uint8_t port)
 	static const uint8_t classes[] = { ORCA_MGMT_SUBN_LID,
 					   ORCA_MGMT_SUBN_DR, ORCA_MGMT_PERF };
 	uint8_t mad[ORCA_MAD_SIZE], out[ORCA_MAD_SIZE];
-	struct orca_mad_in in = { .mad = mad, .port = port, .flags = op & 1 };
+	struct orca_mad_in in = { .mad = mad, .port = port, .flags = op & 3 };
+	struct orca_mad_port before = {};
 	enum orca_mad_result r;
 	uint32_t changes;
 
+	/* a pinned host's MAD: what it may not change (orca_fw_mad.c) */
+	if (op & 4)
+		in.deny = ORCA_MAD_CHG_PKEY | ORCA_MAD_CHG_LID |
+			  ORCA_MAD_CHG_SM | ORCA_MAD_CHG_MKEY | ORCA_MAD_CHG_GID;
+	/* the M_Key lease runs on this clock: up to 255 s a step */
+	now_ms += 1000ULL * fz_u8(z);
+	in.now_ms = now_ms;
 	fz_bytes(z, mad, sizeof(mad));
 	if (op & 0x40) {
 		mad[0] = 1;
 		mad[1] = classes[mad[1] % 3];
 		mad[2] = 1;
 	}
+	if (port <= ORCA_MAD_MAX_PORTS)
+		before = node.port[port];
 	r = orca_mad_process(&node, &in, out, &changes);
 	FZ_ASSERT(r == ORCA_MAD_PASS || r == ORCA_MAD_REPLY ||
 		  r == ORCA_MAD_DROP, "result %d", r);
+	/* without a reply only the lease can have run out */
 	if (r != ORCA_MAD_REPLY) {
-		FZ_ASSERT(!changes, "changes 0x%x without a reply", changes);
+		FZ_ASSERT(!(changes & ~ORCA_MAD_CHG_MKEY),
+			  "changes 0x%x without a reply", changes);
 		return;
 	}
+	/* a denied Set: 0x1c, and the port as it was but for the lease */
+	if (changes & ORCA_MAD_CHG_DENIED) {
+		FZ_ASSERT(in.deny && node.node_type == ORCA_MAD_NODE_CA,
+			  "denied without a deny");
+		FZ_ASSERT((mad_get16(out + 4) & 0x7fff) ==
+			  ORCA_MAD_STATUS_INVALID, "denied, status 0x%x",
+			  mad_get16(out + 4));
+		before.mkey_protect = node.port[port].mkey_protect;
+		before.lease_end_ms = node.port[port].lease_end_ms;
+		FZ_ASSERT(!memcmp(&before, &node.port[port], sizeof(before)),
+			  "a denied Set changed the port");
+	}
+	/* (an M_Key change past deny can only be the lease running out) */
+	FZ_ASSERT(!(changes & in.deny & ~ORCA_MAD_CHG_MKEY),
+		  "changes 0x%x past deny 0x%x", changes, in.deny);
 	check_reply(mad, out);
 	check_port_info_set(&in, out);
 }

@@ -212,6 +212,25 @@ static int try_set(struct orca_cfg *c, const char *kv)
 	return orca_cfg_set_kv(c, kv, err, sizeof(err));
 }
 
+/* port_pin (orca.rst "Host policy"): words, in any order, or none/all */
+static void port_pin_config(void)
+{
+	struct orca_cfg c;
+
+	orca_cfg_defaults(&c);
+	CHECK_EQ(c.port_pin, 0);
+	CHECK_EQ(try_set(&c, "port_pin=lid, pkeys"), 0);
+	CHECK_EQ(c.port_pin, ORCA_PIN_LID | ORCA_PIN_PKEYS);
+	CHECK_EQ(try_set(&c, "port_pin=sm"), 0);
+	CHECK_EQ(c.port_pin, ORCA_PIN_SM);
+	CHECK_EQ(try_set(&c, "port_pin=all"), 0);
+	CHECK_EQ(c.port_pin, 7);
+	CHECK_EQ(try_set(&c, "port_pin=none"), 0);
+	CHECK_EQ(c.port_pin, 0);
+	CHECK(try_set(&c, "port_pin=guids"));	/* always the host's */
+	CHECK(try_set(&c, "port_pin=LID"));
+}
+
 static void config_good(void)
 {
 	struct orca_cfg c;
@@ -351,6 +370,7 @@ int main(int argc, char **argv)
 	RUN(query_port);
 	RUN(gid_and_pkey_tables);
 	RUN(pkey_table_config);
+	RUN(port_pin_config);
 	RUN(config_good);
 	RUN(config_bad);
 	return tap_done();

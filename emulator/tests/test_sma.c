@@ -132,8 +132,9 @@ static void ca_port_info_set(void)
 	pi[51] = 0x92;				/* ClientRereg, timeout 18 */
 	CHECK_EQ(pi_set(1, 1), ORCA_MAD_REPLY);
 	check_resp(0);
+	/* the lease period is part of the M_Key's protection (14.2.4.2) */
 	CHECK_EQ(chg, ORCA_MAD_CHG_GID | ORCA_MAD_CHG_LID | ORCA_MAD_CHG_SM |
-		      ORCA_MAD_CHG_REREG | ORCA_MAD_CHG_PORT);
+		      ORCA_MAD_CHG_REREG | ORCA_MAD_CHG_PORT | ORCA_MAD_CHG_MKEY);
 	/* the reply is the port after the Set, ClientReregister echoed */
 	CHECK_EQ(R64(D + 8), 0xfe80000000000000ULL);
 	CHECK_EQ(R16(D + 16), 0x12);

@@ -116,6 +116,8 @@ static const char *const ignored_keys[] = {
 	 * SM's, not lid / sm_lid (a test on a fabric must not expect those)
 	 */
 	"fabric",
+	/* the host policy: SMPs and MAD_IFC Sets, which no verb makes */
+	"port_pin",
 };
 
 struct parse {
@@ -199,6 +201,8 @@ static void defaults(struct expect *e)
 	e->active_width = 2;
 	e->active_speed = 32;
 	e->max_vl_num = 1;
+	/* orca.rst: SystemImageGUID (bit 11) and ClientReregister (bit 25) */
+	e->port_cap_flags = 0x02000800;
 	/* sys_image_guid, port_guid, ece_vendor_id, pkey_table: derive() */
 }
 
