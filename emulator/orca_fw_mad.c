@@ -365,6 +365,20 @@ bool fw_mad_wire(struct orca_dev *dev, const struct orca_pkt *p)
 	/* what is for an SM here: only if the host may be one */
 	if (!(pin & ORCA_PIN_SM))
 		return false;
+	/*
+	 * None here: a request is answered as ib_mad answers one that no
+	 * agent takes (status 0x0c), so that an SM's SMInfo sweep does not
+	 * wait out its timeouts; the rest is dropped
+	 */
+	if (smp && (m[3] == ORCA_METHOD_GET || m[3] == ORCA_METHOD_SET) &&
+	    (m[1] == ORCA_MGMT_SUBN_LID || dr_arrived(m))) {
+		memcpy(out, m, sizeof(out));
+		out[3] = ORCA_METHOD_GET_RESP;
+		mad_put16(out + SMP_STATUS, ORCA_MAD_STATUS_UNSUP_ATTR |
+			  (m[1] == ORCA_MGMT_SUBN_DR ? ORCA_SMP_STATUS_D : 0));
+		wire_reply(dev, p, out);
+		return fw_took(dev, p);
+	}
 	dev->pin.smp_dropped++;
 	return fw_took(dev, p);
 }

@@ -348,6 +348,17 @@ static void fw_answers_the_wire(void)
 	from_wire(f, m);
 	CHECK_EQ(n_sent, 0);
 	CHECK_EQ(fx_stat(f, "pin_smp_dropped"), 2);
+	/*
+	 * an SM's SMInfo sweep: no SM here, answered as ib_mad answers a
+	 * request no agent takes (13.4.7 status 0x0c), not left to time out
+	 */
+	smp(m, 0x01, 0x01, 0x0020, 0);
+	from_wire(f, m);
+	CHECK_EQ(n_sent, 1);
+	CHECK_EQ(sent[0].dlid, SM_LID);
+	CHECK_EQ(sent[0].payload[3], 0x81);
+	CHECK_EQ(get_be(sent[0].payload + 4, 2), 0x000c);
+	CHECK_EQ(get_be(sent[0].payload + 8, 8), 0x7a11);
 	CHECK_EQ(cqes(f, &q), 0);
 	fx_free(f);
 }
@@ -365,6 +376,12 @@ static void fw_passes_sm_traffic(void)
 	smp(m, 0x01, 0x81, NI, 0);
 	from_wire(f, m);
 	CHECK_EQ(cqes(f, &q), 1);
+	/* and an SMInfo, for the SM the host may run */
+	post_recv(f, &q.qp, q.buf + 1024, 40 + 256, q.lk);
+	smp(m, 0x01, 0x01, 0x0020, 0);
+	from_wire(f, m);
+	CHECK_EQ(cqes(f, &q), 1);
+	CHECK_EQ(n_sent, 0);
 	/* while a request is still the firmware's */
 	post_recv(f, &q.qp, q.buf + 1024, 40 + 256, q.lk);
 	smp(m, 0x01, 0x01, NI, 0);

@@ -60,10 +60,8 @@ klog_mark_both "orca-test: debian13.sh start"
 
 ib_devs() { local d; for d in /sys/class/infiniband/*; do [[ -e $d ]] && printf '%s\n' "${d##*/}"; done; }
 orca_loaded() { [[ -e /sys/module/orca ]]; }
-pattr() { cat "/sys/class/infiniband/$dev/ports/1/$1" 2> /dev/null; }
-rattr() { peer "cat /sys/class/infiniband/orca0/ports/1/$1" 2> /dev/null; }
-state_of() { printf '%s' "${1#*: }"; }
-lid_of() { printf '%d' "${1:-0}"; }
+# shellcheck source=tests/lib/sm.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/sm.sh"
 
 # ---------------------------------------------------------------- the system
 shopt -s nullglob
@@ -160,18 +158,16 @@ ok $? "ibv_devinfo -d $dev (rdma-core's persistent name) through the packaged pr
 # ---------------------------------------------------------------- 3. OpenSM
 modprobe ib_umad && modprobe ib_cm && peer "modprobe ib_umad && modprobe ib_cm"
 ok $? "ib_umad and ib_cm on both hosts"
-pguid=$(tr -d : < "/sys/class/infiniband/$dev/ports/1/gids/0" | cut -c17-)
-echo 'force_log_flush TRUE' > "$osm/opensm.conf"
+pguid=$(port_guid)
 t0=$(now_us)
-OSM_CACHE_DIR=$osm OSM_TMP_DIR=$osm setsid opensm -F "$osm/opensm.conf" -g "0x$pguid" -D 0x03 \
-    -f "$osm/opensm.log" > "$osm/opensm.out" 2>&1 < /dev/null &
-subnet_up() { grep -q 'SUBNET UP' "$osm/opensm.log" 2> /dev/null; }
+sm_start here "$pguid" "$osm/opensm.log"
+subnet_up() { sm_up "$osm/opensm.log"; }
 both_active() { [[ $(state_of "$(pattr state)") == ACTIVE && $(state_of "$(rattr state)") == ACTIVE ]]; }
 wait_until "$ORCA_WAIT" subnet_up && wait_until "$ORCA_WAIT" both_active
 la=$(lid_of "$(pattr lid)") lb=$(lid_of "$(rattr lid)") sb=$(lid_of "$(rattr sm_lid)")
 subnet_up && both_active && ((la && lb && la != lb && sb == la))
-ok $? "Debian 13's OpenSM ($(opensm --version 2> /dev/null | grep -o 'OpenSM [0-9.]*' | head -n 1)) on port 0x$pguid: SUBNET UP, both ports ACTIVE, LIDs $la and $lb, the other host's SM LID $sb ($(secs_since "$t0") s)"
-subnet_up || diag "$(tail -n 20 "$osm/opensm.log" "$osm/opensm.out" 2> /dev/null)"
+ok $? "Debian 13's OpenSM ($(opensm --version 2> /dev/null | grep -o 'OpenSM [0-9.]*' | head -n 1)) on port $pguid: SUBNET UP, both ports ACTIVE, LIDs $la and $lb, the other host's SM LID $sb ($(secs_since "$t0") s)"
+subnet_up || diag "$(tail -n 20 "$osm/opensm.log" "$osm/opensm.log.out" 2> /dev/null)"
 
 # ---------------------------------------------------------------- 4. data
 # verbs: the packaged provider (rdma-core 56) here, the build tree's (44) there

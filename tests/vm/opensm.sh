@@ -47,14 +47,9 @@ if [[ $scope == all ]]; then plan 25; else plan 6; fi
 peer --wait 180 true
 ok $? "the second guest answers over the guest link ($ORCA_PEER)"
 
-sysp=/sys/class/infiniband/$dev/ports/1
-attr() { cat "$sysp/$1"; }                      # this host's port attribute
-rattr() { peer "cat $sysp/$1"; }                # the other host's
-lid_of() { printf '%d' "$(awk '{print $1}' <<< "$1")"; }
-state_of() { awk '{print $2}' <<< "$1"; }       # "4: ACTIVE" -> ACTIVE
-guid_of() { attr gids/0 | awk -F: '{printf "0x%s%s%s%s", $5, $6, $7, $8}'; }
-rguid_of() { rattr gids/0 | awk -F: '{printf "0x%s%s%s%s", $5, $6, $7, $8}'; }
-cap() { printf '%d' "$(attr cap_mask)"; }
+# shellcheck source=tests/lib/sm.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/sm.sh"
+cap() { printf '%d' "$(pattr cap_mask)"; }
 rcap() { printf '%d' "$(rattr cap_mask)"; }
 IS_SM=$((1 << 1)) IS_CM=$((1 << 16))
 # rc_pp ARGS...: ibv_rc_pingpong ARGS between the hosts, server on the
@@ -72,25 +67,16 @@ rc_pp() {
 modprobe ib_umad && modprobe ib_cm && peer "modprobe ib_umad && modprobe ib_cm"
 [[ $? == 0 && -c /dev/infiniband/umad0 && -c /dev/infiniband/issm0 ]]
 ok $? "ib_umad and ib_cm on both hosts: /dev/infiniband/umad0 and issm0"
-s=$(state_of "$(attr state)") rs=$(state_of "$(rattr state)")
-[[ $s == INIT && $rs == INIT && $(lid_of "$(attr lid)") == 0 ]]
-ok $? "before an SM: both ports INIT ($s, $rs), LID $(attr lid), physical state $(attr phys_state)"
+s=$(state_of "$(pattr state)") rs=$(state_of "$(rattr state)")
+[[ $s == INIT && $rs == INIT && $(lid_of "$(pattr lid)") == 0 ]]
+ok $? "before an SM: both ports INIT ($s, $rs), LID $(pattr lid), physical state $(pattr phys_state)"
 
 # OpenSM on this host's port, in the background for the scripts after us
-start_sm() {   # start_sm WHERE(here|peer) GUID LOG
-    # -D 0x03: errors and info (SUBNET UP); the log flushed at each line
-    # one line: peer sends a command as one
-    local cmd="echo 'force_log_flush TRUE' > $osm/opensm.conf; OSM_CACHE_DIR=$osm"
-    cmd+=" OSM_TMP_DIR=$osm setsid opensm -F $osm/opensm.conf -g $2 -D 0x03 -f $3"
-    cmd+=" > $3.out 2>&1 < /dev/null &"
-    if [[ $1 == here ]]; then eval "$cmd"; else peer "mkdir -p $osm; $cmd"; fi
-}
-ga=$(guid_of) gb=$(rguid_of)
-# as sminfo prints a GUID: no leading zeros
-xa=$(printf '0x%x' "$ga") xb=$(printf '0x%x' "$gb")
+ga=$(port_guid) gb=$(rport_guid)
+xa=$ga xb=$gb
 t0=$(now_us)
-start_sm here "$ga" "$osm/a.log"
-subnet_up() { grep -q 'SUBNET UP' "$osm/a.log" 2>/dev/null; }
+sm_start here "$ga" "$osm/a.log"
+subnet_up() { sm_up "$osm/a.log"; }
 wait_until "$ORCA_WAIT" subnet_up
 subnet_up
 ok $? "OpenSM on port $ga: SUBNET UP after $(secs_since "$t0") s"
@@ -98,10 +84,10 @@ bad=$(grep -E 'ERRORS DURING INITIALIZATION|ERR (3119|3120|0F10)' "$osm/a.log")
 [[ -z $bad ]]
 ok $? "OpenSM logged no initialization error"
 [[ -n $bad ]] && diag "$(head -n 5 <<< "$bad")" "$(tail -n 20 "$osm/a.log")"
-both_active() { [[ $(state_of "$(attr state)") == ACTIVE && $(state_of "$(rattr state)") == ACTIVE ]]; }
+both_active() { [[ $(state_of "$(pattr state)") == ACTIVE && $(state_of "$(rattr state)") == ACTIVE ]]; }
 wait_until "$ORCA_WAIT" both_active
-la=$(lid_of "$(attr lid)") lb=$(lid_of "$(rattr lid)")
-sa=$(lid_of "$(attr sm_lid)") sb=$(lid_of "$(rattr sm_lid)")
+la=$(lid_of "$(pattr lid)") lb=$(lid_of "$(rattr lid)")
+sa=$(lid_of "$(pattr sm_lid)") sb=$(lid_of "$(rattr sm_lid)")
 both_active && [[ $la != 0 && $lb != 0 && $la != "$lb" && $sa == "$la" && $sb == "$la" ]]
 ok $? "both ports ACTIVE, LIDs $la and $lb, SM LID $sa / $sb (this port)"
 [[ $scope == all ]] || done_testing
@@ -109,7 +95,7 @@ ok $? "both ports ACTIVE, LIDs $la and $lb, SM LID $sa / $sb (this port)"
 is_sm() { (( $(cap) & IS_SM )); }
 wait_until "$ORCA_WAIT" is_sm
 (( ($(cap) & IS_SM) && ($(cap) & IS_CM) && !($(rcap) & IS_SM) && ($(rcap) & IS_CM) ))
-ok $? "capability masks: this port $(attr cap_mask) (IsSM, IsCM), the other $(rattr cap_mask) (IsCM)"
+ok $? "capability masks: this port $(pattr cap_mask) (IsSM, IsCM), the other $(rattr cap_mask) (IsCM)"
 ibstat "$dev" > "$tmp/ibstat" 2>&1
 grep -q 'State: Active' "$tmp/ibstat" && grep -q 'Physical state: LinkUp' "$tmp/ibstat" &&
     grep -q "SM lid: $la\$" "$tmp/ibstat"
@@ -153,7 +139,7 @@ ok $? "saquery -p: OpenSM's SA returns path records to both ports ($(grep -c 'Pa
 sysfs_counters() {   # sysfs_counters PREFIX: this port's
     local c
     for c in port_xmit_data port_rcv_data port_xmit_packets port_rcv_packets; do
-        printf -v "${1}_$c" '%s' "$(attr "counters/$c")"
+        printf -v "${1}_$c" '%s' "$(pattr "counters/$c")"
     done
 }
 perf_counters() {    # perf_counters PREFIX: the other port's
@@ -206,22 +192,22 @@ peer "pkill -x ibping"
 pkill -TERM -x opensm
 no_sm() { ! pgrep -x opensm > /dev/null && (( !($(cap) & IS_SM) )); }
 wait_until "$ORCA_WAIT" no_sm
-no_sm && both_active && [[ $(lid_of "$(attr lid)") == "$la" && $(lid_of "$(rattr lid)") == "$lb" ]]
-ok $? "OpenSM stopped: IsSM cleared ($(attr cap_mask)), both ports still ACTIVE with LIDs $la, $lb"
+no_sm && both_active && [[ $(lid_of "$(pattr lid)") == "$la" && $(lid_of "$(rattr lid)") == "$lb" ]]
+ok $? "OpenSM stopped: IsSM cleared ($(pattr cap_mask)), both ports still ACTIVE with LIDs $la, $lb"
 rc_pp -n 20 -c
 ok $? "traffic goes on without an SM: ibv_rc_pingpong -c between the hosts"
 
 # OpenSM on the other host takes over
 t0=$(now_us)
-start_sm peer "$gb" "$osm/b.log"
-b_master() { [[ $(lid_of "$(attr sm_lid)") == "$lb" ]] && peer "grep -q 'SUBNET UP' $osm/b.log"; }
+sm_start peer "$gb" "$osm/b.log"
+b_master() { [[ $(lid_of "$(pattr sm_lid)") == "$lb" ]] && peer "grep -q 'SUBNET UP' $osm/b.log"; }
 wait_until "$ORCA_WAIT" b_master
 b_master
 ok $? "OpenSM on the other host: SUBNET UP, SM LID $lb here after $(secs_since "$t0") s"
-b_master || diag "SM LID here $(attr sm_lid)" "$(peer "tail -n 30 $osm/b.log.out $osm/b.log")"
+b_master || diag "SM LID here $(pattr sm_lid)" "$(peer "tail -n 30 $osm/b.log.out $osm/b.log")"
 timeout 30 sminfo > "$tmp/sminfo" 2>&1
 grep -q "sm lid $lb sm guid $xb, .*SMINFO_MASTER" "$tmp/sminfo" && both_active &&
-    [[ $(lid_of "$(attr lid)") == "$la" && $(lid_of "$(rattr lid)") == "$lb" ]]
+    [[ $(lid_of "$(pattr lid)") == "$la" && $(lid_of "$(rattr lid)") == "$lb" ]]
 ok $? "sminfo: $(< "$tmp/sminfo"); LIDs kept ($la, $lb)"
 
 # a new LID: OpenSM back here, its guid2lid file giving this port another
@@ -238,12 +224,12 @@ watching() { grep -q 'async event FD' "$tmp/ev_a" && grep -q 'async event FD' "$
 # the other host's sees the SM move (its SM LID changes), this one its LID
 wait_until "$ORCA_WAIT" watching || diag "ibv_asyncwatch did not start: $(cat "$tmp/ev_a" "$tmp/ev_b")"
 t0=$(now_us)
-start_sm here "$ga" "$osm/c.log"
-new_lids() { both_active && [[ $(lid_of "$(attr lid)") == "$na" && $(lid_of "$(rattr sm_lid)") == "$na" ]]; }
+sm_start here "$ga" "$osm/c.log"
+new_lids() { both_active && [[ $(lid_of "$(pattr lid)") == "$na" && $(lid_of "$(rattr sm_lid)") == "$na" ]]; }
 wait_until "$ORCA_WAIT" new_lids
 new_lids || diag "$(grep -E 'ERR|0x02 ->' "$osm/c.log" | tail -n 20)"
 new_lids
-ok $? "OpenSM with a guid2lid of another LID: this port ACTIVE with LID $(lid_of "$(attr lid)") (wanted $na), the other's SM LID $(lid_of "$(rattr sm_lid)") after $(secs_since "$t0") s"
+ok $? "OpenSM with a guid2lid of another LID: this port ACTIVE with LID $(lid_of "$(pattr lid)") (wanted $na), the other's SM LID $(lid_of "$(rattr sm_lid)") after $(secs_since "$t0") s"
 lid_event() { grep -q 'LID_CHANGE' "$tmp/ev_a" && grep -q 'SM_CHANGE' "$tmp/ev_b"; }
 wait_until "$ORCA_WAIT" lid_event
 lid_event
