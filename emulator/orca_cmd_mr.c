@@ -9,7 +9,7 @@
 			 ORCA_ACCESS_REMOTE_READ | ORCA_ACCESS_REMOTE_ATOMIC | \
 			 ORCA_ACCESS_MW_BIND | ORCA_ACCESS_RELAXED_ORDERING)
 
-/* @mr into a free slot under a new key byte (stale keys miss). */
+/* @mr into a free slot under a new key byte (key_byte_next()). */
 static void mr_insert(struct orca_dev *dev, struct orca_mr *mr,
 		      struct orca_reg_mr_out *o)
 {
@@ -22,7 +22,7 @@ static void mr_insert(struct orca_dev *dev, struct orca_mr *mr,
 			break;
 	}
 	dev->next_mr = dev->reuse_handles ? 0 : idx % dev->cfg.max_mr;
-	mr->key = ++dev->mr_key;
+	mr->key = key_byte_next(dev, dev->mrs[idx].key);
 	dev->mrs[idx] = *mr;
 	dev->n_mrs++;
 	dev->pds[mr->pdn].mr_refs++;

@@ -16,6 +16,7 @@ int cmd_alloc_mw(struct orca_dev *dev, struct cmd *c)
 	struct orca_mw_handle *o = c->out;
 	uint32_t pdn = le32toh(in->pdn), idx;
 	struct orca_mw *mw;
+	uint8_t key;
 
 	CHECK_RESERVED(c, in->reserved);
 	if (!dev->cfg.max_mw)
@@ -37,8 +38,9 @@ int cmd_alloc_mw(struct orca_dev *dev, struct cmd *c)
 			    (unsigned long long)dev->cfg.max_mw);
 	idx = rr_next(&dev->next_mwn, 1, dev->cfg.max_mw + 1, mw_busy, dev);
 	mw = &dev->mws[idx];
-	*mw = (struct orca_mw){ .used = true, .type = in->type,
-				.key = ++dev->mw_key, .pdn = pdn };
+	key = key_byte_next(dev, mw->key);
+	*mw = (struct orca_mw){ .used = true, .type = in->type, .key = key,
+				.pdn = pdn };
 	dev->n_mws++;
 	dev->pds[pdn].mw_refs++;
 	o->rkey = htole32(mw_rkey(dev, mw));

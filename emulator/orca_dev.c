@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/random.h>
 
 #include "orca_cmd.h"
 #include "orca_dev.h"
@@ -287,6 +288,11 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 	dev->raise_irq = raise_irq;
 	dev->irq_priv = irq_priv;
 	dev->link = &wire_link_ops;
+	/* the key bytes' generator: unpredictable, never the 0 state */
+	if (getrandom(&dev->key_rng, sizeof(dev->key_rng), 0) !=
+	    sizeof(dev->key_rng))
+		dev->key_rng = dp_now_ns();
+	dev->key_rng |= 1;
 	dev->pds = calloc(cfg->max_pd + 1, sizeof(*dev->pds));
 	dev->cqs = calloc(cfg->max_cq + 1, sizeof(*dev->cqs));
 	dev->qps = calloc(nqp, sizeof(*dev->qps));

@@ -153,6 +153,18 @@ void *pages_ptr(struct orca_dev *dev, const struct orca_pages *pg,
 /* Memory regions                                                     */
 /* ------------------------------------------------------------------ */
 
+uint8_t key_byte_next(struct orca_dev *dev, uint8_t last)
+{
+	uint64_t x = dev->key_rng;
+
+	/* xorshift64, seeded at init from getrandom() */
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	dev->key_rng = x;
+	return (uint8_t)(last + 1 + x % 255);
+}
+
 struct orca_mr *mr_get(struct orca_dev *dev, uint32_t key)
 {
 	uint32_t idx = key >> 8;

@@ -41,6 +41,12 @@ void pages_free(struct orca_pages *pg);
 void *pages_ptr(struct orca_dev *dev, const struct orca_pages *pg,
 		uint64_t off, uint32_t len);
 struct orca_mr *mr_get(struct orca_dev *dev, uint32_t key);
+/*
+ * A new key byte for a slot whose last one was @last: never @last (a
+ * stale key misses), otherwise unpredictable (a peer cannot guess a
+ * neighbour's R_Key from its own), as real HCAs vary the key byte.
+ */
+uint8_t key_byte_next(struct orca_dev *dev, uint8_t last);
 void mr_destroy_all(struct orca_dev *dev);
 
 /* What a key must allow. */

@@ -443,11 +443,10 @@ struct orca_dev {
 	struct orca_mcg *mcgs;		/* [max_mcast_grp] */
 	uint32_t *mcg_qpns;		/* their qpns arrays, one block */
 	uint32_t n_mcgs, n_mcast_attached;
-	uint8_t mw_key;			/* rolling key byte of ALLOC_MW */
 	uint32_t n_srqs, next_srqn;
 	uint32_t n_ahs, next_ahn;
 	uint32_t n_mrs, next_mr;
-	uint8_t mr_key;			/* rolling key byte */
+	uint64_t key_rng;		/* key bytes (key_byte_next()), never 0 */
 	/* the link: packets in flight, in order */
 	struct orca_pkt *link_head, *link_tail;
 	struct orca_pkt *link_held;	/* delayed packets, by deliver_at */

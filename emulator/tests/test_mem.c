@@ -113,6 +113,42 @@ static void mr_length_wrap(void)
 	fx_free(f);
 }
 
+/*
+ * Review finding 9: a region's key byte is no counter a peer can step
+ * from its own R_Key to a neighbour's: of 64 registrations in a row, the
+ * key bytes do not go up by one each time (today they did, all 63
+ * steps; at random all 63 would be (1/255)^63), and a slot registered
+ * again never gets the key byte it had (the old R_Key misses).
+ */
+static void key_bytes(void)
+{
+	struct fx *f = dp_up();
+	uint64_t buf = heap_alloc(PAGE);
+	struct orca_pbl pbl = pbl_for(f, buf, 1);
+	uint32_t keys[64], k = 0;
+	unsigned int i, steps = 0;
+
+	for (i = 0; i < 64; i++)
+		CHECK_EQ(reg_mr_pbl(f, f->pdn, iova(buf), PAGE,
+				    ORCA_ACCESS_LOCAL_WRITE, pbl, 0, &keys[i]), 0);
+	for (i = 1; i < 64; i++)
+		steps += (uint8_t)(keys[i] - keys[i - 1]) == 1;
+	CHECK(steps < 63);
+	printf("# key bytes that went up by one: %u of 63\n", steps);
+	for (i = 0; i < 200; i++) {
+		CHECK_EQ(fx_dereg_mr(f, keys[0]), 0);
+		f->dev.next_mr = (keys[0] >> 8) - 1;	/* that slot again */
+		CHECK_EQ(reg_mr_pbl(f, f->pdn, iova(buf), PAGE,
+				    ORCA_ACCESS_LOCAL_WRITE, pbl, 0, &k), 0);
+		CHECK_EQ(k >> 8, keys[0] >> 8);
+		CHECK(k != keys[0]);
+		CHECK(!f->dev.mrs[keys[0] >> 8].used ||
+		      f->dev.mrs[keys[0] >> 8].key != (keys[0] & 0xff));
+		keys[0] = k;
+	}
+	fx_free(f);
+}
+
 /* Point SGE 0 of the WQE at @wqe to @addr as it is (no region's IOVA). */
 static void sge_at(struct fx *f, uint64_t wqe, size_t hdr, uint64_t addr)
 {
@@ -264,6 +300,7 @@ int main(int argc, char **argv)
 	fx_clock_virtual();
 	RUN(chained_page_list);
 	RUN(mr_length_wrap);
+	RUN(key_bytes);
 	RUN(reserved_lkey);
 	RUN(reserved_lkey_cap);
 	return tap_done();
