@@ -98,6 +98,15 @@ void resp_read(struct orca_dev *dev, struct orca_qp *qp,
 			  "RDMA READ not enabled on the QP");
 		return;
 	}
+	/*
+	 * IBA 9.4.4: a DMA length is at most 2^31 bytes; longer, the READ
+	 * would span half the PSN space and more
+	 */
+	if (p->dmalen > 0x80000000U) {
+		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
+			  "RDMA READ of more than 2^31 bytes");
+		return;
+	}
 	if (p->dmalen && !rkey_check(dev, qp, p->rkey, MR_REMOTE_READ, p->va,
 				     p->dmalen)) {
 		resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS,

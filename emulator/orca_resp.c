@@ -171,6 +171,12 @@ static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
 				  "RDMA WRITE not enabled on the QP");
 			return;
 		}
+		/* IBA 9.4.4, as for a READ (orca_rdatom.c) */
+		if (p->dmalen > 0x80000000U) {
+			resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
+				  "RDMA WRITE of more than 2^31 bytes");
+			return;
+		}
 		if (p->dmalen && !rkey_check(dev, qp, p->rkey, MR_REMOTE_WRITE,
 					     p->va, p->dmalen)) {
 			resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS,

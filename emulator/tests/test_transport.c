@@ -135,6 +135,42 @@ static void dup_read_unexecuted(void)
 	}
 }
 
+/*
+ * Review finding 10, IBA 9.4.4: a DMA length is at most 2^31 bytes.  A
+ * READ of more (at MTU 256 it spans 2^23 PSNs and more, half the PSN
+ * space, so every PSN after it would look like its duplicate) is an
+ * invalid request: NAK, the QP in error, before its R_Key is looked at
+ * (a refused R_Key would NAK remote access).  2^31 itself is a READ.
+ */
+static void read_over_2g(void)
+{
+	struct orca_pkt *p[4];
+	struct pair t;
+	unsigned int n;
+
+	pair_up(&t, ORCA_ACCESS_REMOTE_READ, 1);
+	read_req(t.f, t.b.qpn, PSN0, iova(t.buf), t.lk, 0x80000001U);
+	n = link_take(t.f, p, 4);
+	CHECK_EQ(n, 1);
+	if (n == 1) {
+		CHECK(p[0]->hdrs & PKT_AETH);
+		CHECK_EQ(p[0]->syndrome, AETH_NAK | AETH_NAK_INV_REQ);
+	}
+	pkts_free(t.f, p, n);
+	CHECK_EQ(qp_state_of(t.f, t.b.qpn), ORCA_QPS_ERR);
+	pair_down(&t);
+
+	/* 2^31 passes that check; this region is smaller: remote access */
+	pair_up(&t, ORCA_ACCESS_REMOTE_READ, 1);
+	read_req(t.f, t.b.qpn, PSN0, iova(t.buf), t.lk, 0x80000000U);
+	n = link_take(t.f, p, 4);
+	CHECK_EQ(n, 1);
+	if (n == 1)
+		CHECK_EQ(p[0]->syndrome, AETH_NAK | AETH_NAK_REM_ACCESS);
+	pkts_free(t.f, p, n);
+	pair_down(&t);
+}
+
 /* READ from a to b through the engine: @len bytes at buf + @off. */
 static void read_through(struct pair *t, uint64_t off, uint32_t len)
 {
@@ -630,5 +666,6 @@ int main(int argc, char **argv)
 	RUN(ud_send_error_sqe);
 	RUN(ud_av_in_wqe);
 	RUN(peer_check);
+	RUN(read_over_2g);
 	return tap_done();
 }
