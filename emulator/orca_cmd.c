@@ -345,6 +345,11 @@ static int cmd_destroy_kick_ring(struct orca_dev *dev, struct cmd *c)
 	const struct orca_kick_ring_handle *in = c->in;
 
 	CHECK_RESERVED(c, in->reserved);
+	/* its QPs go first: an overflow of it reads their records */
+	if (kick_ring_live(dev, le32toh(in->ring)) &&
+	    dev->kicks[le32toh(in->ring) - 1].qps.head)
+		return fail(c, ORCA_STATUS_BAD_RES_STATE, ORCA_SYND_NONE,
+			    "kick ring %u still names QPs", le32toh(in->ring));
 	if (!kick_ring_del(dev, le32toh(in->ring)))
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no kick ring %u", le32toh(in->ring));

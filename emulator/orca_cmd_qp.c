@@ -75,20 +75,25 @@ static int qp_caps(struct orca_dev *dev, struct cmd *c,
  * without a kick ring also on the unringed list, which every engine
  * round walks (orca_kick.c).
  */
+static struct orca_qp_list *qp_kick_list(struct orca_dev *dev,
+					 struct orca_qp *qp)
+{
+	return qp->kick_ring ? &dev->kicks[qp->kick_ring - 1].qps :
+			       &dev->unringed_qps;
+}
+
 static void qp_live_add(struct orca_dev *dev, struct orca_qp *qp)
 {
 	qp_list_add_tail(&dev->live_qps, qp, live);
 	/* in creation order, as the engine served them in QPN order */
-	if (!(le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_KICK_RING))
-		qp_list_add_tail(&dev->unringed_qps, qp, unringed);
+	qp_list_add_tail(qp_kick_list(dev, qp), qp, unringed);
 }
 
 static void qp_live_del(struct orca_dev *dev, struct orca_qp *qp)
 {
 	qp_list_del(&dev->live_qps, qp, live);
 	qp_unsched(dev, qp);
-	if (!(le32toh(qp->ctx.create_flags) & ORCA_QP_CREATE_KICK_RING))
-		qp_list_del(&dev->unringed_qps, qp, unringed);
+	qp_list_del(qp_kick_list(dev, qp), qp, unringed);
 }
 
 int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
@@ -103,7 +108,6 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	uint32_t qpn;
 	int ret;
 
-	CHECK_RESERVED(c, in->reserved0);
 	if (!qp_type_cap(in->qp_type))
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_QP_TYPE,
 			    "unknown QP type %u", in->qp_type);
@@ -122,6 +126,13 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_KICK_RING))
 		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
 			    "kick rings not enabled");
+	if (in->kick_ring && !(flags & ORCA_QP_CREATE_KICK_RING))
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_RESERVED_NZ,
+			    "kick_ring %u without ORCA_QP_CREATE_KICK_RING",
+			    le16toh(in->kick_ring));
+	if (in->kick_ring && !kick_ring_live(dev, le16toh(in->kick_ring)))
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no kick ring %u", le16toh(in->kick_ring));
 	if ((flags & ORCA_QP_CREATE_PCI_WRITE_END_PADDING) &&
 	    !(dev->cfg.dev_caps & ORCA_DEV_CAP_PCI_WRITE_END_PADDING))
 		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
@@ -210,6 +221,7 @@ int cmd_create_qp(struct orca_dev *dev, struct cmd *c)
 	qp->ctx = ctx;
 	qp->dflt = ctx;
 	dev->qps[qpn] = qp;
+	qp->kick_ring = le16toh(in->kick_ring);
 	qp_live_add(dev, qp);
 	if (qpn >= ORCA_QPN_BASE)
 		dev->n_qps++;

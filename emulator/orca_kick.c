@@ -10,9 +10,10 @@
  * packet for it, a timer, a MODIFY_QP.  A QP created without
  * ORCA_QP_CREATE_KICK_RING (a kernel QP, an older provider's) is on the
  * unringed list, which every round of the engine puts on the run list,
- * as every kick once read every record.  Once a second every QP is looked
- * at, whatever the rings say: a ring its user corrupted only delays that
- * user's posts.
+ * as every kick once read every record.  A ring that overflowed puts its
+ * own QPs on it (CREATE_QP names the ring), and no other.  Once a second
+ * every QP is looked at, whatever the rings say: a ring its user
+ * corrupted only delays that user's posts.
  */
 #include "orca_res.h"
 
@@ -42,7 +43,7 @@ struct orca_qp *qp_sched_pop(struct orca_dev *dev)
 	return qp;
 }
 
-/* Every QP with queues: after a ring overflowed, and once a second. */
+/* Every QP with queues: once a second. */
 void qp_sched_all(struct orca_dev *dev)
 {
 	struct orca_qp *qp;
@@ -80,12 +81,17 @@ uint32_t kick_ring_add(struct orca_dev *dev, uint64_t addr)
 	return i + 1;
 }
 
+bool kick_ring_live(const struct orca_dev *dev, uint32_t ring)
+{
+	return ring && ring <= ORCA_MAX_KICK_RINGS && dev->kicks[ring - 1].addr;
+}
+
 /* DESTROY_KICK_RING's work; false if @ring names no ring. */
 bool kick_ring_del(struct orca_dev *dev, uint32_t ring)
 {
 	uint32_t i;
 
-	if (!ring || ring > ORCA_MAX_KICK_RINGS || !dev->kicks[ring - 1].addr)
+	if (!kick_ring_live(dev, ring))
 		return false;
 	dev->kicks[ring - 1].addr = 0;
 	for (i = 0; i < dev->n_kicks; i++) {
@@ -107,17 +113,16 @@ void kick_ring_del_all(struct orca_dev *dev)
 
 /*
  * Take what one ring announces (orca_hw_io.h): the QPs its entries name go
- * on the run list.  Returns true if the ring had overflowed, and then
- * every QP is on it.
+ * on the run list; if it had overflowed, every QP of its own.
  */
-static bool kick_ring_take(struct orca_dev *dev, struct orca_kick *k)
+static void kick_ring_take(struct orca_dev *dev, struct orca_kick *k)
 {
 	struct orca_kick_ring *r = kick_ring_map(dev, k->addr);
-	bool overflow = false;
 	uint32_t n, cons = k->cons;
+	struct orca_qp *qp;
 
 	if (!r)
-		return false;	/* cannot happen: CREATE checked the range */
+		return;		/* cannot happen: CREATE checked the range */
 	if (__atomic_load_n(&r->overflow, __ATOMIC_ACQUIRE)) {
 		/*
 		 * Whoever reserved an entry before our read of prod had
@@ -127,14 +132,15 @@ static bool kick_ring_take(struct orca_dev *dev, struct orca_kick *k)
 		__atomic_store_n(&r->overflow, 0, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		cons = le32toh(__atomic_load_n(&r->prod, __ATOMIC_ACQUIRE));
-		qp_sched_all(dev);
+		/* its own QPs: a context that breaks its ring costs no other */
+		for (qp = k->qps.head; qp; qp = qp->unringed.next)
+			if (qp->ring.n)
+				qp_sched(dev, qp);
 		dev->stats.kick_overflows++;
-		overflow = true;
 	}
 	/* at most one lap: a ring cannot keep the engine here */
 	for (n = 0; n < ORCA_KICK_RING_ENTRIES; n++, cons++) {
 		struct orca_kick_entry *e = &r->e[cons % ORCA_KICK_RING_ENTRIES];
-		struct orca_qp *qp;
 
 		/* reserved but not written yet: its poster will kick */
 		if (le32toh(__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE)) !=
@@ -151,7 +157,6 @@ static bool kick_ring_take(struct orca_dev *dev, struct orca_kick *k)
 		k->cons = cons;
 		__atomic_store_n(&r->cons, htole32(cons), __ATOMIC_RELEASE);
 	}
-	return overflow;
 }
 
 /*
@@ -160,14 +165,11 @@ static bool kick_ring_take(struct orca_dev *dev, struct orca_kick *k)
  */
 void qp_sched_kicked(struct orca_dev *dev)
 {
-	bool all = false;
 	struct orca_qp *qp;
 	uint32_t i;
 
 	for (i = 0; i < dev->n_kicks; i++)
-		all |= kick_ring_take(dev, &dev->kicks[dev->kicks_used[i]]);
-	if (all)
-		return;
+		kick_ring_take(dev, &dev->kicks[dev->kicks_used[i]]);
 	for (qp = dev->unringed_qps.head; qp; qp = qp->unringed.next)
 		if (qp->ring.n)
 			qp_sched(dev, qp);

@@ -213,6 +213,8 @@ struct orca_qp *qp_sched_pop(struct orca_dev *dev);
 void qp_sched_all(struct orca_dev *dev);
 void qp_sched_kicked(struct orca_dev *dev);
 uint32_t kick_ring_add(struct orca_dev *dev, uint64_t addr);
+/* @ring (1-based) is a ring CREATE_KICK_RING made and nothing destroyed. */
+bool kick_ring_live(const struct orca_dev *dev, uint32_t ring);
 bool kick_ring_del(struct orca_dev *dev, uint32_t ring);
 void kick_ring_del_all(struct orca_dev *dev);
 

@@ -246,14 +246,19 @@ struct orca_qp {
 	/* the engine's run list (orca_kick.c): QPs it has to look at */
 	struct orca_qp_link run;
 	bool on_run;
-	/* created without ORCA_QP_CREATE_KICK_RING: every kick reads it */
+	/*
+	 * created without ORCA_QP_CREATE_KICK_RING (or naming no ring):
+	 * on the unringed list, which every kick reads; else on its ring's
+	 */
 	struct orca_qp_link unringed;
+	uint16_t kick_ring;		/* 1-based; 0: unringed */
 };
 
 /* A kick ring (orca_hw_io.h) of a user context. */
 struct orca_kick {
 	uint64_t addr;			/* 0: the slot is free */
 	uint32_t cons;			/* entries taken (published copy) */
+	struct orca_qp_list qps;	/* the QPs it names (their unringed) */
 };
 
 struct orca_stats {

@@ -135,6 +135,7 @@ struct ring_qp {
 
 static uint8_t make_qp_type = ORCA_QPT_RC;	/* what make_qp() creates */
 static uint32_t make_qp_flags;		/* ... and its ORCA_QP_CREATE_* */
+static uint16_t make_qp_kick_ring;	/* ... and with _KICK_RING, the ring */
 /*
  * ... with 2^make_qp_log_depth WQEs per ring; post_send(), post_recv()
  * and the other posting helpers here assume the default, 8.
@@ -159,6 +160,8 @@ static inline bool make_qp_srq(struct fx *f, struct ring_qp *qp,
 	memset(gpa(f, qp->base), 0, (bytes + PAGE - 1) & ~(PAGE - 1));
 	in.qp_type = type;
 	in.create_flags = htole32(make_qp_flags);
+	if (make_qp_flags & ORCA_QP_CREATE_KICK_RING)
+		in.kick_ring = htole16(make_qp_kick_ring);
 	in.pdn = htole32(f->pdn);
 	in.send_cqn = in.recv_cqn = htole32(cqn);
 	in.max_send_wr = htole32(n);

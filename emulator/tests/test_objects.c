@@ -184,8 +184,12 @@ static void qp_create_checks(void)
 	CREATE_FAILS((in.qp_type = ORCA_QPT_UD,
 		      in.create_flags = htole32(ORCA_QP_CREATE_FAST_REG)),
 		     ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS);
-	CREATE_FAILS(in.reserved0[1] = 1, ORCA_STATUS_BAD_PARAM,
+	/* a kick ring named without the flag; the flag and no such ring */
+	CREATE_FAILS(in.kick_ring = htole16(1), ORCA_STATUS_BAD_PARAM,
 		     ORCA_SYND_RESERVED_NZ);
+	CREATE_FAILS((in.kick_ring = htole16(1),
+		      in.create_flags = htole32(ORCA_QP_CREATE_KICK_RING)),
+		     ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE);
 	CREATE_FAILS(in.srqn = htole32(1), ORCA_STATUS_BAD_RESOURCE,
 		     ORCA_SYND_HANDLE);
 	CHECK_EQ(f->dev.n_qps, 0);

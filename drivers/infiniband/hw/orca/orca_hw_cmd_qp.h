@@ -211,16 +211,19 @@ struct orca_qp_ctx {
  */
 #define ORCA_QP_CREATE_FAST_REG			BIT(3)
 /*
- * Every post on the QP names it in a kick ring (orca_hw_io.h, on a device
- * with ORCA_DEV_CAP_KICK_RING): a kick does not make the device read its
- * doorbell record.
+ * Every post on the QP names it in kick ring kick_ring (orca_hw_io.h, on
+ * a device with ORCA_DEV_CAP_KICK_RING): a kick does not make the device
+ * read its doorbell record, and when that ring overflows the device
+ * reads the records of that ring's QPs only, so a context that breaks
+ * its ring costs only its own QPs.  kick_ring 0 (a driver that names
+ * none): the QP is read at every kick, as one without the flag.
  */
 #define ORCA_QP_CREATE_KICK_RING		BIT(4)
 
 struct orca_create_qp_in {
 	__u8 qp_type;			/* 0x00 ORCA_QPT_* */
 	__u8 sq_sig_all;		/* 0x01 */
-	__u8 reserved0[2];		/* 0x02 */
+	__le16 kick_ring;		/* 0x02 with ORCA_QP_CREATE_KICK_RING */
 	__le32 pdn;			/* 0x04 */
 	__le32 send_cqn;		/* 0x08 */
 	__le32 recv_cqn;		/* 0x0c */

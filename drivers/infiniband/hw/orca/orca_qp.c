@@ -78,9 +78,11 @@ int orca_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 						  ibucontext);
 
 		/* its context names every post in the ring (orca_udb.c) */
-		if (uctx->kick_page)
+		if (uctx->kick_page) {
 			in.create_flags |=
 				cpu_to_le32(ORCA_QP_CREATE_KICK_RING);
+			in.kick_ring = cpu_to_le16(uctx->kick_ring);
+		}
 		in.sq_log_depth = cmd.sq_log_depth;
 		in.sq_log_stride = cmd.sq_log_stride;
 		in.rq_log_depth = cmd.rq_log_depth;
