@@ -49,6 +49,9 @@ MODULE_PARM_DESC(slow, "Test a device declared dead while it is still placing a 
 static bool go_param;
 module_param_named(go, go_param, bool, 0644);
 MODULE_PARM_DESC(go, "slow=1: set by the script once the driver has logged that the dead device stopped");
+static bool cqn_param;
+module_param_named(cqn, cqn_param, bool, 0444);
+MODULE_PARM_DESC(cqn, "Test that a CQ given a destroyed CQ's number gets none of its events (hostctl comp-irq-hold 1, reuse-handles 1; the script sets go once the held interrupt was taken) instead");
 static bool reuse_param;
 module_param_named(reuse, reuse_param, bool, 0444);
 MODULE_PARM_DESC(reuse, "The device hands out the lowest free number (hostctl reuse-handles 1): a QP created after a destroy must get the destroyed one's QPN");
@@ -1230,6 +1233,99 @@ static bool wait_go(void)
 	return READ_ONCE(go_param);
 }
 
+static void count_handler(struct ib_cq *cq, void *ctx)
+{
+	atomic_inc(ctx);
+}
+
+/* Until @v reads @n, or wait_ms; whether it does. */
+static bool wait_atomic(atomic_t *v, int n)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(wait_ms);
+
+	while (atomic_read(v) != n && time_before(jiffies, end))
+		usleep_range(200, 1000);
+	return atomic_read(v) == n;
+}
+
+/*
+ * Review-kverbs finding 2 for CQs, as test_reuse() for QPs: an event the
+ * device posted for a CQ before its destroy never reaches the CQ that
+ * gets its number next.  The script holds the completion interrupt
+ * (hostctl comp-irq-hold 1) and makes the device hand out the lowest free
+ * number (reuse-handles 1).  CQ1, armed, takes a SEND's completion: its
+ * event waits in the completion EQ, no interrupt.  CQ1 goes (its QP
+ * first) and CQ2 comes, with CQ1's number, armed.  The script lets the
+ * interrupt out and sets go once the driver took it: CQ2's handler has
+ * not run, and a completion of its own still runs it, once.
+ */
+static void test_cqn(void)
+{
+	struct ib_cq_init_attr ca = { .cqe = 64 };
+	struct ib_qp *a = NULL, *p = NULL, *c = NULL;
+	struct ib_cq *pcq, *cq1 = NULL, *cq2 = NULL;
+	atomic_t ev1 = ATOMIC_INIT(0), ev2 = ATOMIC_INIT(0);
+	struct ib_wc wc;
+
+	pcq = ib_alloc_cq(kv.dev, NULL, 64, 0, IB_POLL_DIRECT);
+	if (!IS_ERR(pcq))
+		cq1 = ib_create_cq(kv.dev, count_handler, NULL, &ev1, &ca);
+	if (IS_ERR(pcq) || IS_ERR(cq1)) {
+		check(false, "CQN test: two CQs");
+		goto out_cq;
+	}
+	a = make_qp(cq1, IB_QPT_RC);
+	p = make_qp(pcq, IB_QPT_RC);
+	if (IS_ERR(a) || IS_ERR(p) || to_rts(a, p->qp_num) ||
+	    to_rts(p, a->qp_num)) {
+		check(false, "CQN test: an RC pair");
+		goto out;
+	}
+	post_recvs(p, 1, 0x810);
+	check(ib_req_notify_cq(cq1, IB_CQ_NEXT_COMP) == 0 &&
+	      post_sends(a, 1, 0xc1) == 1 && poll_ok(pcq, 1) == 1 &&
+	      wait_cqe(cq1) && atomic_read(&ev1) == 0,
+	      "CQ1 armed, its SEND completed, its event held back (%d handler runs)",
+	      atomic_read(&ev1));
+	ib_destroy_qp(a);
+	a = NULL;
+	ib_destroy_cq(cq1);
+	cq1 = NULL;
+	cq2 = ib_create_cq(kv.dev, count_handler, NULL, &ev2, &ca);
+	if (IS_ERR(cq2)) {
+		check(false, "CQN test: CQ2 created");
+		goto out;
+	}
+	c = make_qp(cq2, IB_QPT_RC);
+	check(!IS_ERR(c) &&
+	      ib_req_notify_cq(cq2, IB_CQ_NEXT_COMP |
+			       IB_CQ_REPORT_MISSED_EVENTS) == 0,
+	      "CQ2 made in CQ1's place, armed, nothing missed");
+	if (IS_ERR(c))
+		goto out;
+	pr_info("orca_kverbs[%s]: waiting for the completion interrupt\n",
+		run_id);
+	check(wait_go(), "CQN test: the script let the held interrupt out");
+	check(atomic_read(&ev2) == 0 && ib_poll_cq(cq2, 1, &wc) == 0,
+	      "CQ2 got no event (%d) and no CQE of CQ1's", atomic_read(&ev2));
+	check(!to_state(p, IB_QPS_RESET) && !to_rts(p, c->qp_num) &&
+	      !to_rts(c, p->qp_num) && post_recvs(p, 1, 0x820) == 1 &&
+	      post_sends(c, 1, 0xc2) == 1 && wait_atomic(&ev2, 1) &&
+	      poll_ok(cq2, 1) == 1,
+	      "a completion of CQ2's own runs its handler once (%d)",
+	      atomic_read(&ev2));
+out:
+	destroy_qps(a, c);
+	destroy_qps(p, NULL);
+out_cq:
+	if (!IS_ERR_OR_NULL(cq2))
+		ib_destroy_cq(cq2);
+	if (!IS_ERR_OR_NULL(cq1))
+		ib_destroy_cq(cq1);
+	if (!IS_ERR(pcq))
+		ib_free_cq(pcq);
+}
+
 /*
  * A device that is slow, not dead (review-kverbs finding 1): a command
  * times out while the device is still placing a SEND into a kernel QP's
@@ -1363,6 +1459,10 @@ static void run(struct ib_device *dev)
 	}
 	if (slow_param) {
 		test_slow();
+		goto out_buf;
+	}
+	if (cqn_param) {
+		test_cqn();
 		goto out_buf;
 	}
 	cq = ib_alloc_cq(dev, NULL, 256, 0, IB_POLL_DIRECT);

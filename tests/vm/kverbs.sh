@@ -36,6 +36,7 @@ ktest=${ORCA_KTEST:-$build/ktest/orca_kverbs_test.ko}
 KVERBS_CHECKS=67
 KVERBS_DEAD_CHECKS=20
 KVERBS_SLOW_CHECKS=11
+KVERBS_CQN_CHECKS=10
 
 # One load of the module (kverbs_run WHAT EXPECTED [dead=1] [reuse=1]);
 # its TAP lines become diagnostics, and the load one test: all of its
@@ -59,6 +60,17 @@ kverbs_run() {
             wait_until "$ORCA_WAIT" klog_has "dead device stopped (reset acknowledged)"
         echo 1 > /sys/module/orca_kverbs_test/parameters/go
     fi
+    if [[ $* == *cqn=1* ]]; then
+        # the held completion interrupt out, and taken by the driver
+        wait_until "$ORCA_WAIT" klog_has "orca_kverbs\[$id\]: waiting for the completion interrupt"
+        local irqs0
+        irqs0=$(comp_irqs)
+        hostctl comp-irq-hold 0 > /dev/null
+        # shellcheck disable=SC2317  # called by wait_until
+        irq_taken() { (($(comp_irqs) > irqs0)); }
+        wait_until "$ORCA_WAIT" irq_taken || diag "the completion interrupt count stayed $irqs0"
+        echo 1 > /sys/module/orca_kverbs_test/parameters/go
+    fi
     wait "$pid"
     rc=$?
     rmmod orca_kverbs_test 2> /dev/null
@@ -72,15 +84,21 @@ kverbs_run() {
 }
 # shellcheck disable=SC2317  # called by wait_until
 klog_has() { klog_since "kverbs: run $id" | grep -q -- "$1"; }
+# the interrupts the driver took on its completion vector, all CPUs
+comp_irqs() { awk '/orca-comp/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts; }
 reload() { rmmod orca && hostctl misbehave clear > /dev/null && insmod "$ko" && wait_dev 1; }
 
-plan 11
+plan 12
 mark="kverbs: $(now_us)"
 echo "$mark" > /dev/kmsg
 [[ -r $ktest ]]
 ok $? "the test module is built ($ktest)"
 hostctl reuse-handles 1 > /dev/null
 kverbs_run "kernel verbs on $dev, numbers reused at once" $((KVERBS_CHECKS + 1)) reuse=1
+# a CQ in a destroyed CQ's number, with an event of the old one held back
+hostctl comp-irq-hold 1 > /dev/null
+kverbs_run "a CQ given a destroyed CQ's number gets none of its events" "$KVERBS_CQN_CHECKS" cqn=1
+hostctl comp-irq-hold 0 > /dev/null
 hostctl reuse-handles 0 > /dev/null
 reload
 ok $? "orca reloaded ($WAITED s)"
