@@ -252,6 +252,25 @@ bool fab_sw_port0(struct fab_switch *sw, unsigned int in_port,
 	return true;
 }
 
+/*
+ * QP1 of port 0 takes a packet whose P_Key is a member of port 0's table
+ * (IBA 10.9.3: same partition, not both limited members), as a CA's QP1
+ * does; QP0 takes any (SMPs carry 0xffff).
+ */
+static bool port0_pkey_ok(const struct fab_switch *sw, uint16_t pkey)
+{
+	const struct orca_mad_port *p0 = &sw->node.port[0];
+	unsigned int i, n = sw->node.partition_cap;
+
+	if (n > ORCA_MAD_PKEYS)
+		n = ORCA_MAD_PKEYS;
+	for (i = 0; i < n; i++)
+		if ((pkey & 0x7fff) && (pkey & 0x7fff) ==
+		    (p0->pkeys[i] & 0x7fff) && ((pkey | p0->pkeys[i]) & 0x8000))
+			return true;
+	return false;
+}
+
 size_t fab_sw_reply(struct fab_switch *sw, const struct orca_pkt *req,
 		    const uint8_t *mad, uint16_t dlid)
 {
@@ -268,7 +287,8 @@ size_t fab_sw_reply(struct fab_switch *sw, const struct orca_pkt *req,
 	r->vl = req->dqpn == 0 ? ORCA_VL15 : 0;
 	r->sl = req->sl;
 	r->opcode = IB_UD | IB_SEND_ONLY;
-	r->pkey = 0xffff;
+	/* QP0 answers with the default P_Key, QP1 with the request's */
+	r->pkey = req->dqpn == 0 ? 0xffff : req->pkey;
 	r->dqpn = req->sqpn;
 	r->psn = req->psn;
 	r->sqpn = req->dqpn;
@@ -311,6 +331,10 @@ static void to_port0(struct fab_switch *sw, unsigned int in,
 	    (p->dqpn == 1 && (p->qkey != QP1_QKEY ||
 			      p->payload[1] != ORCA_MGMT_PERF))) {
 		sw->drops[FAB_SW_DROP_PORT0]++;
+		return;
+	}
+	if (p->dqpn == 1 && !port0_pkey_ok(sw, p->pkey)) {
+		sw->drops[FAB_SW_DROP_PKEY]++;
 		return;
 	}
 	if (p->dqpn == 0 && p->payload[1] != ORCA_MGMT_SUBN_LID) {
@@ -451,6 +475,7 @@ const char *fab_sw_drop_name(enum fab_sw_drop d)
 		[FAB_SW_DROP_DR] = "dr",
 		[FAB_SW_DROP_DR_LID] = "dr_lid_routed",
 		[FAB_SW_DROP_PORT0] = "port0",
+		[FAB_SW_DROP_PKEY] = "port0_pkey",
 	};
 
 	return d < FAB_SW_DROP_NR ? names[d] : "?";

@@ -47,6 +47,7 @@ enum fab_sw_drop {
 	FAB_SW_DROP_DR,		/* DR SMP: bad hop, port, hop_cnt */
 	FAB_SW_DROP_DR_LID,	/* DR SMP with a LID-routed part */
 	FAB_SW_DROP_PORT0,	/* for port 0 but not a MAD it takes */
+	FAB_SW_DROP_PKEY,	/* for port 0's QP1, a P_Key not its own */
 	FAB_SW_DROP_NR
 };
 

@@ -750,6 +750,37 @@ static void pma_counters(void)
 	CHECK_EQ(sw.drops[FAB_SW_DROP_PORT0], 1);
 }
 
+/* A PortCounters Get of port 2 to QP1 with P_Key @pkey: re-encoded. */
+static void pma_with_pkey(uint16_t pkey)
+{
+	mad_hdr(0x04, 1, 0x0012, 0);
+	mad[DATA + 1] = 2;
+	ud(0, SW_LID, LID_A, 1, 0x33, 0x80010000, mad, 256);
+	pin.pkey = pkey;
+	wire_len = orca_pkt_encode(&pin, wire);
+	inject(1);
+}
+
+/*
+ * Review finding 7: the switch's PMA (QP1 of port 0) takes a request
+ * only in a partition of port 0's table, as a CA's QP1 does (IBA 10.9.3),
+ * and answers in it: with the default table (0xffff) a limited member
+ * 0x7fff is answered with 0x7fff, 0x8005 (another partition) dropped
+ * and counted.
+ */
+static void pma_pkeys(void)
+{
+	program();
+	pma_with_pkey(0x7fff);
+	CHECK(take(1));
+	CHECK_EQ(pout.pkey, 0x7fff);
+	CHECK_EQ(pout.payload[3], 0x81);
+	pma_with_pkey(0x8005);
+	CHECK(quiet());
+	CHECK_EQ(sw.drops[FAB_SW_DROP_PKEY], 1);
+	CHECK(!strcmp(fab_sw_drop_name(FAB_SW_DROP_PKEY), "port0_pkey"));
+}
+
 static void vl15_priority(void)
 {
 	unsigned int i, n;
@@ -1207,6 +1238,7 @@ int main(int argc, char **argv)
 	RUN(init_port_rules);
 	RUN(armed_to_active);
 	RUN(pma_counters);
+	RUN(pma_pkeys);
 	RUN(vl15_priority);
 	RUN(link_down);
 	RUN(sm_sweep);
