@@ -118,6 +118,9 @@ static void sma_port_load(struct orca_dev *dev)
 	p->sm_sl = g->sm_sl;
 	p->gid_prefix = g->subnet_prefix;
 	p->cap_mask = port_cap_flags(dev);
+	/* the GID table's GUIDs, port GUID + index: GUIDInfo shows them */
+	p->guid_cap = g->gid_tbl_len < ORCA_MAD_GUIDS ? g->gid_tbl_len :
+		      ORCA_MAD_GUIDS;
 	p->mtu_cap = g->max_mtu;
 	for (i = 0; i < ORCA_MAD_PKEYS; i++)
 		p->pkeys[i] = i < g->n_pkey_table ? g->pkey_table[i] : 0;

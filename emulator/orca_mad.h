@@ -142,7 +142,7 @@ struct orca_mad_port {
 	uint8_t mtu_cap;		/* 1 256 .. 5 4096 */
 	uint8_t vl_cap;			/* 1 VL0, 2 VL0-1, 3 VL0-3, 4 VL0-7 */
 	uint8_t vl_arb_high_cap, vl_arb_low_cap;
-	uint8_t guid_cap;		/* 1..ORCA_MAD_GUIDS */
+	uint8_t guid_cap;		/* 1..ORCA_MAD_GUIDS: guid + 0.. */
 	uint8_t resp_time;		/* RespTimeValue, 5 bits */
 	/* SM (PortInfo) */
 	uint64_t mkey, gid_prefix;

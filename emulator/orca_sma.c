@@ -179,11 +179,17 @@ static uint16_t node_info_get(struct smp *s)
 static uint16_t guid_info_get(struct smp *s)
 {
 	struct orca_mad_port *p = mgmt_port(s->node, s->in_port);
+	unsigned int i;
 
-	/* block 0 only; entry 0 is the port GUID, no alias GUIDs */
+	/*
+	 * block 0 only: entry 0 is the port GUID, entries 1..GUIDCap-1 the
+	 * alias GUIDs, which follow it (the owner's GID table does the same),
+	 * so that the SM knows every GUID a port answers to
+	 */
 	if (s->mod != 0)
 		return ORCA_MAD_STATUS_INVALID;
-	mad_put64(s->data, p->guid);
+	for (i = 0; i < p->guid_cap && i < ORCA_MAD_GUIDS; i++)
+		mad_put64(s->data + 8 * i, p->guid + i);
 	return 0;
 }
 

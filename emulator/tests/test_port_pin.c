@@ -217,6 +217,29 @@ static void cap_mask_default(void)
 	fx_free(f);
 }
 
+/*
+ * Review finding 8: the SM knows every GUID the port answers to.  With
+ * gid_tbl_len 4, GID i is port GUID + i; GUIDInfo block 0 lists those
+ * four (14.2.5.5) and PortInfo's GUIDCap says 4.
+ */
+static void alias_guids(void)
+{
+	const char *const sets[] = { "gid_tbl_len=4", NULL };
+	struct fx *f = dp_up_cfg(sets);
+	uint8_t m[256], r[256];
+	unsigned int i;
+
+	smp(m, 0x81, 0x01, 0x0014, 0);
+	CHECK_EQ(host_mad(f, m, ORCA_MAD_IFC_F_IGNORE_MKEY, r),
+		 ORCA_MAD_IFC_REPLY);
+	for (i = 0; i < 8; i++)
+		CHECK_EQ(get_be(r + D + 8 * i, 8),
+			 i < 4 ? f->cfg.port_guid + i : 0);
+	host_pi(f, r);
+	CHECK_EQ(r[D + 50], 4);
+	fx_free(f);
+}
+
 /* The P_Key table through P_KeyTable block 0: entries 0 and 1. */
 static void pkeys_of(struct fx *f, uint16_t *k0, uint16_t *k1)
 {
@@ -533,6 +556,7 @@ int main(int argc, char **argv)
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
 	fx_clock_virtual();
 	RUN(cap_mask_default);
+	RUN(alias_guids);
 	RUN(pin_refuses_host_sets);
 	RUN(fw_answers_the_wire);
 	RUN(fw_passes_sm_traffic);
