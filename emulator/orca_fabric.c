@@ -331,9 +331,15 @@ static void on_lid(struct orca_dev *dev, const uint8_t *m, size_t len)
 	sm_lid = le16toh(a.sm_lid);
 	if (!lid || lid > ORCA_FAB_MAX_LID || !sm_lid ||
 	    sm_lid > ORCA_FAB_MAX_LID || a.lmc != dev->cfg.lmc ||
-	    (lid & ((1U << a.lmc) - 1))) {
-		complain(dev, "LID_ASSIGN ignored", "bad LID, SM LID or LMC");
+	    (lid & ((1U << a.lmc) - 1)) || a.mkey_protect > 3) {
+		complain(dev, "LID_ASSIGN ignored",
+			 "bad LID, SM LID, LMC or M_Key protection");
 		return;
+	}
+	/* the SM's M_Key for the port's SMA: other hosts' SMPs need it */
+	if (dev->mad) {
+		dev->mad->port[1].mkey = le64toh(a.mkey);
+		dev->mad->port[1].mkey_protect = a.mkey ? a.mkey_protect : 0;
 	}
 	if (fab->state != FAB_UP || dev->cfg.lid != lid)
 		orca_log("fabric: LID 0x%x, SM LID 0x%x%s", lid, sm_lid,

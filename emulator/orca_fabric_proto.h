@@ -52,7 +52,7 @@
 
 #include "orca_pkt.h"
 
-#define ORCA_FAB_VERSION	1
+#define ORCA_FAB_VERSION	2
 #define ORCA_FAB_SM_LID		1	/* the SM's own LID */
 #define ORCA_FAB_FIRST_LID	2	/* ports get LIDs from here */
 #define ORCA_FAB_MAX_LID	0xbfff	/* last unicast LID */
@@ -86,12 +86,19 @@ struct orca_fab_hello {
 	uint8_t reserved[7];
 };
 
+/*
+ * LID_ASSIGN: the port's LIDs and SM, and the M_Key the SM protects it
+ * with (0: none), which the port's SMA then requires as IBA 14.2.4 says
+ * for M_KeyProtectBits @mkey_protect.
+ */
 struct orca_fab_lid {
 	struct orca_fab_hdr h;
 	uint16_t lid;
 	uint16_t sm_lid;
 	uint8_t lmc;
-	uint8_t reserved[3];
+	uint8_t mkey_protect;		/* 0..3 */
+	uint8_t reserved[2];
+	uint64_t mkey;
 };
 
 /* LINK_UP: the switch port the emulator's cable is in, 1..N. */

@@ -5,6 +5,7 @@
  *
  *   orca-fabric --socket PATH [--ctl PATH] [--log FILE] [--once]
  *               [--sm builtin|none] [--ports N] [--guid G]
+ *               [--mkey-protect N]
  *
  * Emulators connect to PATH (SOCK_SEQPACKET) and say HELLO.
  *
@@ -38,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -363,6 +365,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: orca-fabric --socket PATH [--ctl PATH] [--log FILE] [--once]\n"
 		"                   [--sm builtin|none] [--ports N] [--guid G]\n"
+		"                   [--mkey-protect N]\n"
 		"\n"
 		"  --socket PATH  emulators connect here (orca-emu --set fabric=PATH)\n"
 		"  --ctl PATH     control socket: 'stats', 'ping'\n"
@@ -371,7 +374,9 @@ static void usage(FILE *out)
 		"  --sm MODE      builtin (default): own SM, LIDs by LID_ASSIGN;\n"
 		"                 none: a switch node for a real SM (OpenSM)\n"
 		"  --ports N      --sm none: external switch ports (default %u, max %u)\n"
-		"  --guid G       --sm none: the switch's node GUID (default 0x%016llx)\n",
+		"  --guid G       --sm none: the switch's node GUID (default 0x%016llx)\n"
+		"  --mkey-protect N  --sm builtin: each port's M_Key protection level\n"
+		"                 0..3 (default 1; 0: no M_Keys)\n",
 		FAB_SW_DEFAULT_PORTS, ORCA_MAD_MAX_PORTS,
 		(unsigned long long)FAB_SW_DEFAULT_GUID);
 }
@@ -386,13 +391,14 @@ int main(int argc, char **argv)
 		{ "sm", required_argument, NULL, 'm' },
 		{ "ports", required_argument, NULL, 'p' },
 		{ "guid", required_argument, NULL, 'g' },
+		{ "mkey-protect", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sock = NULL, *ctl = NULL, *logf = NULL;
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct fabric f;
-	unsigned long nports = FAB_SW_DEFAULT_PORTS;
+	unsigned long nports = FAB_SW_DEFAULT_PORTS, mkey_protect = 1;
 	uint64_t guid = FAB_SW_DEFAULT_GUID;
 	FILE *logfp = NULL;
 	bool once = false;
@@ -440,6 +446,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'k':
+			mkey_protect = strtoul(optarg, &end, 0);
+			if (*end || mkey_protect > 3) {
+				fprintf(stderr, "orca-fabric: --mkey-protect 0..3\n");
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -465,6 +478,13 @@ int main(int argc, char **argv)
 	} else {
 		orca_log_set_quiet(1);
 	}
+	f.mkey_protect = mkey_protect;
+	if (mkey_protect &&
+	    getrandom(&f.mkey_seed, sizeof(f.mkey_seed), 0) !=
+	    sizeof(f.mkey_seed))
+		f.mkey_seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+	if (mkey_protect && !f.mkey_seed)
+		f.mkey_seed = 1;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);

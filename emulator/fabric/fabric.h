@@ -74,6 +74,9 @@ struct fabric {
 	struct fab_lid lids[FAB_MAX_LIDS];
 	unsigned int n_lids;
 	uint16_t next_lid;
+	/* --sm builtin: the ports' M_Keys derive from it (0: none) */
+	uint64_t mkey_seed;
+	uint8_t mkey_protect;
 	unsigned int n_conns;
 	bool had_conn;			/* --once: a port came */
 	/* dropped with no port to blame: malformed, unknown sender */

@@ -2,7 +2,9 @@
 /*
  * orca-fabric --sm builtin (the default): the v1 fabric.  A subnet
  * manager at LID 1 gives each port GUID a LID range for its life
- * (LID_ASSIGN in answer to HELLO and PORT_UP), and the "switch" routes a
+ * (LID_ASSIGN in answer to HELLO and PORT_UP) and protects each port's
+ * SMA with an M_Key of its own (--mkey-protect, level 1 by default: no
+ * other host's SMP Set reaches the port), and the "switch" routes a
  * PKT to the port whose LID range holds the LRH's DLID.  There are no
  * switch ports, VLs or management packets here: that is switch mode
  * (fabric_switch.c).
@@ -40,6 +42,23 @@ static struct fab_lid *sm_lookup(struct fabric *f, uint64_t guid,
 	return l;
 }
 
+/*
+ * The M_Key of port GUID @guid: the seed and the GUID through splitmix64,
+ * so that each port has its own and none can be guessed from another's.
+ */
+static uint64_t port_mkey(const struct fabric *f, uint64_t guid)
+{
+	uint64_t x = f->mkey_seed ^ guid;
+
+	if (!f->mkey_seed)
+		return 0;
+	x += 0x9e3779b97f4a7c15ULL;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x ? x : 1;
+}
+
 static void send_lid(struct fabric *f, struct fab_conn *c,
 		     const struct fab_lid *l)
 {
@@ -52,6 +71,8 @@ static void send_lid(struct fabric *f, struct fab_conn *c,
 	m.lid = htole16(l->lid);
 	m.sm_lid = htole16(ORCA_FAB_SM_LID);
 	m.lmc = l->lmc;
+	m.mkey = htole64(port_mkey(f, l->port_guid));
+	m.mkey_protect = m.mkey ? f->mkey_protect : 0;
 	if (!slot) {
 		/* a port that reads nothing gets no LID either */
 		fab_complain(f, "queue full, LID_ASSIGN dropped", c - f->conns);

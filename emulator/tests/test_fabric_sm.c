@@ -13,6 +13,7 @@
  * usage: orca-emu-fabric-sm-tests [-v] PATH/TO/orca-fabric
  *                                 [PATH/TO/orca-emu]
  */
+#include "be.h"
 #include "fabric_fixture.h"
 
 static const char *emu_bin;
@@ -87,6 +88,69 @@ static void fabric_lids(void)
 	CHECK(lid_of(a) != lid_of(b));
 	CHECK_EQ(fx_stat(a, "fabric_links"), 2);
 	CHECK(!bad_active);
+	fx_free(a);
+	fx_free(b);
+	fabric_stop();
+}
+
+/* A PortInfo Get or Set (@method) of port 1 as another host's SMP
+ * would come through the driver (a WC: M_Key checked), key @key. */
+static uint8_t wc_port_info(struct fx *f, uint8_t method, uint64_t key,
+			    uint8_t *r)
+{
+	struct orca_mad_ifc_in in = { .port = 1, .flags = ORCA_MAD_IFC_F_WC };
+	struct orca_mad_ifc_out out = {};
+
+	in.mad[0] = 1;
+	in.mad[1] = 0x01;
+	in.mad[2] = 1;
+	in.mad[3] = method;
+	put_be(in.mad + 16, 0x0015, 2);
+	put_be(in.mad + 24, key, 8);
+	if (method == 2) {
+		/* its own Get written back, state "no change": a LID of 0x77 */
+		CHECK_EQ(wc_port_info(f, 1, key, r), ORCA_MAD_IFC_REPLY);
+		memcpy(in.mad + 64, r + 64, 64);
+		in.mad[64 + 32] &= 0xf0;
+		in.mad[64 + 33] &= 0x0f;
+		put_be(in.mad + 64 + 16, 0x77, 2);
+	}
+	if (fx_cmd(f, ORCA_CMD_MAD_IFC, &in, sizeof(in), &out, sizeof(out)))
+		return 0xff;
+	memcpy(r, out.mad, 256);
+	return out.result;
+}
+
+/*
+ * Review finding 2: the built-in SM protects every port with an M_Key of
+ * its own (protection level 1), so another host's PortInfo Set without
+ * it is dropped and counted, a Get is answered with the key hidden; the
+ * two ports' keys differ.  The SM's own key passes.
+ */
+static void fabric_mkeys(void)
+{
+	struct fx *a, *b;
+	uint64_t ka, kb;
+	uint8_t r[256];
+
+	CHECK(fabric_start());
+	a = fab_dev_cfg(GUID_A, NULL, true);
+	b = fab_dev_cfg(GUID_B, NULL, false);
+	CHECK(wait_port(a, b, ORCA_PORT_ACTIVE));
+	ka = a->dev.mad->port[1].mkey;
+	kb = b->dev.mad->port[1].mkey;
+	CHECK(ka && kb && ka != kb);
+	CHECK_EQ(a->dev.mad->port[1].mkey_protect, 1);
+	CHECK_EQ(wc_port_info(a, 1, 0, r), ORCA_MAD_IFC_REPLY);
+	CHECK_EQ(get_be(r + 64, 8), 0);			/* hidden */
+	CHECK_EQ(wc_port_info(a, 2, kb, r), ORCA_MAD_IFC_DROP);
+	CHECK_EQ(get_be(r + 64 + 44, 2), 0);	/* (the reply means nothing) */
+	CHECK_EQ(lid_of(a), le16toh(port_of(a).lid));
+	CHECK(lid_of(a) != 0x77);
+	CHECK_EQ(a->dev.mad->port[1].mkey_violations, 1);
+	/* with the key: a Get shows it */
+	CHECK_EQ(wc_port_info(a, 1, ka, r), ORCA_MAD_IFC_REPLY);
+	CHECK_EQ(get_be(r + 64, 8), ka);
 	fx_free(a);
 	fx_free(b);
 	fabric_stop();
@@ -278,6 +342,7 @@ int main(int argc, char **argv)
 	}
 	RUN(fabric_lids);
 	RUN(fabric_lmc);
+	RUN(fabric_mkeys);
 	if (emu_bin)
 		RUN(fabric_processes);
 	else
