@@ -826,39 +826,53 @@ static void hint(void)
 	kw_free(&w);
 }
 
+/* CROWD idle QPs in RTS around the pair, ringed (@ringed) or not. */
+static void crowd_up(struct kw *w, bool ringed)
+{
+	static struct ring_qp crowd[CROWD];
+	unsigned int i, made = 0;
+
+	for (i = 0; i < CROWD; i++) {
+		make_qp_flags = ringed ? KICK : 0;
+		if (!make_qp(w->f, &crowd[i], w->cq.cqn))
+			break;
+		made++;
+		if (!connect_rc(w->f, &crowd[i], crowd[i].qpn, 0, 1))
+			break;
+	}
+	make_qp_flags = 0;
+	CHECK_EQ(made, CROWD);
+}
+
+/* The QP visits of one SEND a -> b, announced in the ring, and a kick. */
+static uint64_t send_visits(struct kw *w)
+{
+	uint64_t v0 = w->f->dev.stats.qp_visits;
+	struct orca_cqe c[4];
+
+	put_msg(w, &w->a, &w->b, 64);
+	kr_post(kr(w), w->a.qpn);
+	kick(w);
+	CHECK_EQ(reap(w, c, 4), 2);
+	CHECK(!c[0].status && !c[1].status);
+	return w->f->dev.stats.qp_visits - v0;
+}
+
 /*
  * The QP visits one announced SEND costs with CROWD idle QPs in RTS
  * around the pair, ringed (@ringed) or not.
  */
 static uint64_t crowd_visits(bool ringed)
 {
-	static struct ring_qp crowd[CROWD];
 	struct kw w;
-	struct orca_cqe c[4];
-	uint64_t v0, v;
-	unsigned int i, made = 0;
+	uint64_t v;
 
 	kw_up(&w, NULL);
-	for (i = 0; i < CROWD; i++) {
-		make_qp_flags = ringed ? KICK : 0;
-		if (!make_qp(w.f, &crowd[i], w.cq.cqn))
-			break;
-		made++;
-		if (!connect_rc(w.f, &crowd[i], crowd[i].qpn, 0, 1))
-			break;
-	}
-	make_qp_flags = 0;
-	CHECK_EQ(made, CROWD);
+	crowd_up(&w, ringed);
 	CHECK_EQ(w.f->dev.n_qps, CROWD + 2);
 	/* settle what the commands left, then one post */
 	kick(&w);
-	v0 = w.f->dev.stats.qp_visits;
-	put_msg(&w, &w.a, &w.b, 64);
-	kr_post(kr(&w), w.a.qpn);
-	kick(&w);
-	CHECK_EQ(reap(&w, c, 4), 2);
-	CHECK(!c[0].status && !c[1].status);
-	v = w.f->dev.stats.qp_visits - v0;
+	v = send_visits(&w);
 	kw_free(&w);
 	return v;
 }
@@ -872,24 +886,15 @@ static uint64_t crowd_visits(bool ringed)
  */
 static void hostile_ring(void)
 {
-	static struct ring_qp crowd[CROWD];
 	struct ring_qp mine;
 	struct orca_kick_ring *h;
-	struct orca_cqe c[4];
-	uint64_t hring, v0, v, ovf;
-	unsigned int i, made = 0;
+	uint64_t hring, v = 0, ovf;
 	uint32_t hnum = 0;
+	unsigned int i;
 	struct kw w;
 
 	kw_up(&w, NULL);
-	for (i = 0; i < CROWD; i++) {
-		make_qp_flags = KICK;
-		if (!make_qp(w.f, &crowd[i], w.cq.cqn) ||
-		    !connect_rc(w.f, &crowd[i], crowd[i].qpn, 0, 1))
-			break;
-		made++;
-	}
-	CHECK_EQ(made, CROWD);
+	crowd_up(&w, true);
 	/* the hostile context: a ring and a QP of its own */
 	hring = heap_alloc(PAGE);
 	memset(gpa(w.f, hring), 0, PAGE);
@@ -898,19 +903,12 @@ static void hostile_ring(void)
 	make_qp_kick_ring = hnum;
 	idle_qp(&w, &mine, KICK);
 	make_qp_kick_ring = w.num;
-	make_qp_flags = 0;
 	kick(&w);
 	ovf = w.f->dev.stats.kick_overflows;
-	v0 = w.f->dev.stats.qp_visits;
 	for (i = 0; i < 4; i++) {
 		h->overflow = htole32(1);
-		put_msg(&w, &w.a, &w.b, 64);
-		kr_post(kr(&w), w.a.qpn);
-		kick(&w);
-		CHECK_EQ(reap(&w, c, 4), 2);
-		CHECK(!c[0].status && !c[1].status);
+		v += send_visits(&w);
 	}
-	v = w.f->dev.stats.qp_visits - v0;
 	printf("# visits for 4 SENDs beside a ring overflowed each time, %u QPs around: %llu\n",
 	       CROWD, (unsigned long long)v);
 	CHECK(v < 4 * 50);
