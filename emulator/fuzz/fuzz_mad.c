@@ -99,7 +99,8 @@ static void check_port_info_set(const struct orca_mad_in *in,
 	memcpy(req, in->mad, sizeof(req));
 	req[3] = ORCA_METHOD_GET;
 	get.mad = req;
-	get.flags = ORCA_MAD_IGNORE_MKEY;
+	/* the key as the Set's sender may see it: hidden if it was */
+	get.flags = ORCA_MAD_IGNORE_MKEY | (in->flags & ORCA_MAD_HIDE_MKEY);
 	FZ_ASSERT(orca_mad_process(&node, &get, again, &changes) ==
 		  ORCA_MAD_REPLY, "no Get after a PortInfo Set");
 	FZ_ASSERT(!changes, "a Get changed 0x%x", changes);
