@@ -202,7 +202,7 @@ struct orca_mad_node {
  * not change, whatever its M_Key: a Set that would is refused whole
  * (status 0x1c, the attribute as it was) and reported as
  * ORCA_MAD_CHG_DENIED alone.  A CA's owner uses it to pin a port's
- * configuration against its host (a switch's owner leaves it 0).
+ * configuration against its host; a switch ignores it.
  * @now_ms is the owner's monotonic clock, which the M_Key lease runs on.
  */
 struct orca_mad_in {

@@ -155,8 +155,8 @@ static void one_mad(struct fz *z, uint8_t op, uint8_t port)
 	enum orca_mad_result r;
 	uint32_t changes;
 
-	/* a pinned host's MAD: what it may not change (orca_fw_mad.c) */
-	if (op & 4)
+	/* a pinned host's MAD: what it may not change (a CA's, orca_mad.h) */
+	if ((op & 4) && node.node_type == ORCA_MAD_NODE_CA)
 		in.deny = ORCA_MAD_CHG_PKEY | ORCA_MAD_CHG_LID |
 			  ORCA_MAD_CHG_SM | ORCA_MAD_CHG_MKEY | ORCA_MAD_CHG_GID;
 	/* the M_Key lease runs on this clock: up to 255 s a step */
