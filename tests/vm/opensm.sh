@@ -215,7 +215,8 @@ peer "pkill -TERM -x opensm"
 b_gone() { ! peer "pgrep -x opensm" > /dev/null; }
 wait_until "$ORCA_WAIT" b_gone
 na=$((la + 32))
-printf '%s 0x%04x 0x%04x\n' "$ga" "$na" "$na" > "$osm/guid2lid"
+# (OpenSM reads the GUID as 16 hex digits)
+printf '0x%016x 0x%04x 0x%04x\n' "$ga" "$na" "$na" > "$osm/guid2lid"
 stdbuf -oL timeout $((2 * ORCA_WAIT)) ibv_asyncwatch -d "$dev" > "$tmp/ev_a" 2>&1 &
 wa=$!
 peer "stdbuf -oL timeout $((2 * ORCA_WAIT)) ibv_asyncwatch -d $dev" > "$tmp/ev_b" 2>&1 &
