@@ -198,7 +198,6 @@ static void sma_port_apply(struct orca_dev *dev, uint32_t changes)
 	port_set_state(dev, p->state);
 }
 
-
 /* The ORCA_MAD_CHG_* a pinned host may not change. */
 static uint32_t pin_deny(uint64_t pin)
 {
@@ -263,14 +262,6 @@ enum orca_mad_result fw_mad_host(struct orca_dev *dev, uint8_t port,
 	return fw_mad(dev, &mi, out, sma);
 }
 
-/* In the 256-byte SMP (IBA 14.2.1.2) */
-#define SMP_STATUS	4
-#define SMP_HOP_PTR	6
-#define SMP_HOP_CNT	7
-#define SMP_DR_DLID	34
-#define SMP_RET_PATH	192
-#define SMP_MAX_HOPS	63		/* C14-6 */
-
 /*
  * A directed-route SMP at its end, this CA (IBA 14.2.2.2, the kernel's
  * smi_handle_dr_smp_recv for a CA): the outbound part ends here
@@ -279,14 +270,14 @@ enum orca_mad_result fw_mad_host(struct orca_dev *dev, uint8_t port,
  */
 static bool dr_arrived(uint8_t *m)
 {
-	uint8_t hop_ptr = m[SMP_HOP_PTR], hop_cnt = m[SMP_HOP_CNT];
+	uint8_t hop_ptr = m[ORCA_SMP_HOP_PTR], hop_cnt = m[ORCA_SMP_HOP_CNT];
 
-	if (hop_cnt > SMP_MAX_HOPS || !hop_cnt ||
-	    mad_get16(m + SMP_DR_DLID) != ORCA_LID_PERMISSIVE)
+	if (hop_cnt > ORCA_SMP_MAX_HOPS || !hop_cnt ||
+	    mad_get16(m + ORCA_SMP_DR_DLID) != ORCA_LID_PERMISSIVE)
 		return false;
 	if (hop_ptr == hop_cnt) {
-		m[SMP_RET_PATH + hop_ptr] = 1;
-		m[SMP_HOP_PTR] = ++hop_ptr;
+		m[ORCA_SMP_RET_PATH + hop_ptr] = 1;
+		m[ORCA_SMP_HOP_PTR] = ++hop_ptr;
 	}
 	return hop_ptr == hop_cnt + 1;
 }
@@ -303,24 +294,13 @@ static void wire_reply(struct orca_dev *dev, const struct orca_pkt *req,
 	}
 	if (mad[1] == ORCA_MGMT_SUBN_DR) {
 		/* C14-13:1: the sender steps back to the way it came in */
-		mad[SMP_HOP_PTR] = mad[SMP_HOP_CNT];
-		r->dlid = ORCA_LID_PERMISSIVE;
-		r->slid = ORCA_LID_PERMISSIVE;
+		mad[ORCA_SMP_HOP_PTR] = mad[ORCA_SMP_HOP_CNT];
+		orca_mad_reply_pkt(r, req, mad, ORCA_LID_PERMISSIVE,
+				   ORCA_LID_PERMISSIVE);
 	} else {
-		r->dlid = req->slid;
-		r->slid = dev->cfg.lid ? dev->cfg.lid : ORCA_LID_PERMISSIVE;
+		orca_mad_reply_pkt(r, req, mad, req->slid, dev->cfg.lid ?
+				   dev->cfg.lid : ORCA_LID_PERMISSIVE);
 	}
-	r->hdrs = PKT_DETH;
-	r->vl = ORCA_VL15;
-	r->sl = req->sl;
-	r->opcode = IB_UD | IB_SEND_ONLY;
-	r->pkey = 0xffff;
-	r->dqpn = req->sqpn;
-	r->sqpn = 0;
-	r->qkey = 0;
-	r->psn = req->psn;
-	r->paylen = ORCA_MAD_SIZE;
-	memcpy(r->payload, mad, ORCA_MAD_SIZE);
 	dev->pin.smp_answered++;
 	port_xmit(dev, r);
 }
@@ -350,7 +330,7 @@ bool fw_mad_wire(struct orca_dev *dev, const struct orca_pkt *p)
 	mi.mad = m;
 	smp = m[1] == ORCA_MGMT_SUBN_LID || m[1] == ORCA_MGMT_SUBN_DR;
 	/* on the way back (D set): a response for an SM on this node */
-	if (smp && !(m[1] == ORCA_MGMT_SUBN_DR && (m[SMP_STATUS] & 0x80))) {
+	if (smp && !(m[1] == ORCA_MGMT_SUBN_DR && (m[ORCA_SMP_STATUS] & 0x80))) {
 		if (m[1] == ORCA_MGMT_SUBN_DR && !dr_arrived(m)) {
 			dev->pin.smp_dropped++;
 			return fw_took(dev, p);
@@ -377,7 +357,7 @@ bool fw_mad_wire(struct orca_dev *dev, const struct orca_pkt *p)
 	    (m[1] == ORCA_MGMT_SUBN_LID || dr_arrived(m))) {
 		memcpy(out, m, sizeof(out));
 		out[3] = ORCA_METHOD_GET_RESP;
-		mad_put16(out + SMP_STATUS, ORCA_MAD_STATUS_UNSUP_ATTR |
+		mad_put16(out + ORCA_SMP_STATUS, ORCA_MAD_STATUS_UNSUP_ATTR |
 			  (m[1] == ORCA_MGMT_SUBN_DR ? ORCA_SMP_STATUS_D : 0));
 		wire_reply(dev, p, out);
 		return fw_took(dev, p);

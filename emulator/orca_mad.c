@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "orca_mad.h"
+#include "orca_pkt.h"
 
 /* IBA 14.2.5.6 PortInfo defaults the SM expects of a fresh port. */
 static void port_defaults(struct orca_mad_port *p)
@@ -65,6 +66,26 @@ void orca_mad_port_cap(struct orca_mad_node *node, unsigned int port,
 
 	if (p)
 		p->cap_mask = (p->cap_mask | set) & ~clear;
+}
+
+void orca_mad_reply_pkt(struct orca_pkt *r, const struct orca_pkt *req,
+			const uint8_t *mad, uint16_t dlid, uint16_t slid)
+{
+	bool qp0 = req->dqpn == 0;
+
+	r->hdrs = PKT_DETH;
+	r->dlid = dlid;
+	r->slid = slid;
+	r->vl = qp0 ? ORCA_VL15 : 0;
+	r->sl = req->sl;
+	r->opcode = IB_UD | IB_SEND_ONLY;
+	r->pkey = qp0 ? 0xffff : req->pkey;
+	r->dqpn = req->sqpn;
+	r->sqpn = req->dqpn;
+	r->qkey = qp0 ? 0 : ORCA_QP1_QKEY;
+	r->psn = req->psn;
+	r->paylen = ORCA_MAD_SIZE;
+	memcpy(r->payload, mad, ORCA_MAD_SIZE);
 }
 
 /* The reply's header and, for a DR SMP, the route fields echoed. */

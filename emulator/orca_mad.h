@@ -48,6 +48,18 @@
 #define ORCA_MAD_STATUS_INVALID		0x001c	/* field or modifier value */
 #define ORCA_SMP_STATUS_D		0x8000	/* DR SMP: direction bit */
 
+#define ORCA_QP1_QKEY		0x80010000U	/* IBA 13.5.3.2 */
+
+/* A directed-route SMP's fields, byte offsets in the MAD (IBA 14.2.1.2) */
+#define ORCA_SMP_STATUS		4
+#define ORCA_SMP_HOP_PTR	6
+#define ORCA_SMP_HOP_CNT	7
+#define ORCA_SMP_DR_SLID	32
+#define ORCA_SMP_DR_DLID	34
+#define ORCA_SMP_INIT_PATH	128
+#define ORCA_SMP_RET_PATH	192
+#define ORCA_SMP_MAX_HOPS	63	/* C14-6: hop_cnt 0..63 */
+
 /* SMP attributes (IBA 14.2.5) and PMA attributes (IBA 16.1.3). */
 #define ORCA_SMP_NODE_DESC	0x0010
 #define ORCA_SMP_NODE_INFO	0x0011
@@ -250,6 +262,17 @@ uint32_t orca_mad_link(struct orca_mad_node *node, unsigned int port, bool up);
 /* CapabilityMask |= @set, &= ~@clear (IsSM, IsCM: the owner's). */
 void orca_mad_port_cap(struct orca_mad_node *node, unsigned int port,
 		       uint32_t set, uint32_t clear);
+
+struct orca_pkt;
+/*
+ * The packet that carries the agents' reply @mad to the MAD in @req
+ * (IBA 13.5.3.2): a UD SEND from the QP it was sent to (QP0 or QP1) back
+ * to its sender, to @dlid from @slid; QP0's on VL15 with the default
+ * P_Key and no Q_Key, QP1's with the request's P_Key and QP1's Q_Key.
+ * @r's headers are zero (pkt_alloc(), or the owner's memset).
+ */
+void orca_mad_reply_pkt(struct orca_pkt *r, const struct orca_pkt *req,
+			const uint8_t *mad, uint16_t dlid, uint16_t slid);
 
 /* The port @port or NULL if the node has none by that number. */
 static inline struct orca_mad_port *orca_mad_port(struct orca_mad_node *node,

@@ -30,16 +30,6 @@
 
 #include "fabric_switch.h"
 
-/* In the 256-byte SMP (IBA 14.2.1.2) */
-#define SMP_STATUS	4
-#define SMP_HOP_PTR	6
-#define SMP_HOP_CNT	7
-#define SMP_DR_SLID	32
-#define SMP_DR_DLID	34
-#define SMP_INIT_PATH	128
-#define SMP_RET_PATH	192
-#define SMP_MAX_HOPS	63		/* C14-6: hop_cnt 0..63 */
-
 static void drop(struct fab_switch *sw, enum fab_sw_drop why)
 {
 	sw->drops[why]++;
@@ -71,32 +61,32 @@ static void dr_local(struct fab_switch *sw, unsigned int in,
 		     struct orca_pkt *p)
 {
 	static uint8_t out[ORCA_MAD_SIZE];
-	uint8_t hop_cnt = p->payload[SMP_HOP_CNT];
+	uint8_t hop_cnt = p->payload[ORCA_SMP_HOP_CNT];
 	size_t len;
 
-	if (mad_get16(p->payload + SMP_DR_DLID) != ORCA_LID_PERMISSIVE) {
+	if (mad_get16(p->payload + ORCA_SMP_DR_DLID) != ORCA_LID_PERMISSIVE) {
 		drop(sw, FAB_SW_DROP_DR_LID);
 		return;
 	}
 	if (!fab_sw_port0(sw, in, p, out))
 		return;
 	/* the reply's sender: C14-13:1, hop_ptr from hop_cnt + 1 */
-	out[SMP_HOP_PTR] = hop_cnt;
+	out[ORCA_SMP_HOP_PTR] = hop_cnt;
 	len = fab_sw_reply(sw, p, out, ORCA_LID_PERMISSIVE);
 	if (!len) {
 		drop(sw, FAB_SW_DROP_DR);
 		return;
 	}
-	fab_sw_emit(sw, out[SMP_RET_PATH + hop_cnt], sw->buf, len, true);
+	fab_sw_emit(sw, out[ORCA_SMP_RET_PATH + hop_cnt], sw->buf, len, true);
 }
 
 void fab_sw_dr(struct fab_switch *sw, unsigned int in, struct orca_pkt *p)
 {
 	uint8_t *m = p->payload;
-	uint8_t hop_ptr = m[SMP_HOP_PTR], hop_cnt = m[SMP_HOP_CNT];
-	bool back = m[SMP_STATUS] & 0x80;
+	uint8_t hop_ptr = m[ORCA_SMP_HOP_PTR], hop_cnt = m[ORCA_SMP_HOP_CNT];
+	bool back = m[ORCA_SMP_STATUS] & 0x80;
 
-	if (hop_cnt > SMP_MAX_HOPS) {
+	if (hop_cnt > ORCA_SMP_MAX_HOPS) {
 		drop(sw, FAB_SW_DROP_DR);
 		return;
 	}
@@ -107,22 +97,22 @@ void fab_sw_dr(struct fab_switch *sw, unsigned int in, struct orca_pkt *p)
 			return;
 		}
 		/* C14-9:2 and C14-9:3: note the way back, move on */
-		m[SMP_RET_PATH + hop_ptr] = in;
-		m[SMP_HOP_PTR] = ++hop_ptr;
+		m[ORCA_SMP_RET_PATH + hop_ptr] = in;
+		m[ORCA_SMP_HOP_PTR] = ++hop_ptr;
 		if (hop_ptr > hop_cnt)
 			dr_local(sw, in, p);
 		else
-			dr_send(sw, p, m, m[SMP_INIT_PATH + hop_ptr]);
+			dr_send(sw, p, m, m[ORCA_SMP_INIT_PATH + hop_ptr]);
 		return;
 	}
 	/* C14-13:2: an intermediate hop on the way back */
 	if (hop_ptr >= 2 && hop_ptr <= hop_cnt) {
-		m[SMP_HOP_PTR] = --hop_ptr;
-		dr_send(sw, p, m, m[SMP_RET_PATH + hop_ptr]);
+		m[ORCA_SMP_HOP_PTR] = --hop_ptr;
+		dr_send(sw, p, m, m[ORCA_SMP_RET_PATH + hop_ptr]);
 		return;
 	}
 	/* C14-13:3: the DR part ends here, but the SM is not on a switch */
 	drop(sw, hop_ptr == 1 &&
-		 mad_get16(m + SMP_DR_SLID) != ORCA_LID_PERMISSIVE ?
+		 mad_get16(m + ORCA_SMP_DR_SLID) != ORCA_LID_PERMISSIVE ?
 	     FAB_SW_DROP_DR_LID : FAB_SW_DROP_DR);
 }

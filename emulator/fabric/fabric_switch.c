@@ -13,8 +13,6 @@
 #include "fabric_switch.h"
 #include "orca_log.h"
 
-#define QP1_QKEY	0x80010000u
-
 static void pma_read(void *ctx, unsigned int port,
 		     struct orca_pma_counters *out)
 {
@@ -280,21 +278,7 @@ size_t fab_sw_reply(struct fab_switch *sw, const struct orca_pkt *req,
 
 	/* the headers only: the payload is the MAD's 256 bytes */
 	memset(r, 0, offsetof(struct orca_pkt, payload));
-	r->hdrs = PKT_DETH;
-	r->dlid = dlid;
-	r->slid = lid ? lid : ORCA_LID_PERMISSIVE;
-	/* QP0 answers on VL15, QP1 never (IBA 13.5.3.2) */
-	r->vl = req->dqpn == 0 ? ORCA_VL15 : 0;
-	r->sl = req->sl;
-	r->opcode = IB_UD | IB_SEND_ONLY;
-	/* QP0 answers with the default P_Key, QP1 with the request's */
-	r->pkey = req->dqpn == 0 ? 0xffff : req->pkey;
-	r->dqpn = req->sqpn;
-	r->psn = req->psn;
-	r->sqpn = req->dqpn;
-	r->qkey = req->dqpn == 0 ? 0 : QP1_QKEY;
-	r->paylen = ORCA_MAD_SIZE;
-	memcpy(r->payload, mad, ORCA_MAD_SIZE);
+	orca_mad_reply_pkt(r, req, mad, dlid, lid ? lid : ORCA_LID_PERMISSIVE);
 	len = orca_pkt_encode(r, sw->buf);
 	if (len)
 		count(&sw->port[0].pma, true, len, dlid);
@@ -328,7 +312,7 @@ static void to_port0(struct fab_switch *sw, unsigned int in,
 
 	if (!is_mad(p) || p->dqpn > 1 ||
 	    (p->dqpn == 0) != vl15 ||
-	    (p->dqpn == 1 && (p->qkey != QP1_QKEY ||
+	    (p->dqpn == 1 && (p->qkey != ORCA_QP1_QKEY ||
 			      p->payload[1] != ORCA_MGMT_PERF))) {
 		sw->drops[FAB_SW_DROP_PORT0]++;
 		return;
