@@ -121,6 +121,16 @@ enum {
 #define ORCA_MAD_CHG_FWD	(1u << 11)	/* SwitchInfo, LFT or MFT */
 #define ORCA_MAD_CHG_DENIED	(1u << 12)	/* a Set refused: in->deny */
 
+/*
+ * PortInfo byte 43 bits 3:0 of a switch's external port (reserved on a
+ * CA and on port 0); SwitchInfo byte 16 bits 7:4 say which the switch
+ * has.  The SMA keeps only those, so the bits read are the bits done.
+ */
+#define ORCA_MAD_ENF_IN		0x8	/* PartitionEnforcementInbound */
+#define ORCA_MAD_ENF_OUT	0x4	/* PartitionEnforcementOutbound */
+#define ORCA_MAD_ENF_RAW_IN	0x2	/* FilterRawInbound */
+#define ORCA_MAD_ENF_RAW_OUT	0x1	/* FilterRawOutbound */
+
 /* PMA counters as the owner counts them: raw 64-bit totals, never reset. */
 enum orca_pma_counter {
 	ORCA_PMA_XMIT_BYTES, ORCA_PMA_RCV_BYTES,
@@ -179,6 +189,13 @@ struct orca_mad_port {
 
 struct orca_mad_switch {
 	uint16_t lft_cap, mft_cap;	/* owner: <= ORCA_MAD_*_CAP */
+	/*
+	 * owner: PartitionEnforcementCap, the P_Key entries of each
+	 * external port (<= ORCA_MAD_PKEYS; 0: no tables, no enforcement),
+	 * and the ORCA_MAD_ENF_* bits its data path honours
+	 */
+	uint16_t enforce_cap;
+	uint8_t enforce_mask;
 	uint16_t lft_top;		/* SM */
 	uint8_t default_port, default_mcast_primary, default_mcast_other;
 	uint8_t life_time;		/* 5 bits */

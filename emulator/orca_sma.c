@@ -363,7 +363,8 @@ static uint16_t port_info_set(struct smp *s)
 	p->neighbor_mtu = r[36] >> 4;
 	if (r[43] >> 4)
 		p->op_vls = r[43] >> 4;
-	p->enforcement = r[43] & 0xf;
+	/* only a switch's external ports enforce, and only what it can */
+	p->enforcement = s->sw && n ? r[43] & s->node->sw.enforce_mask : 0;
 	p->vl_high_limit = r[38];
 	p->init_type_reply = r[41] >> 4;
 	p->vl_stall = r[42] >> 5;
@@ -447,18 +448,24 @@ static unsigned int min_u(unsigned int a, unsigned int b)
 	return a < b ? a : b;
 }
 
-/* P_KeyTable: modifier 15:0 block of 32, 23:16 a switch's port */
+/*
+ * P_KeyTable: modifier 15:0 block of 32, 23:16 a switch's port.  Port 0
+ * has NodeInfo's PartitionCap entries, an external port SwitchInfo's
+ * PartitionEnforcementCap (none if 0).
+ */
 static uint16_t pkey_locate(struct smp *s, struct span *t)
 {
 	unsigned int cap = min_u(s->node->partition_cap, ORCA_MAD_PKEYS);
-	unsigned int block = s->mod & 0xffff;
+	unsigned int block = s->mod & 0xffff, port = s->mod >> 16 & 0xff;
 	struct orca_mad_port *p = &s->node->port[s->in_port];
 
-	/* PartitionEnforcementCap 0: a switch has a table on port 0 only */
 	if (s->sw) {
-		if ((s->mod >> 16 & 0xff) != 0)
+		if (port > s->node->num_ports ||
+		    (port && !s->node->sw.enforce_cap))
 			return ORCA_MAD_STATUS_INVALID;
-		p = &s->node->port[0];
+		p = &s->node->port[port];
+		if (port)
+			cap = min_u(s->node->sw.enforce_cap, ORCA_MAD_PKEYS);
 	}
 	if (block >= (cap + 31) / 32)
 		return ORCA_MAD_STATUS_INVALID;
@@ -542,7 +549,10 @@ static uint16_t switch_info_get(struct smp *s)
 	d[9] = sw->default_mcast_primary;
 	d[10] = sw->default_mcast_other;
 	d[11] = sw->life_time << 3 | (sw->port_state_change ? 0x04 : 0);
-	/* RandomFDBCap, LIDsPerPort, PartitionEnforcementCap, flags: 0 */
+	/* RandomFDBCap, LIDsPerPort: 0 */
+	mad_put16(d + 14, sw->enforce_cap);
+	/* Inbound/OutboundEnforcementCap, FilterRawInbound/OutboundCap */
+	d[16] = (sw->enforce_mask & 0xf) << 4;
 	return 0;
 }
 

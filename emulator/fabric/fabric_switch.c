@@ -2,7 +2,7 @@
 /*
  * orca-fabric --sm none: the switch.  Its ports, LID-routed and
  * multicast forwarding by the tables the SM wrote (IBA 18.2.4), the port
- * state rules, base port 0 (SMA on QP0, PMA on QP1, from orca_mad.h),
+ * state rules, partition enforcement by each port's P_Key table, base port 0 (SMA on QP0, PMA on QP1, from orca_mad.h),
  * the PMA's raw counters and the egress queues.  Directed-route SMPs are
  * fabric_dr.c's.  No sockets: see fabric_switch.h.
  */
@@ -41,6 +41,9 @@ int fab_sw_init(struct fab_switch *sw, unsigned int nports, uint64_t guid)
 	sw->node.vendor_id = 0x00ca7a;
 	sw->node.pma_read = pma_read;
 	sw->node.pma_ctx = sw;
+	/* raw packets never get this far (orca_pkt_decode): no FilterRaw */
+	sw->node.sw.enforce_cap = FAB_SW_ENFORCE_CAP;
+	sw->node.sw.enforce_mask = ORCA_MAD_ENF_IN | ORCA_MAD_ENF_OUT;
 	for (i = 1; i <= nports; i++) {
 		if (msgq_init(&sw->port[i].q15, FAB_SW_VL15_QUEUE,
 			      ORCA_FAB_MSG_MAX) ||
@@ -285,6 +288,48 @@ size_t fab_sw_reply(struct fab_switch *sw, const struct orca_pkt *req,
 	return len;
 }
 
+/*
+ * IBA 10.9.4: a switch port that enforces partitions passes a packet
+ * whose P_Key's 15 bits are in its table; the membership bit is not
+ * looked at (a limited member's packets to a full member pass the
+ * switch, the end port judges them).  SMPs (VL15) are not checked.
+ */
+static bool partition_ok(struct fab_switch *sw, unsigned int port,
+			 const struct orca_pkt *p, uint8_t dir)
+{
+	const struct orca_mad_port *mp = &sw->node.port[port];
+	unsigned int i, n = sw->node.sw.enforce_cap;
+	bool in = dir == ORCA_MAD_ENF_IN;
+	uint64_t *c;
+
+	if (p->vl == ORCA_VL15 || !(mp->enforcement & dir))
+		return true;
+	if (n > ORCA_MAD_PKEYS)
+		n = ORCA_MAD_PKEYS;
+	for (i = 0; i < n; i++)
+		if ((p->pkey & 0x7fff) &&
+		    (p->pkey & 0x7fff) == (mp->pkeys[i] & 0x7fff))
+			return true;
+	sw->drops[in ? FAB_SW_DROP_PART_IN : FAB_SW_DROP_PART_OUT]++;
+	c = &sw->port[port].pma.c[in ? ORCA_PMA_RCV_CONSTRAINT_ERRORS :
+				      ORCA_PMA_XMIT_CONSTRAINT_ERRORS];
+	/* a log line at the 1st, 2nd, 4th, 8th ... of a port */
+	++*c;
+	if (!(*c & (*c - 1)))
+		orca_log("switch port %u: P_Key 0x%04x %s, not in its partitions: dropped (%llu so far)",
+			 port, p->pkey, in ? "in" : "out",
+			 (unsigned long long)*c);
+	return false;
+}
+
+/* Data out of @port, if its partitions take it (VL15 goes by). */
+static void forward(struct fab_switch *sw, unsigned int port,
+		    const struct orca_pkt *p, const uint8_t *pkt, size_t len)
+{
+	if (partition_ok(sw, port, p, ORCA_MAD_ENF_OUT))
+		fab_sw_emit(sw, port, pkt, len, p->vl == ORCA_VL15);
+}
+
 /* The LFT's port for @dlid; -1 (and counted at @in) if none. */
 static int lft_port(struct fab_switch *sw, unsigned int in, uint16_t dlid)
 {
@@ -332,15 +377,15 @@ static void to_port0(struct fab_switch *sw, unsigned int in,
 	len = fab_sw_reply(sw, p, out, p->slid);
 	port = lft_port(sw, 0, p->slid);
 	if (len && port > 0)
-		fab_sw_emit(sw, port, sw->buf, len, vl15);
+		forward(sw, port, &sw->reply, sw->buf, len);
 }
 
 /* IBA 18.2.4.3.4: to every port of the MLID's mask but the ingress one. */
 static void multicast(struct fab_switch *sw, unsigned int in,
-		      const uint8_t *pkt, size_t len, uint16_t dlid)
+		      const struct orca_pkt *p, const uint8_t *pkt, size_t len)
 {
 	const struct orca_mad_switch *t = &sw->node.sw;
-	unsigned int idx = dlid - ORCA_MAD_LID_MCAST_BASE, port;
+	unsigned int idx = p->dlid - ORCA_MAD_LID_MCAST_BASE, port;
 
 	if (idx >= t->mft_cap) {
 		sw->drops[FAB_SW_DROP_MCAST]++;
@@ -350,7 +395,7 @@ static void multicast(struct fab_switch *sw, unsigned int in,
 	for (port = 1; port <= sw->nports; port++)
 		if (port != in &&
 		    (t->mft[port / 16][idx] & (1u << (port % 16))))
-			fab_sw_emit(sw, port, pkt, len, false);
+			forward(sw, port, p, pkt, len);
 }
 
 void fab_sw_input(struct fab_switch *sw, unsigned int in,
@@ -380,6 +425,8 @@ void fab_sw_input(struct fab_switch *sw, unsigned int in,
 			sw->port[in].pma.c[ORCA_PMA_VL15_DROPPED]++;
 		return;
 	}
+	if (!partition_ok(sw, in, p, ORCA_MAD_ENF_IN))
+		return;
 	if (p->dlid == ORCA_LID_PERMISSIVE) {
 		/* only directed-route SMPs go to the permissive LID */
 		if (vl15 && is_mad(p) && p->dqpn == 0 &&
@@ -393,14 +440,14 @@ void fab_sw_input(struct fab_switch *sw, unsigned int in,
 		if (vl15)
 			sw->drops[FAB_SW_DROP_NO_ROUTE]++;
 		else
-			multicast(sw, in, pkt, len, p->dlid);
+			multicast(sw, in, p, pkt, len);
 		return;
 	}
 	out = lft_port(sw, in, p->dlid);
 	if (out == 0)
 		to_port0(sw, in, p);
 	else if (out > 0)
-		fab_sw_emit(sw, out, pkt, len, vl15);
+		forward(sw, out, p, pkt, len);
 }
 
 bool fab_sw_pending(const struct fab_switch *sw, unsigned int port)
@@ -460,6 +507,8 @@ const char *fab_sw_drop_name(enum fab_sw_drop d)
 		[FAB_SW_DROP_DR_LID] = "dr_lid_routed",
 		[FAB_SW_DROP_PORT0] = "port0",
 		[FAB_SW_DROP_PKEY] = "port0_pkey",
+		[FAB_SW_DROP_PART_IN] = "partition_in",
+		[FAB_SW_DROP_PART_OUT] = "partition_out",
 	};
 
 	return d < FAB_SW_DROP_NR ? names[d] : "?";

@@ -8,8 +8,9 @@
  * ports' queues; the loop empties them with fab_sw_flush(), the tests
  * with fab_sw_pop().
  *
- *   fabric_switch.c  ports, LID-routed and multicast forwarding, port 0
- *                    (SMA on QP0, PMA on QP1), counters, queues
+ *   fabric_switch.c  ports, LID-routed and multicast forwarding,
+ *                    partition enforcement, port 0 (SMA on QP0, PMA on
+ *                    QP1), counters, queues
  *   fabric_dr.c      directed-route SMPs (IBA 14.2.2)
  */
 #ifndef ORCA_FABRIC_SWITCH_H
@@ -27,6 +28,8 @@
 #define FAB_SW_DEFAULT_PORTS	8
 #define FAB_SW_DEFAULT_GUID	0x00ca7a0000f00000ULL
 #define FAB_SW_DESC		"orca-fabric"
+/* each external port's P_Key table (SwitchInfo PartitionEnforcementCap) */
+#define FAB_SW_ENFORCE_CAP	ORCA_MAD_PKEYS
 /*
  * Per egress port: SMPs (VL15) have their own small queue, served
  * before the data queue, so a port busy with data never holds an SMP
@@ -48,6 +51,8 @@ enum fab_sw_drop {
 	FAB_SW_DROP_DR_LID,	/* DR SMP with a LID-routed part */
 	FAB_SW_DROP_PORT0,	/* for port 0 but not a MAD it takes */
 	FAB_SW_DROP_PKEY,	/* for port 0's QP1, a P_Key not its own */
+	FAB_SW_DROP_PART_IN,	/* ingress port's partitions: not in them */
+	FAB_SW_DROP_PART_OUT,	/* egress port's partitions: not in them */
 	FAB_SW_DROP_NR
 };
 

@@ -220,6 +220,73 @@ static void switch_tables(void)
 	check_resp(0x001c);
 }
 
+/*
+ * Partition enforcement (IBA 14.2.5.4 SwitchInfo bytes 14-16, 14.2.5.6
+ * PortInfo byte 43, 14.2.5.7 P_KeyTable with the port in 23:16): the
+ * switch says what it has, an external port keeps only those bits (port
+ * 0 none), and each external port has PartitionEnforcementCap entries.
+ */
+static void switch_enforcement(void)
+{
+	unsigned int i;
+
+	switch_setup();
+	/* without the capability: no tables, no bits */
+	mad_req(SUBN, GET, 0x0016, 3 << 16);
+	CHECK_EQ(mad_run(1), ORCA_MAD_REPLY);
+	check_resp(0x001c);
+	pi_get_nop(0, 3);
+	pi[43] |= 0x0f;
+	CHECK_EQ(pi_set(0, 3), ORCA_MAD_REPLY);
+	check_resp(0);
+	CHECK_EQ(rsp[D + 43] & 0x0f, 0);
+
+	node.sw.enforce_cap = 40;
+	node.sw.enforce_mask = 0x0c;
+	mad_req(SUBN, GET, 0x0012, 0);
+	CHECK_EQ(mad_run(1), ORCA_MAD_REPLY);
+	CHECK_EQ(R16(D + 14), 40);			/* PartitionEnforcementCap */
+	CHECK_EQ(rsp[D + 16], 0xc0);			/* In, Out; no FilterRaw */
+	/* the bits an external port keeps are the switch's */
+	pi_get_nop(0, 3);
+	pi[43] |= 0x0f;
+	CHECK_EQ(pi_set(0, 3), ORCA_MAD_REPLY);
+	check_resp(0);
+	CHECK_EQ(rsp[D + 43] & 0x0f, 0x0c);
+	CHECK_EQ(node.port[3].enforcement, 0x0c);
+	pi_get_nop(0, 0);
+	pi[43] |= 0x0f;
+	CHECK_EQ(pi_set(0, 0), ORCA_MAD_REPLY);
+	CHECK_EQ(rsp[D + 43] & 0x0f, 0);		/* port 0: reserved */
+	/* port 3's own table: 32 + 8 entries */
+	mad_req(SUBN, SET, 0x0016, 3 << 16 | 0);
+	for (i = 0; i < 32; i++)
+		W16(D + 2 * i, 0x8000 | (i + 1));
+	CHECK_EQ(mad_run(1), ORCA_MAD_REPLY);
+	check_resp(0);
+	CHECK_EQ(chg, ORCA_MAD_CHG_PKEY);
+	CHECK_EQ(node.port[3].pkeys[31], 0x8020);
+	CHECK_EQ(node.port[0].pkeys[0], 0xffff);	/* port 0's unchanged */
+	mad_req(SUBN, SET, 0x0016, 3 << 16 | 1);
+	for (i = 0; i < 32; i++)
+		W16(D + 2 * i, 0x7000 | i);
+	CHECK_EQ(mad_run(1), ORCA_MAD_REPLY);
+	check_resp(0);
+	CHECK_EQ(node.port[3].pkeys[39], 0x7007);
+	CHECK_EQ(R16(D + 16), 0);			/* entry 40: none kept */
+	mad_req(SUBN, GET, 0x0016, 3 << 16 | 1);
+	CHECK_EQ(mad_run(1), ORCA_MAD_REPLY);
+	check_resp(0);
+	CHECK_EQ(R16(D + 14), 0x7007);
+	CHECK_EQ(R16(D + 16), 0);
+	mad_req(SUBN, GET, 0x0016, 3 << 16 | 2);	/* past 40 */
+	CHECK_EQ(mad_run(1), ORCA_MAD_REPLY);
+	check_resp(0x001c);
+	mad_req(SUBN, GET, 0x0016, 9 << 16);		/* no port 9 */
+	CHECK_EQ(mad_run(1), ORCA_MAD_REPLY);
+	check_resp(0x001c);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -228,5 +295,6 @@ int main(int argc, char **argv)
 	RUN(switch_info);
 	RUN(switch_forwarding);
 	RUN(switch_tables);
+	RUN(switch_enforcement);
 	return tap_done();
 }

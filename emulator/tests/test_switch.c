@@ -781,6 +781,126 @@ static void pma_pkeys(void)
 	CHECK(!strcmp(fab_sw_drop_name(FAB_SW_DROP_PKEY), "port0_pkey"));
 }
 
+/* ---- partition enforcement (IBA 10.9.4, 14.2.5.6 byte 43) ---- */
+
+/* @len bytes of data from @slid to @dlid with P_Key @pkey, on @vl. */
+static void data_pkey(uint16_t dlid, uint16_t slid, uint16_t pkey, uint8_t vl)
+{
+	data(dlid, slid, 64);
+	pin.pkey = pkey;
+	pin.vl = vl;
+	wire_len = orca_pkt_encode(&pin, wire);
+	CHECK(wire_len > 0);
+}
+
+/* The SM: external @port's P_Key table block 0 to @keys, then @bits. */
+static void sm_partitions(unsigned int port, const uint16_t *keys,
+			  unsigned int n, uint8_t bits)
+{
+	uint8_t d[64] = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		put_be(d + 2 * i, keys[i], 2);
+	sm_set(0x0016, port << 16, d);
+	sm_get(0x0015, port);
+	memcpy(d, resp + DATA, 64);
+	d[32] &= 0xf0;				/* PortState: no change */
+	d[33] &= 0x0f;				/* PhysState: no change */
+	d[43] = (d[43] & 0xf0) | bits;
+	sm_set(0x0015, port, d);
+	/* the switch has partition enforcement, no raw packet filter */
+	CHECK_EQ(resp[DATA + 43] & 0x0f, bits & 0x0c);
+}
+
+/*
+ * The SM puts the CA on port 1 in partition 0x8001, the one on port 2 in
+ * 0x8002, both full members of the default, and turns inbound and
+ * outbound enforcement on in both switch ports (what OpenSM does from
+ * partitions.conf); port 3 enforces nothing.  The CA on port 2 then
+ * sends with P_Keys it took itself.
+ */
+static void partitions(void)
+{
+	static const uint16_t a[] = { 0xffff, 0x8001 }, b[] = { 0xffff, 0x8002 };
+	uint8_t d[64] = { 0 };
+
+	program();
+	sm_port_state(3, 3);
+	sm_port_state(3, 4);
+	sm_get(0x0012, 0);
+	CHECK_EQ(get_be(resp + DATA + 14, 2), FAB_SW_ENFORCE_CAP);
+	CHECK_EQ(resp[DATA + 16], 0xc0);
+	sm_partitions(1, a, 2, 0x0c);
+	sm_partitions(2, b, 2, 0x0c);
+	/* FilterRaw asked for: the switch has none, the port says so */
+	sm_partitions(3, a, 1, 0x03);
+
+	/* the default partition passes, either membership */
+	data_pkey(LID_A, LID_B, 0x7fff, 0);
+	inject(2);
+	CHECK(take(1));
+	CHECK(same_bytes());
+	data_pkey(LID_B, LID_A, 0xffff, 0);
+	inject(1);
+	CHECK(take(2));
+	/* port 2 took 0x8001: stopped where it comes in */
+	data_pkey(LID_A, LID_B, 0x8001, 0);
+	inject(2);
+	data_pkey(LID_A, LID_B, 0x0001, 0);	/* limited: same partition */
+	inject(2);
+	CHECK(quiet());
+	CHECK_EQ(sw.port[2].pma.c[ORCA_PMA_RCV_CONSTRAINT_ERRORS], 2);
+	CHECK_EQ(sw.drops[FAB_SW_DROP_PART_IN], 2);
+	/* 0x8001 from port 1 to port 2: stopped where it would go out */
+	data_pkey(LID_B, LID_A, 0x8001, 0);
+	inject(1);
+	CHECK(quiet());
+	CHECK_EQ(sw.port[2].pma.c[ORCA_PMA_XMIT_CONSTRAINT_ERRORS], 1);
+	CHECK_EQ(sw.port[1].pma.c[ORCA_PMA_RCV_CONSTRAINT_ERRORS], 0);
+	CHECK_EQ(sw.drops[FAB_SW_DROP_PART_OUT], 1);
+	/* ... and to port 3, which does not enforce, it goes */
+	data_pkey(LID_C, LID_A, 0x8001, 0);
+	inject(1);
+	CHECK(take(3));
+	CHECK(same_bytes());
+	/* P_Key 0 (invalid) matches no entry, an empty one included */
+	data_pkey(LID_B, LID_A, 0x0000, 0);
+	inject(1);
+	CHECK(quiet());
+	CHECK_EQ(sw.port[1].pma.c[ORCA_PMA_RCV_CONSTRAINT_ERRORS], 1);
+	/* SMPs (VL15) are not partitioned */
+	mad_hdr(0x01, 1, 0x0011, 0);
+	ud(15, LID_A, LID_B, 0, 0, 0, mad, 256);
+	pin.pkey = 0x8001;
+	wire_len = orca_pkt_encode(&pin, wire);
+	inject(2);
+	CHECK(take(1));
+	CHECK(same_bytes());
+	/* multicast: each egress port judges its copy */
+	put_be(d + 2, 0x000e, 2);		/* MLID 0xc001: ports 1-3 */
+	sm_set(0x001b, 0, d);
+	data_pkey(MLID, LID_A, 0x8001, 0);
+	inject(1);
+	CHECK(take(3));
+	CHECK(quiet());
+	CHECK_EQ(sw.port[2].pma.c[ORCA_PMA_XMIT_CONSTRAINT_ERRORS], 2);
+	/* the PMA reports them (PortCounters bytes 16, 17) */
+	pma(1, 2, 0);
+	CHECK_EQ(resp[DATA + 16], 2);		/* PortXmitConstraintErrors */
+	CHECK_EQ(resp[DATA + 17], 2);		/* PortRcvConstraintErrors */
+	/* enforcement off (OpenSM part_enforce off): 0x8001 goes through */
+	sm_partitions(2, b, 2, 0);
+	data_pkey(LID_A, LID_B, 0x8001, 0);
+	inject(2);
+	CHECK(take(1));
+	data_pkey(LID_B, LID_A, 0x8001, 0);
+	inject(1);
+	CHECK(take(2));
+	CHECK(!strcmp(fab_sw_drop_name(FAB_SW_DROP_PART_IN), "partition_in"));
+	CHECK(!strcmp(fab_sw_drop_name(FAB_SW_DROP_PART_OUT), "partition_out"));
+}
+
 static void vl15_priority(void)
 {
 	unsigned int i, n;
@@ -1239,6 +1359,7 @@ int main(int argc, char **argv)
 	RUN(armed_to_active);
 	RUN(pma_counters);
 	RUN(pma_pkeys);
+	RUN(partitions);
 	RUN(vl15_priority);
 	RUN(link_down);
 	RUN(sm_sweep);
