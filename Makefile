@@ -384,15 +384,19 @@ $(addprefix vm-twohost-,$(GUEST_KERNELS)): vm-twohost-%:
 	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \
 	    $(T)/lib/run-tests.sh $(TWOHOST_SUITES) || true
 
-# The second host a tenant (port_pin=all) whose root attacks the subnet,
-# which OpenSM protects with M_Keys (tests/vm/tenant.sh, which leaves that
-# OpenSM running); then, the two devices offering different ECE options,
-# ECE negotiated between the hosts through verbs and rdma_cm
+# The second host a tenant (port_pin=lid,sm: its P_Keys are the SM's, as
+# a physical port's) whose root attacks the subnet, which OpenSM protects
+# with M_Keys (tests/vm/tenant.sh, which leaves that OpenSM running); then,
+# the two devices offering different ECE options, ECE negotiated between
+# the hosts through verbs and rdma_cm; last, OpenSM with two partitions
+# that the switch enforces against the tenant's own P_Key table
+# (tests/vm/partition.sh)
 vm-twohost-ece:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 900 \
-	    --emu-set-a ece_options=0xd --emu-set-b ece_options=0x7 --emu-set-b port_pin=all -- \
+	    --emu-set-a ece_options=0xd --emu-set-b ece_options=0x7 --emu-set-b port_pin=lid,sm -- \
 	    env ORCA_ECE_EXPECT=0x5 ORCA_TWOHOST_SCOPE=ece ORCA_RDMACM_SCOPE=ece \
-	    $(T)/lib/run-tests.sh $(T)/vm/tenant.sh $(T)/vm/twohost.sh $(T)/vm/rdmacm.sh || true
+	    $(T)/lib/run-tests.sh $(T)/vm/tenant.sh $(T)/vm/twohost.sh $(T)/vm/rdmacm.sh \
+	    $(T)/vm/partition.sh || true
 
 # an admin's install: the Debian packages built now (make deb) go into a
 # throw-away overlay root; DKMS builds the module, udev coldplug loads it,

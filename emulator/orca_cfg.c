@@ -180,7 +180,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->max_qp_init_rd_atom = 16;
 	cfg->max_res_rd_atom = 16 * 1024;
 	cfg->max_inline_data = 256;
-	cfg->max_pkeys = 1;
+	cfg->max_pkeys = 64;
 	cfg->local_ca_ack_delay = 15;
 	cfg->phys_port_cnt = 1;
 	cfg->atomic_cap = ORCA_ATOMIC_HCA;
@@ -206,7 +206,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->sm_lid = 1;
 	cfg->max_vl_num = 1;
 	cfg->gid_tbl_len = 1;
-	cfg->pkey_tbl_len = 1;
+	cfg->pkey_tbl_len = 64;
 	cfg->pkey = 0xffff;
 	cfg->max_mtu = 5;
 	cfg->active_mtu = 5;

@@ -336,6 +336,12 @@ static void port_info_mgmt(struct smp *s, struct orca_mad_port *m)
 	}
 }
 
+/* The PortInfo enforcement bits a switch does: none without tables. */
+static uint8_t enforce_bits(const struct orca_mad_node *node)
+{
+	return node->sw.enforce_cap ? node->sw.enforce_mask & 0xf : 0;
+}
+
 static uint16_t port_info_set(struct smp *s)
 {
 	const uint8_t *r = s->req;
@@ -364,7 +370,7 @@ static uint16_t port_info_set(struct smp *s)
 	if (r[43] >> 4)
 		p->op_vls = r[43] >> 4;
 	/* only a switch's external ports enforce, and only what it can */
-	p->enforcement = s->sw && n ? r[43] & s->node->sw.enforce_mask : 0;
+	p->enforcement = s->sw && n ? r[43] & enforce_bits(s->node) : 0;
 	p->vl_high_limit = r[38];
 	p->init_type_reply = r[41] >> 4;
 	p->vl_stall = r[42] >> 5;
@@ -552,7 +558,7 @@ static uint16_t switch_info_get(struct smp *s)
 	/* RandomFDBCap, LIDsPerPort: 0 */
 	mad_put16(d + 14, sw->enforce_cap);
 	/* Inbound/OutboundEnforcementCap, FilterRawInbound/OutboundCap */
-	d[16] = (sw->enforce_mask & 0xf) << 4;
+	d[16] = enforce_bits(s->node) << 4;
 	return 0;
 }
 

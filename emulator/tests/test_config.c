@@ -65,7 +65,7 @@ static void query_caps_defaults(void)
 	CHECK_EQ(le32toh(c.max_mcast_qp_attach), 16);
 	CHECK_EQ(le32toh(c.max_total_mcast_qp_attach), 1024);
 	CHECK_EQ(le32toh(c.max_inline_data), 256);
-	CHECK_EQ(le16toh(c.max_pkeys), 1);
+	CHECK_EQ(le16toh(c.max_pkeys), 64);		/* review-fabric 11 */
 	CHECK_EQ(c.local_ca_ack_delay, 15);
 	CHECK_EQ(c.phys_port_cnt, 1);
 	CHECK_EQ(c.atomic_cap, ORCA_ATOMIC_HCA);
@@ -99,7 +99,7 @@ static void query_port(void)
 	CHECK_EQ(le16toh(p.lid), 0x11);
 	CHECK_EQ(le16toh(p.sm_lid), 1);
 	CHECK_EQ(le16toh(p.gid_tbl_len), 1);
-	CHECK_EQ(le16toh(p.pkey_tbl_len), 1);
+	CHECK_EQ(le16toh(p.pkey_tbl_len), 64);
 	CHECK_EQ(le16toh(p.pkey), 0xffff);
 	CHECK_EQ(p.state, ORCA_PORT_ACTIVE);
 	CHECK_EQ(p.phys_state, 5);
@@ -192,6 +192,7 @@ static void pkey_table_config(void)
 	CHECK_EQ(c.n_pkey_table, 1);
 	CHECK_EQ(c.pkey_table[0], 0xffff);
 	orca_cfg_defaults(&c);
+	CHECK_EQ(orca_cfg_set_kv(&c, "pkey_tbl_len=1", err, sizeof(err)), 0);
 	CHECK_EQ(orca_cfg_set_kv(&c, "pkey_table=0x8001,0x7fff", err,
 				 sizeof(err)), 0);
 	CHECK(orca_cfg_finalize(&c, err, sizeof(err)));	/* > pkey_tbl_len 1 */

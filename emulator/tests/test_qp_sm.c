@@ -174,7 +174,9 @@ static void modify_ranges(void)
 
 	RANGE_FAILS(rc_reset, to_init, ORCA_QPS_INIT, a.port = 0);
 	RANGE_FAILS(rc_reset, to_init, ORCA_QPS_INIT, a.port = 2);
-	RANGE_FAILS(rc_reset, to_init, ORCA_QPS_INIT, a.pkey_index = htole16(1));
+	/* one past the table (64 entries by default) */
+	RANGE_FAILS(rc_reset, to_init, ORCA_QPS_INIT,
+		    a.pkey_index = htole16(f->cfg.pkey_tbl_len));
 	RANGE_FAILS(rc_reset, to_init, ORCA_QPS_INIT,
 		    a.access_flags = htole32(1U << 0));
 	RANGE_FAILS(rc_reset, to_init, ORCA_QPS_INIT,
@@ -196,7 +198,7 @@ static void modify_ranges(void)
 	RANGE_FAILS(rc_init, to_rtr | ORCA_QP_ALT_PATH, ORCA_QPS_RTR,
 		    a.alt_av.timeout = 32);
 	RANGE_FAILS(rc_init, to_rtr | ORCA_QP_ALT_PATH, ORCA_QPS_RTR,
-		    a.alt_av.pkey_index = 1);
+		    a.alt_av.pkey_index = f->cfg.pkey_tbl_len);
 	RANGE_FAILS(rc_init, to_rtr | ORCA_QP_ALT_PATH, ORCA_QPS_RTR,
 		    a.alt_av.sl = 16);
 	RANGE_FAILS(rc_rtr, to_rts, ORCA_QPS_RTS, a.timeout = 32);

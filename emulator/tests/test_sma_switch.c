@@ -231,7 +231,11 @@ static void switch_enforcement(void)
 	unsigned int i;
 
 	switch_setup();
-	/* without the capability: no tables, no bits */
+	/* without the capability: no tables, no bits, whatever the mask */
+	node.sw.enforce_mask = 0x0c;
+	mad_req(SUBN, GET, 0x0012, 0);
+	CHECK_EQ(mad_run(1), ORCA_MAD_REPLY);
+	CHECK_EQ(rsp[D + 16], 0);
 	mad_req(SUBN, GET, 0x0016, 3 << 16);
 	CHECK_EQ(mad_run(1), ORCA_MAD_REPLY);
 	check_resp(0x001c);

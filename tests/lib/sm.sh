@@ -1,9 +1,13 @@
-# shellcheck shell=bash disable=SC2154  # dev, osm: the caller's
+# shellcheck shell=bash disable=SC2154,SC2034  # dev, osm: the caller's; SM_MKEY: theirs
 # The subnet manager of the two-host stages (scripts/vm2.sh --sm none):
 # Debian's OpenSM on a port of either guest, and the port attributes the
 # scripts judge it by.  Source after tap.sh and pair.sh; the caller sets
 # dev (this host's device) and osm (OpenSM's cache and log directory,
 # made on both hosts).  The other host's device is ORCA_PEER_DEV (orca0).
+
+# the M_Key OpenSM protects the ports with in the tenant stage
+# (vm-twohost-ece: tenant.sh, partition.sh)
+SM_MKEY=0x0c0ffee15eed0001
 
 # port 1's attribute NAME (sysfs) here and on the other host; empty if
 # the file is not there

@@ -163,7 +163,7 @@ static void defaults(struct expect *e)
 	e->max_qp_init_rd_atom = 16;
 	e->max_res_rd_atom = 16384;
 	e->max_inline_data = 256;
-	e->max_pkeys = 1;
+	e->max_pkeys = 64;
 	e->local_ca_ack_delay = 15;
 	e->phys_port_cnt = 1;
 	e->atomic_cap = 1;
@@ -194,7 +194,7 @@ static void defaults(struct expect *e)
 	e->max_mtu = 5;
 	e->active_mtu = 5;
 	e->gid_tbl_len = 1;
-	e->pkey_tbl_len = 1;
+	e->pkey_tbl_len = 64;
 	e->pkey = 0xffff;
 	e->subnet_prefix = 0xfe80000000000000ULL;
 	e->max_msg_sz = 0x80000000ULL;

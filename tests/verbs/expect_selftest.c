@@ -166,7 +166,8 @@ int main(void)
 		   "pkey_table=0x8001, 0x7fff", NULL) &&
 	      e.pkey == 0x8001 && e.n_pkey_table == 2 &&
 	      e.pkey_table[1] == 0x7fff, "pkey_table sets pkey");
-	check(run(&e, "--set", "pkey_table=0x8001,0x7fff", NULL) &&
+	check(run(&e, "--set", "pkey_tbl_len=1", "--set",
+		  "pkey_table=0x8001,0x7fff", NULL) &&
 	      run(&e, "--set", "pkey_tbl_len=2", "--set", "pkey=0x8002",
 		  "--set", "pkey_table=0x8001,0x7fff", NULL) &&
 	      run(&e, "--set", "pkey_tbl_len=2", "--set",

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Guest test (vm-twohost-ece, first): the second host is a tenant whose port the host
-# policy pins (its emulator runs with port_pin=all, orca.rst "Host
+# policy pins (its emulator runs with port_pin=lid,sm, orca.rst "Host
 # policy"), and its root attacks the subnet with stock tools while the
 # real OpenSM, in this guest, protects every port with an M_Key
 # (m_key_protection_level 2).  Each attempt must be refused or dropped
@@ -21,7 +21,7 @@
 # (twohost.sh, rdmacm.sh in vm-twohost-ece).
 # Not yet (issue 35): partitions enforced by the switch, traps to the SM.
 # Run in the first guest of
-#   scripts/vm2.sh --sm none --emu-set-b port_pin=all
+#   scripts/vm2.sh --sm none --emu-set-b port_pin=lid,sm
 # Prints TAP; exit status = number of failures.
 # shellcheck disable=SC2317  # conditions called through wait_until
 set -u
@@ -34,7 +34,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 . "$HERE/../lib/sm.sh"
 
 dev=${ORCA_DEV:-orca0}
-MKEY=0x0c0ffee15eed0001
+MKEY=$SM_MKEY
 tmp=$(mktemp -d)
 # OpenSM's cache and logs (the guests see the host's / read-only)
 osm=/tmp/orca-opensm
