@@ -24,7 +24,9 @@ int cmd_mad_ifc(struct orca_dev *dev, struct cmd *c)
 			    "port %u not in 1..%llu", in->port,
 			    (unsigned long long)dev->cfg.phys_port_cnt);
 	switch (fw_mad_host(dev, in->port, in->mad,
-			    in->flags & ORCA_MAD_IFC_F_IGNORE_MKEY, o->mad)) {
+			    in->flags & ORCA_MAD_IFC_F_IGNORE_MKEY,
+			    in->flags & ORCA_MAD_IFC_F_WC ? le16toh(in->slid) : 0,
+			    o->mad)) {
 	case ORCA_MAD_REPLY:
 		o->result = ORCA_MAD_IFC_REPLY;
 		break;

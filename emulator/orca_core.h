@@ -118,7 +118,8 @@ void port_mirror_write(struct orca_dev *dev);
 /* Port 1 to @state: mirror, then PORT_EVENT; nothing if no change. */
 void port_set_state(struct orca_dev *dev, uint8_t state);
 void port_mgmt_event(struct orca_dev *dev, uint16_t changes);
-void port_count_violation(struct orca_dev *dev, bool pkey);
+void port_count_violation(struct orca_dev *dev, bool pkey,
+			  const struct orca_pkt *p);
 
 /* orca_pktpool.c */
 struct orca_pkt *pkt_alloc(struct orca_dev *dev);

@@ -109,6 +109,9 @@ void orca_dev_doorbell(struct orca_dev *dev, unsigned int vec)
 		return;
 	dev->stats.doorbells++;
 	dev_ctl_check(dev);
+	/* the firmware's, driver or not */
+	if (!dev->fatal)
+		fw_mad_traps(dev);
 	if (dev->fatal || !dev->latched)
 		return;
 	flush_pending(dev);
@@ -165,6 +168,9 @@ void orca_dev_tick(struct orca_dev *dev)
 	hb = REG_RD64(dev, heartbeat);
 	REG_WR64(dev, heartbeat, hb + 1);
 	dev_ctl_check(dev);
+	/* the firmware's, driver or not */
+	if (!dev->fatal)
+		fw_mad_traps(dev);
 	if (dev->fatal || !dev->latched)
 		return;
 	flush_pending(dev);
@@ -432,6 +438,8 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 				(unsigned long long)dev->pin.mad_refused,
 				(unsigned long long)dev->pin.qp0_dropped,
 				(unsigned long long)dev->pin.cap_refused);
+	if (off < len)
+		off += fw_mad_format_stats(dev, buf + off, len - off);
 	if (off < len)
 		off += fabric_format_stats(dev, buf + off, len - off);
 	for (op = 0; op < 256 && off < len; op++) {

@@ -131,6 +131,12 @@ bool fabric_link_up(const struct orca_dev *dev)
 			     !dev->fab->admin_down);
 }
 
+bool fabric_sm_managed(const struct orca_dev *dev)
+{
+	return dev->fab && dev->fab->state == FAB_LINKED &&
+	       !dev->fab->admin_down;
+}
+
 /*
  * The port's state after a function reset: the link's.  A port the
  * subnet's SM manages keeps what the SM made of it (the port is the

@@ -239,9 +239,9 @@ static enum orca_mad_result fw_mad(struct orca_dev *dev,
 
 enum orca_mad_result fw_mad_host(struct orca_dev *dev, uint8_t port,
 				 const uint8_t *mad, bool ignore_mkey,
-				 uint8_t *out)
+				 uint16_t slid, uint8_t *out)
 {
-	struct orca_mad_in mi = { .mad = mad, .port = port };
+	struct orca_mad_in mi = { .mad = mad, .port = port, .slid = slid };
 	bool sma = dev->cfg.dev_caps & ORCA_DEV_CAP_MAD_QPS;
 	uint64_t pin = dev->cfg.port_pin;
 	uint8_t class = mad[1];
@@ -305,6 +305,44 @@ static void wire_reply(struct orca_dev *dev, const struct orca_pkt *req,
 	port_xmit(dev, r);
 }
 
+void fw_mad_traps(struct orca_dev *dev)
+{
+	uint8_t mad[ORCA_MAD_SIZE];
+	uint16_t dlid, slid;
+	struct orca_pkt *t;
+
+	if (!dev->mad || !fabric_sm_managed(dev))
+		return;
+	/* the LID and SM LID as they are now */
+	sma_port_load(dev);
+	while (orca_mad_trap_next(dev->mad, dp_now_ns() / 1000000, mad,
+				  &dlid, &slid)) {
+		t = pkt_alloc(dev);
+		if (!t)
+			return;		/* it is due again in a second */
+		orca_mad_trap_pkt(t, mad, dlid, slid);
+		orca_log("port 1: trap %u to the SM at LID %u, TID 0x%016llx",
+			 mad_get16(mad + ORCA_SMP_DATA + 4), dlid,
+			 (unsigned long long)mad_get64(mad + 8));
+		port_xmit(dev, t);
+	}
+}
+
+int fw_mad_format_stats(const struct orca_dev *dev, char *buf, size_t len)
+{
+	static const struct orca_mad_traps none;
+	const struct orca_mad_traps *t = dev->mad ? &dev->mad->traps : &none;
+
+	return snprintf(buf, len,
+			" traps_raised=%llu traps_sent=%llu traps_resent=%llu traps_repressed=%llu traps_unanswered=%llu traps_coalesced=%llu",
+			(unsigned long long)t->raised,
+			(unsigned long long)t->sent,
+			(unsigned long long)t->resent,
+			(unsigned long long)t->repressed,
+			(unsigned long long)t->unanswered,
+			(unsigned long long)t->coalesced);
+}
+
 /* The firmware took @p: it arrived, as port_rx() would count it. */
 static bool fw_took(struct orca_dev *dev, const struct orca_pkt *p)
 {
@@ -317,7 +355,7 @@ static bool fw_took(struct orca_dev *dev, const struct orca_pkt *p)
 bool fw_mad_wire(struct orca_dev *dev, const struct orca_pkt *p)
 {
 	uint64_t pin = dev->cfg.port_pin;
-	struct orca_mad_in mi = { .port = 1 };
+	struct orca_mad_in mi = { .port = 1, .slid = p->slid };
 	uint8_t m[ORCA_MAD_SIZE], out[ORCA_MAD_SIZE];
 	bool smp;
 

@@ -21,6 +21,8 @@ int fabric_init(struct orca_dev *dev);
 void fabric_destroy(struct orca_dev *dev);
 /* No fabric, or the SM has given a LID and the port is not down. */
 bool fabric_link_up(const struct orca_dev *dev);
+/* Linked to a switch port, which a subnet manager programs (--sm none). */
+bool fabric_sm_managed(const struct orca_dev *dev);
 /* What port 1's state is after a reset: ACTIVE unless the link is not. */
 uint8_t port_link_state(const struct orca_dev *dev);
 /* ctl port-up / port-down with a fabric. */
@@ -55,13 +57,20 @@ void mad_node_free(struct orca_dev *dev);
  */
 enum orca_mad_result fw_mad_host(struct orca_dev *dev, uint8_t port,
 				 const uint8_t *mad, bool ignore_mkey,
-				 uint8_t *out);
+				 uint16_t slid, uint8_t *out);
 /*
  * A packet for QP0 off the link, for a pinned port: true if it was the
  * firmware's (an SMP request answered or dropped, or what is for an SM
  * when the host may not be one), false if QP0 takes it.
  */
 bool fw_mad_wire(struct orca_dev *dev, const struct orca_pkt *p);
+/*
+ * The SMA's traps that are due (orca_trap.c), onto the wire to the SM:
+ * on each heartbeat.  Only a port an SM manages through the switch has
+ * one to tell.
+ */
+void fw_mad_traps(struct orca_dev *dev);
+int fw_mad_format_stats(const struct orca_dev *dev, char *buf, size_t len);
 
 /* orca_wire.c: the port's link */
 extern const struct orca_link_ops wire_link_ops;

@@ -88,6 +88,20 @@ void orca_mad_reply_pkt(struct orca_pkt *r, const struct orca_pkt *req,
 	memcpy(r->payload, mad, ORCA_MAD_SIZE);
 }
 
+void orca_mad_trap_pkt(struct orca_pkt *t, const uint8_t *mad, uint16_t dlid,
+		       uint16_t slid)
+{
+	t->hdrs = PKT_DETH;
+	t->dlid = dlid;
+	t->slid = slid;
+	t->vl = ORCA_VL15;
+	t->opcode = IB_UD | IB_SEND_ONLY;
+	t->pkey = 0xffff;
+	t->paylen = ORCA_MAD_SIZE;
+	if (t->payload != mad)
+		memcpy(t->payload, mad, ORCA_MAD_SIZE);
+}
+
 /* The reply's header and, for a DR SMP, the route fields echoed. */
 static void reply_header(const uint8_t *m, uint8_t *out)
 {

@@ -15,8 +15,9 @@
  * orca_mad_link() and its capabilities through orca_mad_port_cap().
  *
  * Files: orca_pma.c (PerfMgmt), orca_sma.c (SubnMgmt attributes, PortInfo
- * state machine, M_Key), orca_mad.c (the entry point: common header
- * checks, dispatch, the reply's header; node defaults).
+ * state machine, M_Key), orca_trap.c (traps to the SM, TrapRepress),
+ * orca_mad.c (the entry point: common header checks, dispatch, the
+ * reply's header; node defaults).
  */
 #ifndef ORCA_MAD_H
 #define ORCA_MAD_H
@@ -205,6 +206,41 @@ struct orca_mad_switch {
 	uint16_t mft[ORCA_MAD_MFT_POSITIONS][ORCA_MAD_MFT_CAP];
 };
 
+/*
+ * Traps (orca_trap.c): IBA 14.2.5.1 Notice sent as SubnTrap() to the SM
+ * LID, again until a TrapRepress of its TID (14.3.1).
+ */
+#define ORCA_SMP_NOTICE		0x0002
+#define ORCA_TRAP_LINK_STATE	128	/* a switch port's state changed */
+#define ORCA_TRAP_BAD_MKEY	256
+#define ORCA_TRAP_BAD_PKEY	257
+#define ORCA_TRAP_BAD_QKEY	258
+#define ORCA_TRAP_SW_BAD_PKEY	259	/* a switch port's enforcement */
+#define ORCA_NOTICE_URGENT	1
+#define ORCA_NOTICE_SECURITY	2
+#define ORCA_NOTICE_DETAILS	54	/* DataDetails at Notice byte 10 */
+#define ORCA_MAD_TRAPS		8	/* outstanding at a time */
+#define ORCA_MAD_TRAP_TRIES	8	/* sends before one is given up */
+
+struct orca_mad_trap {
+	uint64_t tid;			/* 0: the slot is free */
+	uint64_t due_ms;		/* the next send */
+	uint16_t num;
+	uint8_t port, tries;
+	uint8_t mad[ORCA_MAD_SIZE];
+};
+
+struct orca_mad_traps {
+	struct orca_mad_trap slot[ORCA_MAD_TRAPS];
+	uint32_t next_tid;
+	uint16_t count;			/* NoticeCount */
+	bool toggle;			/* NoticeToggle */
+	/* raised; sent (first time); resent; repressed; given up; not
+	 * raised: one of its number outstanding or no room; no SM LID */
+	uint64_t raised, sent, resent, repressed, unanswered, coalesced;
+	uint64_t no_sm;
+};
+
 struct orca_mad_node {
 	/* owner */
 	uint8_t node_type;		/* ORCA_MAD_NODE_CA or ORCA_MAD_NODE_SWITCH */
@@ -221,6 +257,7 @@ struct orca_mad_node {
 	void *pma_ctx;
 	struct orca_mad_port port[ORCA_MAD_MAX_PORTS + 1];
 	struct orca_mad_switch sw;	/* a switch's */
+	struct orca_mad_traps traps;
 };
 
 #define ORCA_MAD_IGNORE_MKEY	(1u << 0)	/* IB_MAD_IGNORE_MKEY */
@@ -240,6 +277,7 @@ struct orca_mad_in {
 	uint32_t flags;			/* ORCA_MAD_IGNORE_MKEY, _HIDE_MKEY */
 	uint32_t deny;			/* ORCA_MAD_CHG_* this one may not */
 	uint64_t now_ms;
+	uint16_t slid;			/* its source LID, if known (traps) */
 };
 
 enum orca_mad_result {
@@ -276,6 +314,25 @@ enum orca_mad_result orca_mad_process(struct orca_mad_node *node,
  */
 uint32_t orca_mad_link(struct orca_mad_node *node, unsigned int port, bool up);
 
+/*
+ * Raise trap @num about @port (a CA's port; a switch's 0..n) with @len
+ * bytes of DataDetails (IBA 14.2.5.1).  True if it is now outstanding;
+ * false (and counted) if no SM LID is known, or one of that number for
+ * that port is outstanding already, or ORCA_MAD_TRAPS are.
+ */
+bool orca_mad_trap(struct orca_mad_node *node, unsigned int port,
+		   uint16_t num, const uint8_t *details, size_t len);
+/*
+ * The next trap due by @now_ms into @out, to send from LID @slid to the
+ * SM's @dlid on QP0 (VL15); its size, or 0 when none is due.  Call until
+ * 0: each call schedules the trap's next send.
+ */
+size_t orca_mad_trap_next(struct orca_mad_node *node, uint64_t now_ms,
+			  uint8_t out[ORCA_MAD_SIZE], uint16_t *dlid,
+			  uint16_t *slid);
+/* A TrapRepress of @tid: the trap is answered.  False if none had it. */
+bool orca_mad_trap_repress(struct orca_mad_node *node, uint64_t tid);
+
 /* CapabilityMask |= @set, &= ~@clear (IsSM, IsCM: the owner's). */
 void orca_mad_port_cap(struct orca_mad_node *node, unsigned int port,
 		       uint32_t set, uint32_t clear);
@@ -290,6 +347,13 @@ struct orca_pkt;
  */
 void orca_mad_reply_pkt(struct orca_pkt *r, const struct orca_pkt *req,
 			const uint8_t *mad, uint16_t dlid, uint16_t slid);
+/*
+ * The packet that carries trap @mad (orca_mad_trap_next()): a SubnTrap()
+ * from QP0 to the SM's QP0 at @dlid, from @slid, on VL15 with the default
+ * P_Key.  @t's headers are zero, as for orca_mad_reply_pkt().
+ */
+void orca_mad_trap_pkt(struct orca_pkt *t, const uint8_t *mad, uint16_t dlid,
+		       uint16_t slid);
 
 /* The port @port or NULL if the node has none by that number. */
 static inline struct orca_mad_port *orca_mad_port(struct orca_mad_node *node,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "orca_core.h"
+#include "orca_mad.h"
 
 /* PortInfo:CapabilityMask: the device's bits, and software's. */
 uint32_t port_cap_flags(const struct orca_dev *dev)
@@ -121,15 +122,42 @@ void port_mgmt_event(struct orca_dev *dev, uint16_t changes)
 }
 
 /*
- * A packet dropped for its P_Key (@pkey) or Q_Key: PortInfo's violation
- * counter, if the device has it, stopping at 0xffff.
+ * Trap 257 or 258 (IBA 14.2.5.1) for @p: its LIDs, the key it had, its
+ * SL and QPs (the source QP if a DETH carries it), its GIDs if it has a
+ * GRH.  The firmware sends it (fw_mad_traps()).
  */
-void port_count_violation(struct orca_dev *dev, bool pkey)
+static void key_trap(struct orca_dev *dev, bool pkey, const struct orca_pkt *p)
+{
+	uint8_t d[ORCA_NOTICE_DETAILS] = { 0 };
+
+	if (!dev->mad)
+		return;
+	mad_put16(d + 2, p->slid);
+	mad_put16(d + 4, p->dlid);
+	mad_put32(d + 6, pkey ? p->pkey : p->qkey);
+	mad_put32(d + 10, (uint32_t)p->sl << 28 |
+		  (p->hdrs & PKT_DETH ? p->sqpn : 0));
+	mad_put32(d + 14, p->dqpn);
+	if (p->hdrs & PKT_GRH) {
+		memcpy(d + 18, p->sgid, 16);
+		memcpy(d + 34, p->dgid, 16);
+	}
+	orca_mad_trap(dev->mad, 1, pkey ? ORCA_TRAP_BAD_PKEY :
+		      ORCA_TRAP_BAD_QKEY, d, 50);
+}
+
+/*
+ * A packet dropped for its P_Key (@pkey) or Q_Key: PortInfo's violation
+ * counter, if the device has it, stopping at 0xffff, and the trap.
+ */
+void port_count_violation(struct orca_dev *dev, bool pkey,
+			  const struct orca_pkt *p)
 {
 	uint64_t cap = pkey ? ORCA_DEV_CAP_BAD_PKEY_CNTR :
 			      ORCA_DEV_CAP_BAD_QKEY_CNTR;
 	uint16_t *cntr = pkey ? &dev->bad_pkey_cntr : &dev->qkey_viol_cntr;
 
+	key_trap(dev, pkey, p);
 	if (!(dev->cfg.dev_caps & cap) || *cntr == 0xffff)
 		return;
 	(*cntr)++;

@@ -256,7 +256,7 @@ static void rx_ud(struct orca_dev *dev, struct orca_qp *qp,
 	/* QP0 has no Q_Key to check (IBA 13.5.3.2) */
 	if (qp->ctx.qpn && p->qkey != le32toh(qp->ctx.qkey)) {
 		dev->stats.pkts_dropped++;
-		port_count_violation(dev, false);
+		port_count_violation(dev, false, p);
 		return;
 	}
 	if (!take_rwqe(dev, qp, p))

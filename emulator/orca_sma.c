@@ -61,6 +61,34 @@ static struct orca_mad_port *mgmt_port(struct orca_mad_node *node,
  * stops it.  When it runs out before that, the protect bits go to 0: the
  * key can be read again, and a new SM takes the port over.
  */
+/*
+ * Trap 256 (IBA 14.2.5.1): who sent the SMP that failed the check, with
+ * what, and for a directed-route one its path back (30 hops of it).
+ */
+static void mkey_trap(struct orca_mad_node *node, const struct orca_mad_in *in)
+{
+	const uint8_t *m = in->mad;
+	uint8_t d[ORCA_NOTICE_DETAILS] = { 0 };
+	unsigned int hops = m[ORCA_SMP_HOP_CNT] & 0x3f;
+
+	mad_put16(d + 2, in->slid);
+	d[6] = m[3];				/* method */
+	memcpy(d + 8, m + 16, 2);		/* AttributeID */
+	memcpy(d + 10, m + 20, 4);		/* AttributeModifier */
+	memcpy(d + 14, m + 24, 8);		/* the M_Key it had */
+	if (m[1] == ORCA_MGMT_SUBN_DR) {
+		memcpy(d + 4, m + ORCA_SMP_DR_SLID, 2);
+		/*
+		 * DRNotice, DRPathTruncated, DRHopCount; the ReturnPath
+		 * field as it is (entry 0 unused, hops 1..n), 30 bytes of it
+		 */
+		d[23] = 0x80 | (hops + 1 > 30 ? 0x40 : 0) | hops;
+		memcpy(d + 24, m + ORCA_SMP_RET_PATH,
+		       hops + 1 > 30 ? 30 : hops + 1);
+	}
+	orca_mad_trap(node, in->port, ORCA_TRAP_BAD_MKEY, d, sizeof(d));
+}
+
 static bool mkey_check(struct orca_mad_node *node,
 		       const struct orca_mad_in *in, bool *ok,
 		       uint32_t *changes)
@@ -87,6 +115,7 @@ static bool mkey_check(struct orca_mad_node *node,
 		m->mkey_violations++;
 	if (!m->lease_end_ms && m->mkey_lease)
 		m->lease_end_ms = in->now_ms + 1000ULL * m->mkey_lease;
+	mkey_trap(node, in);
 	return false;
 }
 
@@ -97,10 +126,19 @@ static void set_state(struct orca_mad_node *node, unsigned int port,
 
 	if (p->state == state)
 		return;
-	/* IBA 14.2.5.4: Down<->Init, Armed/Active->Down set PortStateChange */
+	/*
+	 * IBA 14.2.5.4: Down<->Init, Armed/Active->Down set PortStateChange;
+	 * its setting is trap 128 (14.2.5.1), the SM's cue to sweep
+	 */
 	if (node->node_type == ORCA_MAD_NODE_SWITCH &&
-	    (p->state == ORCA_MAD_PORT_DOWN || state == ORCA_MAD_PORT_DOWN))
+	    (p->state == ORCA_MAD_PORT_DOWN || state == ORCA_MAD_PORT_DOWN) &&
+	    !node->sw.port_state_change) {
+		uint8_t d[2];
+
 		node->sw.port_state_change = true;
+		mad_put16(d, node->port[0].lid);	/* LIDADDR */
+		orca_mad_trap(node, 0, ORCA_TRAP_LINK_STATE, d, sizeof(d));
+	}
 	p->state = state;
 	*changes |= ORCA_MAD_CHG_STATE;
 }
@@ -626,8 +664,11 @@ enum orca_mad_result orca_sma_process(struct orca_mad_node *node,
 
 	if (!mkey_check(node, in, &s.mkey_ok, changes))
 		return ORCA_MAD_DROP;
-	if (method == ORCA_METHOD_TRAP_REPRESS)
-		return ORCA_MAD_DROP;	/* no traps sent, none to repress */
+	/* the SM answers a trap: no reply to it (IBA 14.3.1) */
+	if (method == ORCA_METHOD_TRAP_REPRESS) {
+		orca_mad_trap_repress(node, mad_get64(in->mad + 8));
+		return ORCA_MAD_DROP;
+	}
 	if (method != ORCA_METHOD_GET && method != ORCA_METHOD_SET) {
 		*status = ORCA_MAD_STATUS_UNSUP_METHOD;
 		return ORCA_MAD_REPLY;

@@ -265,7 +265,7 @@ static void qp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 	}
 	if (!pkey_ok(dev, qp, p)) {
 		dev->stats.pkts_dropped++;
-		port_count_violation(dev, true);
+		port_count_violation(dev, true, p);
 		return;
 	}
 	if (!from_peer(qp, p)) {

@@ -57,6 +57,14 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static uint64_t now_s(void)
 {
 	struct timespec ts;
@@ -333,9 +341,8 @@ static bool poll_once(struct fabric *f, bool once)
 	}
 	if (stop_signal)
 		return false;
-	if (ret <= 0)
-		return true;
-	for (i = 0; i < FAB_MAX_PORTS; i++) {
+	/* (a timeout or a signal leaves every revents 0) */
+	for (i = 0; ret > 0 && i < FAB_MAX_PORTS; i++) {
 		struct fab_conn *c = &f->conns[i];
 
 		if (idx[i] < 0 || c->fd < 0 ||
@@ -343,6 +350,9 @@ static bool poll_once(struct fabric *f, bool once)
 			continue;
 		conn_input(f, c);
 	}
+	/* the switch's traps: new ones, and those due again (each second) */
+	if (f->sw)
+		fab_sw_tick(f->sw, now_ms());
 	/* forwarded packets go out now, in one pass */
 	for (i = 0; i < FAB_MAX_PORTS; i++) {
 		struct fab_conn *c = &f->conns[i];
@@ -350,9 +360,11 @@ static bool poll_once(struct fabric *f, bool once)
 		if (c->fd >= 0 && conn_pending(f, c) && !conn_flush(f, c))
 			fab_conn_close(f, c, strerror(errno));
 	}
-	fab_ctl_handle(f, pfd + ctl_first, n - ctl_first);
-	if (pfd[0].revents & POLLIN)
-		accept_conn(f);
+	if (ret > 0) {
+		fab_ctl_handle(f, pfd + ctl_first, n - ctl_first);
+		if (pfd[0].revents & POLLIN)
+			accept_conn(f);
+	}
 	if (once && f->had_conn && !f->n_conns) {
 		orca_log("--once: the last port left, exiting");
 		return false;

@@ -14,6 +14,7 @@
  *
  *   ping    ok pong ports=N switch_ports=N
  *   stats   ok mode=switch ports=N switch_ports=N bad_msgs=N lid=L
+ *           (then drop_WHY=N, traps_*=N of port 0's SMA, and per port)
  *           (port 0's, from the SM) drop_<why>=N for every reason of
  *           enum fab_sw_drop, then per switch port P = 0..N: pP_guid
  *           (the cabled port GUID; port 0: the switch's) pP_state
@@ -121,6 +122,16 @@ static void switch_stats(struct fabric *f, char *reply, size_t len)
 		off += snprintf(reply + off, len - off, " drop_%s=%llu",
 				fab_sw_drop_name(i),
 				(unsigned long long)sw->drops[i]);
+	if (off < len)
+		off += snprintf(reply + off, len - off,
+				" traps_raised=%llu traps_sent=%llu traps_resent=%llu traps_repressed=%llu traps_unanswered=%llu traps_coalesced=%llu traps_no_sm=%llu",
+				(unsigned long long)sw->node.traps.raised,
+				(unsigned long long)sw->node.traps.sent,
+				(unsigned long long)sw->node.traps.resent,
+				(unsigned long long)sw->node.traps.repressed,
+				(unsigned long long)sw->node.traps.unanswered,
+				(unsigned long long)sw->node.traps.coalesced,
+				(unsigned long long)sw->node.traps.no_sm);
 	for (i = 0; i <= sw->nports && off < len; i++) {
 		const struct orca_mad_port *mp = &sw->node.port[i];
 		const uint64_t *c = sw->port[i].pma.c;

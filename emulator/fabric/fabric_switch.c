@@ -233,7 +233,9 @@ static bool is_mad(const struct orca_pkt *p)
 bool fab_sw_port0(struct fab_switch *sw, unsigned int in_port,
 		  const struct orca_pkt *p, uint8_t *out)
 {
-	struct orca_mad_in in = { .mad = p->payload, .port = in_port };
+	struct orca_mad_in in = {
+		.mad = p->payload, .port = in_port, .slid = p->slid,
+	};
 	struct timespec ts;
 	enum orca_mad_result r;
 	uint32_t chg;
@@ -289,6 +291,33 @@ size_t fab_sw_reply(struct fab_switch *sw, const struct orca_pkt *req,
 }
 
 /*
+ * Trap 259 (IBA 14.2.5.1, "bad P_Key at a switch port"): the packet's
+ * LIDs, P_Key, SL, QPs (the source QP if a DETH carries it), GIDs if it
+ * has a GRH, the switch's LID and the port that dropped it.
+ */
+static void partition_trap(struct fab_switch *sw, unsigned int port,
+			   const struct orca_pkt *p)
+{
+	uint8_t d[ORCA_NOTICE_DETAILS] = { 0 };
+	bool deth = p->hdrs & PKT_DETH, grh = p->hdrs & PKT_GRH;
+
+	/* DataValid: LID1, LID2, P_Key, SL, QP2; QP1 with a DETH; GIDs */
+	mad_put16(d, 0xb400 | (deth ? 0x0800 : 0) | (grh ? 0x0300 : 0));
+	mad_put16(d + 2, p->slid);
+	mad_put16(d + 4, p->dlid);
+	mad_put16(d + 6, p->pkey);
+	mad_put32(d + 8, (uint32_t)p->sl << 28 | (deth ? p->sqpn : 0));
+	mad_put32(d + 12, p->dqpn);
+	if (grh) {
+		memcpy(d + 16, p->sgid, 16);
+		memcpy(d + 32, p->dgid, 16);
+	}
+	mad_put16(d + 48, sw->node.port[0].lid);
+	d[50] = port;
+	orca_mad_trap(&sw->node, port, ORCA_TRAP_SW_BAD_PKEY, d, 51);
+}
+
+/*
  * IBA 10.9.4: a switch port that enforces partitions passes a packet
  * whose P_Key's 15 bits are in its table; the membership bit is not
  * looked at (a limited member's packets to a full member pass the
@@ -311,6 +340,7 @@ static bool partition_ok(struct fab_switch *sw, unsigned int port,
 		    (p->pkey & 0x7fff) == (mp->pkeys[i] & 0x7fff))
 			return true;
 	sw->drops[in ? FAB_SW_DROP_PART_IN : FAB_SW_DROP_PART_OUT]++;
+	partition_trap(sw, port, p);
 	c = &sw->port[port].pma.c[in ? ORCA_PMA_RCV_CONSTRAINT_ERRORS :
 				      ORCA_PMA_XMIT_CONSTRAINT_ERRORS];
 	/* a log line at the 1st, 2nd, 4th, 8th ... of a port */
@@ -344,6 +374,37 @@ static int lft_port(struct fab_switch *sw, unsigned int in, uint16_t dlid)
 		return -1;
 	}
 	return out;
+}
+
+/*
+ * What port 0's SMA has to tell the SM (orca_trap.c): SubnTrap() on QP0,
+ * VL15, LID-routed to the SM by the LFT, sent now and again until the SM
+ * represses it.
+ */
+static void send_traps(struct fab_switch *sw, uint64_t now_ms)
+{
+	struct orca_pkt *t = &sw->reply;
+	uint16_t dlid, slid;
+	size_t len;
+	int port;
+
+	memset(t, 0, offsetof(struct orca_pkt, payload));
+	while (orca_mad_trap_next(&sw->node, now_ms, t->payload, &dlid,
+				  &slid)) {
+		orca_mad_trap_pkt(t, t->payload, dlid, slid);
+		port = lft_port(sw, 0, dlid);
+		orca_log("switch: trap %u to the SM at LID %u (port %d), TID 0x%016llx",
+			 mad_get16(t->payload + ORCA_SMP_DATA + 4), dlid, port,
+			 (unsigned long long)mad_get64(t->payload + 8));
+		len = orca_pkt_encode(t, sw->buf);
+		if (len && port > 0 && fab_sw_emit(sw, port, sw->buf, len, true))
+			count(&sw->port[0].pma, true, len, dlid);
+	}
+}
+
+void fab_sw_tick(struct fab_switch *sw, uint64_t now_ms)
+{
+	send_traps(sw, now_ms);
 }
 
 /* A LID-routed packet to the switch itself: QP0's SMA or QP1's PMA. */

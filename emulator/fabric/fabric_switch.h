@@ -99,6 +99,13 @@ void fab_sw_link(struct fab_switch *sw, unsigned int port, bool up);
 void fab_sw_input(struct fab_switch *sw, unsigned int port,
 		  const uint8_t *pkt, size_t len);
 
+/*
+ * Port 0's traps (orca_trap.c) that are due by @now_ms (monotonic) into
+ * the egress queues: the loop calls it after each round of input and at
+ * least once a second.
+ */
+void fab_sw_tick(struct fab_switch *sw, uint64_t now_ms);
+
 /* Does @port have messages queued to it? */
 bool fab_sw_pending(const struct fab_switch *sw, unsigned int port);
 /*

@@ -20,6 +20,7 @@
 static struct orca_mad_node node;
 static uint8_t req[256], rsp[256];
 static uint32_t chg;
+static uint16_t in_slid;	/* the request's source LID, for traps */
 
 /* the request's and the reply's fields at MAD offsets */
 #define W8(off, v)	(req[off] = (v))
@@ -48,7 +49,9 @@ static void mad_req(uint8_t class, uint8_t method, uint16_t attr,
 /* Hand req to the node as arriving on @port; the reply lands in rsp. */
 static enum orca_mad_result mad_run_flags(uint8_t port, uint32_t flags)
 {
-	struct orca_mad_in in = { .mad = req, .port = port, .flags = flags };
+	struct orca_mad_in in = {
+		.mad = req, .port = port, .flags = flags, .slid = in_slid,
+	};
 
 	memset(rsp, 0xa5, sizeof(rsp));
 	chg = 0xdeadbeef;

@@ -7,6 +7,7 @@
  */
 #include <string.h>
 
+#include "be.h"
 #include "dp_fixture.h"
 #include "orca_log.h"
 
@@ -559,21 +560,48 @@ static void port_counters(void)
 	struct orca_query_counters_out cnt;
 	struct fx *f = port_up(sets);
 	struct orca_port_mirror *m = port_mirror(f);
+	struct orca_pkt pk = { .slid = 2, .dlid = 3 };
 	unsigned int i;
 
 	for (i = 0; i < 3; i++)
-		port_count_violation(&f->dev, true);
+		port_count_violation(&f->dev, true, &pk);
 	CHECK_EQ(le32toh(m->attr.bad_pkey_cntr), 0);
 	fx_free(f);
 
 	f = port_up(NULL);
 	m = port_mirror(f);
 	f->dev.qkey_viol_cntr = 0xfffe;
-	port_count_violation(&f->dev, false);
+	port_count_violation(&f->dev, false, &pk);
 	CHECK_EQ(le32toh(m->attr.qkey_viol_cntr), 0xffff);
-	port_count_violation(&f->dev, false);
+	port_count_violation(&f->dev, false, &pk);
 	CHECK_EQ(le32toh(m->attr.qkey_viol_cntr), 0xffff);
 	CHECK(mirror_is_query_port(f));
+	/*
+	 * Each is trap 258 (IBA 14.2.5.1) once the port has an SM: the
+	 * packet's LIDs and Q_Key in the Notice's DataDetails (byte 10)
+	 */
+	CHECK_EQ(f->dev.mad->traps.raised, 0);
+	CHECK_EQ(f->dev.mad->traps.no_sm, 2);	/* this device's two */
+	f->dev.mad->port[1].lid = 3;
+	f->dev.mad->port[1].sm_lid = 9;
+	pk.qkey = 0x11111111;
+	pk.dqpn = 0x44;
+	port_count_violation(&f->dev, false, &pk);
+	{
+		uint8_t t[256];
+		uint16_t dlid, slid;
+
+		CHECK_EQ(orca_mad_trap_next(f->dev.mad, 0, t, &dlid, &slid),
+			 256);
+		CHECK_EQ(dlid, 9);
+		CHECK_EQ(slid, 3);
+		CHECK_EQ(get_be(t + 64 + 4, 2), 258);
+		CHECK_EQ(t[64], 0x82);
+		CHECK_EQ(get_be(t + 74 + 2, 2), 2);	/* LID1 */
+		CHECK_EQ(get_be(t + 74 + 4, 2), 3);	/* LID2 */
+		CHECK_EQ(get_be(t + 74 + 6, 4), 0x11111111);
+		CHECK_EQ(get_be(t + 74 + 14, 4), 0x44);
+	}
 
 	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_COUNTERS, NULL, 0, &cnt,
 			sizeof(cnt)), 0);

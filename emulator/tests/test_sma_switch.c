@@ -291,6 +291,107 @@ static void switch_enforcement(void)
 	check_resp(0x001c);
 }
 
+/* The next trap the node sends at @now into rsp; its number, or -1. */
+static int trap_out(uint64_t now, uint16_t *dlid, uint16_t *slid)
+{
+	if (!orca_mad_trap_next(&node, now, rsp, dlid, slid))
+		return -1;
+	return (int)R16(64 + 4);
+}
+
+/*
+ * Traps (IBA 14.2.5.1 Notice, 14.3.1): PortStateChange going to 1 is
+ * trap 128, a failed M_Key check trap 256; each is a SubnTrap() from the
+ * node's LID to the SM LID, sent again each interval until the SM's
+ * TrapRepress of its TID, one per number at a time.
+ */
+static void switch_traps(void)
+{
+	uint16_t dlid, slid;
+	uint64_t tid;
+
+	switch_setup();
+	/* no SM LID yet: nothing raised, counted */
+	orca_mad_link(&node, 1, true);
+	CHECK_EQ(trap_out(0, &dlid, &slid), -1);
+	CHECK_EQ(node.traps.no_sm, 1);
+	pi_assign(2, 0, 0x20);				/* LID 0x20, SM LID 1 */
+	CHECK_EQ(switch_psc(), 0x04);
+	mad_req(SUBN, SET, 0x0012, 0);
+	W8(D + 11, 0x04);				/* PSC cleared */
+	CHECK_EQ(mad_run(0), ORCA_MAD_REPLY);
+	CHECK_EQ(switch_psc(), 0);
+
+	/* trap 128 */
+	orca_mad_link(&node, 2, true);
+	CHECK_EQ(trap_out(5000, &dlid, &slid), 128);
+	CHECK_EQ(dlid, 1);
+	CHECK_EQ(slid, 0x20);
+	CHECK_EQ(rsp[0], 1);
+	CHECK_EQ(rsp[1], 0x01);				/* LID-routed */
+	CHECK_EQ(rsp[2], 1);
+	CHECK_EQ(rsp[3], 0x05);				/* Trap() */
+	CHECK_EQ(R16(16), 0x0002);			/* Notice */
+	CHECK_EQ(rsp[64], 0x81);			/* generic, urgent */
+	CHECK_EQ(R32(64) & 0xffffff, 2);		/* producer: switch */
+	CHECK_EQ(R16(64 + 6), 0x20);			/* IssuerLID */
+	CHECK_EQ(R16(64 + 8), 0x8001);			/* toggle, count 1 */
+	CHECK_EQ(R16(64 + 10), 0x20);			/* LIDADDR */
+	tid = R64(8);
+	CHECK(tid != 0);
+	/* not again before the interval (SubnetTimeOut 0: a second) */
+	CHECK_EQ(trap_out(5999, &dlid, &slid), -1);
+	/* another link change: PSC is 1 still, no new trap */
+	orca_mad_link(&node, 3, true);
+	CHECK_EQ(trap_out(5999, &dlid, &slid), -1);
+	CHECK_EQ(trap_out(6000, &dlid, &slid), 128);
+	CHECK_EQ(R64(8), tid);				/* the same trap */
+	CHECK_EQ(node.traps.sent, 1);
+	CHECK_EQ(node.traps.resent, 1);
+	/* a TrapRepress of another TID represses nothing; of its TID it */
+	mad_req(SUBN, 0x07, 0x0002, 0);
+	W64(8, tid + 1);
+	CHECK_EQ(mad_run(1), ORCA_MAD_DROP);
+	CHECK_EQ(trap_out(7000, &dlid, &slid), 128);
+	W64(8, tid);
+	CHECK_EQ(mad_run(1), ORCA_MAD_DROP);		/* no reply to it */
+	CHECK_EQ(node.traps.repressed, 1);
+	CHECK_EQ(trap_out(100000, &dlid, &slid), -1);
+
+	/* trap 256: a Set with the wrong M_Key, DR from 2 hops away */
+	node.port[0].mkey = 0x1122334455667788ULL;
+	node.port[0].mkey_protect = 1;
+	mad_req(DR, SET, 0x0015, 0);
+	W64(24, 0x99);
+	W8(7, 2);					/* hop count */
+	W16(32, 0xffff);				/* DrSLID */
+	W8(192 + 1, 5);
+	W8(192 + 2, 7);				/* ReturnPath */
+	in_slid = 0x33;
+	CHECK_EQ(mad_run(1), ORCA_MAD_DROP);
+	in_slid = 0;
+	CHECK_EQ(trap_out(200000, &dlid, &slid), 256);
+	CHECK_EQ(rsp[64], 0x82);			/* security */
+	CHECK_EQ(R64(24), 0x1122334455667788ULL);	/* the port's M_Key */
+	CHECK_EQ(R16(74 + 2), 0x33);			/* LIDADDR */
+	CHECK_EQ(R16(74 + 4), 0xffff);			/* DrSLID */
+	CHECK_EQ(rsp[74 + 6], 0x02);			/* Set */
+	CHECK_EQ(R16(74 + 8), 0x0015);
+	CHECK_EQ(R64(74 + 14), 0x99);			/* the key it had */
+	CHECK_EQ(rsp[74 + 23], 0x82);			/* DRNotice, 2 hops */
+	CHECK_EQ(rsp[74 + 24], 0);			/* ReturnPath[0] */
+	CHECK_EQ(rsp[74 + 25], 5);
+	CHECK_EQ(rsp[74 + 26], 7);
+	/* a second violation while it is outstanding: counted, not sent */
+	CHECK_EQ(mad_run(1), ORCA_MAD_DROP);
+	CHECK_EQ(node.traps.coalesced, 1);
+	/* given up after ORCA_MAD_TRAP_TRIES sends */
+	for (tid = 1; tid < 8; tid++)
+		CHECK_EQ(trap_out(200000 + 1000 * tid, &dlid, &slid), 256);
+	CHECK_EQ(trap_out(210000, &dlid, &slid), -1);
+	CHECK_EQ(node.traps.unanswered, 1);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -300,5 +401,6 @@ int main(int argc, char **argv)
 	RUN(switch_forwarding);
 	RUN(switch_tables);
 	RUN(switch_enforcement);
+	RUN(switch_traps);
 	return tap_done();
 }

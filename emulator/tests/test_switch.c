@@ -901,6 +901,76 @@ static void partitions(void)
 	CHECK(!strcmp(fab_sw_drop_name(FAB_SW_DROP_PART_OUT), "partition_out"));
 }
 
+/*
+ * Traps from port 0 (IBA 14.2.5.1, 14.3.1), LID-routed to the SM (the CA
+ * on port 1) on VL15 by the LFT when the loop ticks: 259 for a packet a
+ * port's partitions stopped, once however many follow until the SM's
+ * TrapRepress; 128 when PortStateChange goes to 1.
+ */
+static void traps(void)
+{
+	static const uint16_t b[] = { 0xffff, 0x8002 };
+	uint64_t tid;
+	unsigned int i;
+
+	program();
+	clear_psc();
+	fab_sw_tick(&sw, 1000);
+	CHECK(quiet());
+	sm_partitions(2, b, 2, 0x0c);
+	for (i = 0; i < 5; i++) {
+		data_pkey(LID_A, LID_B, 0x8001, 0);
+		inject(2);
+	}
+	CHECK(quiet());				/* nothing until the tick */
+	fab_sw_tick(&sw, 2000);
+	CHECK(take(1));
+	CHECK(quiet());				/* one trap for the five */
+	CHECK_EQ(pout.vl, 15);
+	CHECK_EQ(pout.dlid, LID_A);
+	CHECK_EQ(pout.slid, SW_LID);
+	CHECK_EQ(pout.dqpn, 0);
+	CHECK_EQ(pout.sqpn, 0);
+	memcpy(resp, pout.payload, 256);
+	CHECK_EQ(resp[1], 0x01);
+	CHECK_EQ(resp[3], 0x05);
+	CHECK_EQ(get_be(resp + 16, 2), 0x0002);
+	CHECK_EQ(resp[DATA], 0x82);			/* security */
+	CHECK_EQ(resp[DATA + 3], 2);			/* a switch */
+	CHECK_EQ(get_be(resp + DATA + 4, 2), 259);
+	CHECK_EQ(get_be(resp + DATA + 6, 2), SW_LID);
+	/* DataDetails at Notice byte 10 */
+	CHECK_EQ(get_be(resp + DATA + 12, 2), LID_B);	/* LID1: source */
+	CHECK_EQ(get_be(resp + DATA + 14, 2), LID_A);	/* LID2 */
+	CHECK_EQ(get_be(resp + DATA + 16, 2), 0x8001);
+	CHECK_EQ(get_be(resp + DATA + 18, 4) & 0xffffff, 0x20);	/* QP1 */
+	CHECK_EQ(get_be(resp + DATA + 22, 4), 0x21);		/* QP2 */
+	CHECK_EQ(get_be(resp + DATA + 58, 2), SW_LID);
+	CHECK_EQ(resp[DATA + 60], 2);			/* the port */
+	CHECK_EQ(sw.node.traps.coalesced, 4);
+	tid = get_be(resp + 8, 8);
+	/* unanswered: again a second later, not before */
+	fab_sw_tick(&sw, 2999);
+	CHECK(quiet());
+	fab_sw_tick(&sw, 3000);
+	CHECK(take(1));
+	CHECK_EQ(get_be(pout.payload + 8, 8), tid);
+	/* the SM's TrapRepress (LID-routed, its TID): no answer, no more */
+	mad_hdr(0x01, 0x07, 0x0002, 0);
+	put_be(mad + 8, tid, 8);
+	ud(15, SW_LID, LID_A, 0, 0, 0, mad, 256);
+	inject(1);
+	fab_sw_tick(&sw, 9000);
+	CHECK(quiet());
+	CHECK_EQ(sw.node.traps.repressed, 1);
+	/* trap 128: port 3's link goes down */
+	fab_sw_link(&sw, 3, false);
+	fab_sw_tick(&sw, 10000);
+	CHECK(take(1));
+	CHECK_EQ(get_be(pout.payload + DATA + 4, 2), 128);
+	CHECK_EQ(get_be(pout.payload + DATA + 10, 2), SW_LID);
+}
+
 static void vl15_priority(void)
 {
 	unsigned int i, n;
@@ -1360,6 +1430,7 @@ int main(int argc, char **argv)
 	RUN(pma_counters);
 	RUN(pma_pkeys);
 	RUN(partitions);
+	RUN(traps);
 	RUN(vl15_priority);
 	RUN(link_down);
 	RUN(sm_sweep);

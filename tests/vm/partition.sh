@@ -7,6 +7,9 @@
 # full members of the default) and copies each CA's table into its
 # switch port, enforcing both ways (part_enforce both), as it does for a
 # switch whose SwitchInfo says PartitionEnforcementCap.  Then:
+#  - IPoIB (up since rdmacm.sh) rejoins its groups at this new SM: both
+#    ports in the broadcast group of its SA, ping over ib0 after a
+#    neighbour flush;
 #  - smpquery shows the enforcement the switch does: SwitchInfo's
 #    PartEnforceCap and In/OutboundPartEnf, the tenant's switch port's
 #    PartEnforceInb/Outb and P_Keys;
@@ -19,9 +22,14 @@
 #    (PortRcvConstraintErrors of its switch port, perfquery), none in;
 #  - this host's 50 probes in 0x8001 to the tenant's QP on that P_Key are
 #    dropped where they would leave the switch (PortXmitConstraintErrors);
+#  - the switch tells the SM: OpenSM's log has trap 259 ("Bad P_Key
+#    switch external port") from the switch's LID;
 #  - the tenant restores its table; both ports ACTIVE, the default
-#    partition still carries all 50.
-# Not yet (issue 35): trap 259 to the SM for each drop.
+#    partition still carries all 50;
+#  - OpenSM runs with sweep_interval 0 (it sweeps only when told): the
+#    tenant's link goes down and up (hostctl port-down / port-up in its
+#    emulator) and only the switch's trap 128 makes OpenSM bring the port
+#    back to ACTIVE.
 # Run in the first guest of
 #   scripts/vm2.sh --sm none --emu-set-b port_pin=lid,sm
 # after tenant.sh (the ports hold its OpenSM's M_Key).  Prints TAP; exit
@@ -46,7 +54,7 @@ N=50
 PA=0x8001 PB=0x8002
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-plan 10
+plan 13
 
 pair_remote || { echo "Bail out! run in the first guest of scripts/vm2.sh"; exit 1; }
 peer --wait "$ORCA_WAIT" true > /dev/null 2>&1 || { echo "Bail out! the second guest does not answer"; exit 1; }
@@ -100,7 +108,8 @@ gone() { ! pgrep -x opensm > /dev/null; }
 wait_until "$ORCA_WAIT" gone
 t0=$(now_us)
 sm_start here "$(port_guid)" "$osm/partition.log" "m_key $SM_MKEY" "m_key_protection_level 2" \
-    "m_key_lease_period 0" "partition_config_file $osm/partitions.conf" "part_enforce both"
+    "m_key_lease_period 0" "partition_config_file $osm/partitions.conf" "part_enforce both" \
+    "sweep_interval 0"
 tables() {
     sm_up "$osm/partition.log" && both_active && has_pkey here "$PA" && has_pkey peer "$PB" &&
         has_pkey here 0xffff && has_pkey peer 0xffff && ! has_pkey here "$PB" && ! has_pkey peer "$PA"
@@ -110,6 +119,23 @@ tables
 ok $? "OpenSM with partitions.conf (this port $PA, the other $PB, both full in the default): SUBNET UP and both tables so after $(secs_since "$t0") s"
 tables || diag "here: $(cat /sys/class/infiniband/"$dev"/ports/1/pkeys/* | sort -u | tr '\n' ' ')" \
     "$(tail -n 20 "$osm/partition.log" "$osm/partition.log.out" 2> /dev/null)"
+
+# IPoIB rejoins at the new SM: its first sweep asks each port to
+# reregister (ClientReregister, in the ports' CapabilityMask), ib_sa
+# tells IPoIB, which joins its groups again; the new SA then has both
+# ports in the broadcast group and ARP crosses the switch.  (rdmacm.sh
+# left ib0 up, 10.78.0.1 here and .2 there.)
+bcast=ff12:401b:ffff::ffff:ffff
+joined() { (($(saquery -m 2> /dev/null | grep -c "MGID.*$bcast\$") >= 2)); }
+if [[ -e /sys/class/net/ib0 ]] && peer "test -e /sys/class/net/ib0"; then
+    wait_until "$ORCA_WAIT" joined
+    ip neigh flush dev ib0
+    peer "ip neigh flush dev ib0"
+    joined && timeout 30 ping -c 3 -W 5 10.78.0.2 > "$tmp/ping" 2>&1
+    ok $? "IPoIB rejoined at the new SM: $(saquery -m 2> /dev/null | grep -c "MGID.*$bcast\$") members of $bcast in its SA, $(grep -o '[0-9]* received' "$tmp/ping") of 3 pings after a neighbour flush"
+else
+    skip "IPoIB rejoined at the new SM" "no ib0 on both hosts (rdmacm.sh brings it up)"
+fi
 
 # ---------------------------------------------------------------- the switch
 # (the ports' PortInfo needs the M_Key at protection level 2)
@@ -154,6 +180,12 @@ r1=$(swcount PortRcvConstraintErrors)
 ok $? "its $N probes in $PA stop where they enter the switch: $(said); PortRcvConstraintErrors of switch port $pb $r0 -> $r1"
 ((rc == 0)) || diag "$(cat "$tmp/sender")"
 
+# the switch's trap 259, which OpenSM logs (and represses)
+trapped() { grep -q "num:$1 .*from LID:$swlid " "$osm/partition.log"; }
+wait_until "$ORCA_WAIT" trapped 259
+trapped 259
+ok $? "the switch trapped it to the SM: $(grep -m1 'num:259' "$osm/partition.log" | sed 's/.*-> //')"
+
 x0=$(swcount PortXmitConstraintErrors)
 probe here "$PA"
 rc=$?
@@ -172,6 +204,18 @@ probe peer 0xffff
 rc=$?
 ((rc == 0 && $(received) == N)) && both_active
 ok $? "both ports ACTIVE and the default partition still carries all: $(said)"
+
+# trap 128: the tenant's link down and up, and OpenSM sweeps only when
+# the switch says so
+n128=$(grep -c 'num:128 ' "$osm/partition.log")
+peer "hostctl port-down" > /dev/null
+down() { [[ $(state_of "$(rattr state)") == DOWN ]]; }
+wait_until "$ORCA_WAIT" down
+peer "hostctl port-up" > /dev/null
+t0=$(now_us)
+wait_until "$ORCA_WAIT" both_active
+both_active && (($(grep -c 'num:128 ' "$osm/partition.log") > n128))
+ok $? "the tenant's link down and up: ACTIVE again after $(secs_since "$t0") s through the switch's trap 128 (sweep_interval 0): $(grep -m1 'num:128' "$osm/partition.log" | sed 's/.*-> //')"
 
 ok_no_oopses_both "orca-test: partition.sh start"
 done_testing

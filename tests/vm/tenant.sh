@@ -16,10 +16,12 @@
 #    violation (pin_qp0_dropped);
 #  - opening issm0 (IsSM, to become an SM): refused (pin_cap_refused);
 #  - afterwards: both ports ACTIVE with their LIDs, OpenSM still master,
-#    ibv_rc_pingpong -c between the hosts.
+#    ibv_rc_pingpong -c between the hosts;
+#  - a wrong M_Key gets no PortInfo from the tenant's port, whose
+#    firmware sends trap 256 to the SM (OpenSM's log).
 # Leaves that OpenSM master on this host for the scripts after it
 # (twohost.sh, rdmacm.sh in vm-twohost-ece).
-# Not yet (issue 35): partitions enforced by the switch, traps to the SM.
+# Partitions the switch enforces, and its traps: partition.sh.
 # Run in the first guest of
 #   scripts/vm2.sh --sm none --emu-set-b port_pin=lid,sm
 # Prints TAP; exit status = number of failures.
@@ -40,7 +42,7 @@ tmp=$(mktemp -d)
 osm=/tmp/orca-opensm
 port=18900
 trap 'rm -rf "$tmp"' EXIT
-plan 11
+plan 12
 
 pair_remote || { echo "Bail out! run in the first guest of scripts/vm2.sh"; exit 1; }
 peer --wait "$ORCA_WAIT" true > /dev/null 2>&1 || { echo "Bail out! the second guest does not answer"; exit 1; }
@@ -128,9 +130,14 @@ src=$?
 ((crc == 0 && src == 0)) && grep -q ' bytes in ' "$tmp/client"
 ok $? "the tenant's traffic goes on: ibv_rc_pingpong -c (exit $crc / $src): $(grep ' bytes in ' "$tmp/client")"
 
-# the M_Key still holds there: a wrong key gets no answer
+# the M_Key still holds there: a wrong key gets no answer, and the
+# tenant's firmware tells the SM (trap 256, OpenSM's log)
 peer "true" && ! timeout 20 smpquery -y 0x1 portinfo "$lb" > "$tmp/wrong" 2>&1
 ok $? "a wrong M_Key still gets no PortInfo from the tenant's port"
+trap256() { grep -q "num:256 .*from LID:$lb " "$osm/opensm.log"; }
+wait_until "$ORCA_WAIT" trap256
+trap256
+ok $? "the tenant's firmware trapped the bad M_Key to the SM: $(grep -m1 'num:256' "$osm/opensm.log" | sed 's/.*-> //')"
 
 ok_no_oopses_both "orca-test: tenant.sh start"
 done_testing
