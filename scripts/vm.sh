@@ -102,6 +102,7 @@ EOF
 say() { printf '%s: %s\n' "$PROG" "$*" >&2; }
 die() { say "error: $*"; exit 125; }
 
+ORIG_ARGS=("$@")    # for the one boot again (the end)
 while (($#)); do
     case $1 in
     --emu-set) [[ $# -ge 2 && $2 == *=* ]] || die "--emu-set needs KEY=VALUE"
@@ -530,5 +531,21 @@ if ((RC != 0)); then
         say "--- guest dmesg since stage 2, at most 150 lines ($JOB/dmesg.txt)"
         sed -n '/orca-vm: stage 2/,$p' "$JOB/dmesg.txt" | tail -n 150 >&2
     fi
+fi
+# The guest kernel died of an int3 before stage 2, so before anything of
+# ours was loaded: QEMU's multi-threaded TCG ran the old translation of an
+# instruction the kernel was patching (text_poke_bp's int3 after it was
+# taken out), seen on 6.12 and 7.3 guests once in some dozens of boots.
+# Nothing of the job ran: boot it once more, and say so (the dead boot's
+# console is kept beside the job dir).
+if ((RC == 254)) && [[ -z ${ORCA_VM_BOOTED_AGAIN:-} ]] &&
+    grep -aq 'Oops: int3' "$JOB/console.log" 2> /dev/null &&
+    ! grep -aq 'ORCA-VM-STAGE2' "$JOB/console.log"; then
+    cp -f "$JOB/console.log" "$BUILD/vm/$NAME.int3-console.log"
+    say "the guest kernel died of an int3 before stage 2 (TCG patching race, $BUILD/vm/$NAME.int3-console.log); booting once more"
+    RC=0
+    cleanup
+    trap - EXIT INT TERM
+    ORCA_VM_BOOTED_AGAIN=1 exec "$0" "${ORIG_ARGS[@]}"
 fi
 exit "$RC"

@@ -126,13 +126,22 @@ tables || diag "here: $(cat /sys/class/infiniband/"$dev"/ports/1/pkeys/* | sort 
 # ports in the broadcast group and ARP crosses the switch.  (rdmacm.sh
 # left ib0 up, 10.78.0.1 here and .2 there.)
 bcast=ff12:401b:ffff::ffff:ffff
-joined() { (($(saquery -m 2> /dev/null | grep -c "MGID.*$bcast\$") >= 2)); }
+# the broadcast group's member GIDs, as the SA has them (its records
+# name members to a trusted requester only: OpenSM's SM_Key, 1 by default)
+bmembers() {
+    saquery --smkey 1 -m 2> /dev/null | sed 's/^[[:space:]]*//; s/\.\.*/ /' |
+        awk -v g="$bcast" '$1 == "MGID" { m = $2 } $1 == "PortGid" && m == g { print $2 }' | sort -u
+}
+joined() { (($(bmembers | wc -l) >= 2)); }
 if [[ -e /sys/class/net/ib0 ]] && peer "test -e /sys/class/net/ib0"; then
     wait_until "$ORCA_WAIT" joined
     ip neigh flush dev ib0
     peer "ip neigh flush dev ib0"
     joined && timeout 30 ping -c 3 -W 5 10.78.0.2 > "$tmp/ping" 2>&1
-    ok $? "IPoIB rejoined at the new SM: $(saquery -m 2> /dev/null | grep -c "MGID.*$bcast\$") members of $bcast in its SA, $(grep -o '[0-9]* received' "$tmp/ping") of 3 pings after a neighbour flush"
+    ok $? "IPoIB rejoined at the new SM: members of $bcast in its SA $(bmembers | tr '\n' ' '), $(grep -so '[0-9]* received' "$tmp/ping") of 3 pings after a neighbour flush"
+    joined || diag "$(saquery --smkey 1 -m 2>&1 | grep -E 'MGID|PortGid|JoinState')" \
+        "$(grep -h 'client-reregister' "$ORCA_JOB/emu.log" "${ORCA_JOB%-a}-b/emu.log" 2> /dev/null)" \
+        "$(peer "dmesg | grep -i -E 'ib0|ipoib|multicast' | tail -n 8")"
 else
     skip "IPoIB rejoined at the new SM" "no ib0 on both hosts (rdmacm.sh brings it up)"
 fi
