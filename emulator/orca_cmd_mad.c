@@ -61,6 +61,9 @@ int cmd_modify_port(struct orca_dev *dev, struct cmd *c)
 			    "capability bits 0x%x are the device's",
 			    (unsigned int)((set | clr) & ~ORCA_PORT_CAP_SW));
 	if ((set & ORCA_CAP_IS_SM) && (dev->cfg.port_pin & ORCA_PIN_SM)) {
+		if (dev->mad)
+			orca_mad_trap(dev->mad, 1, ORCA_VTRAP_PIN_ISSM, NULL,
+				      0);
 		dev->pin.cap_refused++;
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
 			    "IsSM: the host policy (port_pin sm) says this host is no SM");

@@ -225,6 +225,13 @@ static enum orca_mad_result fw_mad(struct orca_dev *dev,
 		sma_port_load(dev);
 	r = orca_mad_process(dev->mad, mi, out, &changes);
 	if (changes & ORCA_MAD_CHG_DENIED) {
+		uint8_t d[7];
+
+		/* the SM hears of it: attribute, modifier, method */
+		memcpy(d, mi->mad + 16, 2);
+		memcpy(d + 2, mi->mad + 20, 4);
+		d[6] = mi->mad[3];
+		orca_mad_trap(dev->mad, 1, ORCA_VTRAP_PIN_SET, d, sizeof(d));
 		dev->pin.mad_refused++;
 		orca_log("port 1: host policy (port_pin 0x%llx): a Set of attribute 0x%04x refused (%llu so far)",
 			 (unsigned long long)dev->cfg.port_pin,

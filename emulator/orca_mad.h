@@ -216,6 +216,15 @@ struct orca_mad_switch {
 #define ORCA_TRAP_BAD_PKEY	257
 #define ORCA_TRAP_BAD_QKEY	258
 #define ORCA_TRAP_SW_BAD_PKEY	259	/* a switch port's enforcement */
+/*
+ * orca's own notices (IsGeneric 0, the node's VendorID, DeviceID the low
+ * bits): what a host policy (orca.rst "Host policy") stopped, so that
+ * the SM hears of a tenant's attempts that never left its port
+ */
+#define ORCA_TRAP_VENDOR	0x8000
+#define ORCA_VTRAP_PIN_SET	(ORCA_TRAP_VENDOR | 1)	/* a Set refused */
+#define ORCA_VTRAP_PIN_QP0	(ORCA_TRAP_VENDOR | 2)	/* an SMP dropped */
+#define ORCA_VTRAP_PIN_ISSM	(ORCA_TRAP_VENDOR | 3)	/* IsSM refused */
 #define ORCA_NOTICE_URGENT	1
 #define ORCA_NOTICE_SECURITY	2
 #define ORCA_NOTICE_DETAILS	54	/* DataDetails at Notice byte 10 */

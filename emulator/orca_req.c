@@ -11,6 +11,7 @@
  * ACK, READ response or atomic ACK (the completer); UC and UD complete
  * when the last packet is sent.
  */
+#include "orca_mad.h"
 #include "orca_xport.h"
 
 static bool opcode_ok(uint8_t qp_type, uint8_t op)
@@ -276,6 +277,8 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 	 * dropped at the port, as a fabric drops a VF's, and counted
 	 */
 	if (le32toh(qp->ctx.qpn) == 0 && (dev->cfg.port_pin & ORCA_PIN_SM)) {
+		if (dev->mad)
+			orca_mad_trap(dev->mad, 1, ORCA_VTRAP_PIN_QP0, NULL, 0);
 		if (!(dev->pin.qp0_dropped++ & 0x3ff))
 			orca_log("port 1: host policy (port_pin sm): QP0 sends dropped (%llu so far)",
 				 (unsigned long long)dev->pin.qp0_dropped);

@@ -30,6 +30,23 @@ static uint8_t notice_type(uint16_t num)
 					   ORCA_NOTICE_URGENT;
 }
 
+/* Notice bytes 0-5: generic (type, producer, number) or orca's own. */
+static void notice_head(const struct orca_mad_node *node, uint16_t num,
+			uint8_t *d)
+{
+	if (num & ORCA_TRAP_VENDOR) {
+		d[0] = ORCA_NOTICE_SECURITY;	/* IsGeneric 0 */
+		d[1] = node->vendor_id >> 16;
+		d[2] = node->vendor_id >> 8;
+		d[3] = node->vendor_id;
+		mad_put16(d + 4, num & ~ORCA_TRAP_VENDOR);	/* DeviceID */
+		return;
+	}
+	d[0] = 0x80 | notice_type(num);
+	d[3] = node->node_type;			/* 1 CA, 2 switch */
+	mad_put16(d + 4, num);
+}
+
 bool orca_mad_trap(struct orca_mad_node *node, unsigned int port,
 		   uint16_t num, const uint8_t *details, size_t len)
 {
@@ -74,11 +91,9 @@ bool orca_mad_trap(struct orca_mad_node *node, unsigned int port,
 	mad_put64(slot->mad + 8, slot->tid);
 	mad_put16(slot->mad + 16, ORCA_SMP_NOTICE);
 	mad_put64(slot->mad + 24, m->mkey);	/* 14.2.4: the port's */
-	/* the Notice: generic, its type and producer, number, issuer */
+	/* the Notice: generic or orca's own, its number, the issuer */
 	d = slot->mad + ORCA_SMP_DATA;
-	d[0] = 0x80 | notice_type(num);
-	d[3] = node->node_type;			/* 1 CA, 2 switch */
-	mad_put16(d + 4, num);
+	notice_head(node, num, d);
 	mad_put16(d + 6, m->lid);
 	/* NoticeToggle flips and NoticeCount counts each new notice */
 	t->toggle = !t->toggle;

@@ -491,6 +491,38 @@ static void pin_sm(void)
 			      0),
 		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE);
 	CHECK_EQ(fx_stat(f, "pin_cap_refused"), 1);
+	/*
+	 * The SM hears of each (IBA 14.2.5.1 Notice, from this port's LID
+	 * to its SM LID): orca's own notices (IsGeneric 0, security, the
+	 * device's VendorID, DeviceID 1 a refused Set with its attribute,
+	 * 2 a dropped SMP, 3 IsSM), and trap 256 for the wire's bad key;
+	 * the second refused Set while the first is outstanding is counted
+	 */
+	{
+		static const uint16_t want[] = { 1, 256, 2, 3 };
+		uint32_t vendor = f->dev.cfg.vendor_id & 0xffffff;
+		uint16_t dlid, slid;
+		unsigned int i;
+
+		for (i = 0; i < 4; i++) {
+			CHECK_EQ(orca_mad_trap_next(f->dev.mad, 0, m, &dlid,
+						    &slid), 256);
+			CHECK_EQ(dlid, f->dev.cfg.sm_lid);
+			CHECK_EQ(slid, f->dev.cfg.lid);
+			CHECK_EQ(m[3], 0x05);			/* Trap() */
+			CHECK_EQ(get_be(m + D + 4, 2), want[i]);
+			if (want[i] == 256) {
+				CHECK_EQ(m[D], 0x82);
+				continue;
+			}
+			CHECK_EQ(m[D], 0x02);			/* not generic */
+			CHECK_EQ(get_be(m + D, 4) & 0xffffff, vendor);
+			if (want[i] == 1)			/* PortInfo */
+				CHECK_EQ(get_be(m + D + 10, 2), PI);
+		}
+		CHECK_EQ(orca_mad_trap_next(f->dev.mad, 0, m, &dlid, &slid), 0);
+		CHECK_EQ(f->dev.mad->traps.coalesced, 1);
+	}
 	fx_free(f);
 }
 

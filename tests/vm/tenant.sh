@@ -15,6 +15,8 @@
 #    the tenant's QP0 sends nothing, this port stays ACTIVE with no M_Key
 #    violation (pin_qp0_dropped);
 #  - opening issm0 (IsSM, to become an SM): refused (pin_cap_refused);
+#  - each of those told to the SM by the tenant's firmware as orca's own
+#    notice (vendor trap, DeviceID 1, 2, 3), which OpenSM logs;
 #  - afterwards: both ports ACTIVE with their LIDs, OpenSM still master,
 #    ibv_rc_pingpong -c between the hosts;
 #  - a wrong M_Key gets no PortInfo from the tenant's port, whose
@@ -42,7 +44,7 @@ tmp=$(mktemp -d)
 osm=/tmp/orca-opensm
 port=18900
 trap 'rm -rf "$tmp"' EXIT
-plan 12
+plan 13
 
 pair_remote || { echo "Bail out! run in the first guest of scripts/vm2.sh"; exit 1; }
 peer --wait "$ORCA_WAIT" true > /dev/null 2>&1 || { echo "Bail out! the second guest does not answer"; exit 1; }
@@ -112,6 +114,19 @@ rc=$?
 c1=$(emu_stat_on peer pin_cap_refused)
 ((rc != 0 && c1 > c0 && !($(printf '%d' "$(rattr cap_mask)") & 2)))
 ok $? "opening issm0 on the tenant: refused (exit $rc: $(tr '\n' ' ' < "$tmp/issm")), IsSM not set ($(rattr cap_mask)), pin_cap_refused $c0 -> $c1"
+
+# each attempt reached the SM all the same: the tenant's firmware sends
+# orca's own notices (IsGeneric 0, VendorID 0x00ca7a; DeviceID 1 a Set
+# refused, 2 an SMP dropped, 3 IsSM refused), which OpenSM logs
+notices() {
+    local d
+    for d in 1 2 3; do
+        grep -qi "Vendor Notice type:2 vend:0x00CA7A dev:$d from LID:$lb " "$osm/opensm.log" || return 1
+    done
+}
+wait_until "$ORCA_WAIT" notices
+notices
+ok $? "each attempt told to the SM: $(grep -i -o 'Vendor Notice type:2 vend:0x00CA7A dev:[0-9]* from LID:[0-9]*' "$osm/opensm.log" | sort -u | tr '\n' ';')"
 
 # ---------------------------------------------------------------- after
 # (this port is protected at level 2 too: a local Get needs the key)
