@@ -318,7 +318,8 @@ void fw_mad_traps(struct orca_dev *dev)
 	uint16_t dlid, slid;
 	struct orca_pkt *t;
 
-	if (!dev->mad || !fabric_sm_managed(dev))
+	if (!dev->mad || !orca_mad_traps_pending(dev->mad) ||
+	    !fabric_sm_managed(dev))
 		return;
 	/* the LID and SM LID as they are now */
 	sma_port_load(dev);

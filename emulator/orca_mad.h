@@ -339,6 +339,8 @@ bool orca_mad_trap(struct orca_mad_node *node, unsigned int port,
 size_t orca_mad_trap_next(struct orca_mad_node *node, uint64_t now_ms,
 			  uint8_t out[ORCA_MAD_SIZE], uint16_t *dlid,
 			  uint16_t *slid);
+/* Is any trap outstanding (to send now or again later)? */
+bool orca_mad_traps_pending(const struct orca_mad_node *node);
 /* A TrapRepress of @tid: the trap is answered.  False if none had it. */
 bool orca_mad_trap_repress(struct orca_mad_node *node, uint64_t tid);
 

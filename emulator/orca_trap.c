@@ -152,6 +152,16 @@ size_t orca_mad_trap_next(struct orca_mad_node *node, uint64_t now_ms,
 	return 0;
 }
 
+bool orca_mad_traps_pending(const struct orca_mad_node *node)
+{
+	unsigned int i;
+
+	for (i = 0; i < ORCA_MAD_TRAPS; i++)
+		if (node->traps.slot[i].tid)
+			return true;
+	return false;
+}
+
 bool orca_mad_trap_repress(struct orca_mad_node *node, uint64_t tid)
 {
 	struct orca_mad_traps *t = &node->traps;
