@@ -2,8 +2,9 @@
 /*
  * orca-fabric --sm none: the switch.  Its ports, LID-routed and
  * multicast forwarding by the tables the SM wrote (IBA 18.2.4), the port
- * state rules, partition enforcement by each port's P_Key table, base port 0 (SMA on QP0, PMA on QP1, from orca_mad.h),
- * the PMA's raw counters and the egress queues.  Directed-route SMPs are
+ * state rules, partition enforcement by each port's P_Key table, base
+ * port 0 (SMA on QP0, PMA on QP1, from orca_mad.h) and its traps, the
+ * PMA's raw counters and the egress queues.  Directed-route SMPs are
  * fabric_dr.c's.  No sockets: see fabric_switch.h.
  */
 #include <stddef.h>
@@ -381,7 +382,7 @@ static int lft_port(struct fab_switch *sw, unsigned int in, uint16_t dlid)
  * VL15, LID-routed to the SM by the LFT, sent now and again until the SM
  * represses it.
  */
-static void send_traps(struct fab_switch *sw, uint64_t now_ms)
+void fab_sw_tick(struct fab_switch *sw, uint64_t now_ms)
 {
 	struct orca_pkt *t = &sw->reply;
 	uint16_t dlid, slid;
@@ -400,11 +401,6 @@ static void send_traps(struct fab_switch *sw, uint64_t now_ms)
 		if (len && port > 0 && fab_sw_emit(sw, port, sw->buf, len, true))
 			count(&sw->port[0].pma, true, len, dlid);
 	}
-}
-
-void fab_sw_tick(struct fab_switch *sw, uint64_t now_ms)
-{
-	send_traps(sw, now_ms);
 }
 
 /* A LID-routed packet to the switch itself: QP0's SMA or QP1's PMA. */
