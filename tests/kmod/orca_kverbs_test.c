@@ -18,7 +18,8 @@
  * completes flushed.  With slow=1: a device declared dead while it still
  * places a SEND; nothing completes flushed before it is stopped, and
  * nothing twice.  Beside them: RESET of a kernel QP, a long-lived SRQ
- * under QP churn, a QPN reused at once.
+ * under QP churn, a QPN reused at once, and NodeDescription read by the
+ * SMA path while another CPU rewrites it.
  *
  * Loaded by tests/vm/kverbs.sh: insmod orca_kverbs_test.ko dev=orca0
  * run=ID [dead=1].  Each check is one TAP line in the kernel log, prefixed with
@@ -29,9 +30,12 @@
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_smi.h>
 #include <rdma/ib_verbs.h>
 
 static char *dev_name_param = "orca0";
@@ -1422,6 +1426,124 @@ out_cq:
 		ib_free_cq(cqa);
 }
 
+/*
+ * NodeDescription (review-kverbs finding 8): the SMA's answer carries the
+ * host's copy, which sysfs node_desc rewrites through modify_device.  One
+ * thread writes "aaa..." and "bbb..." in turn as fast as it can, while
+ * this one asks for NodeDescription through process_mad as ib_mad does
+ * for a local SMP; every answer must be one of the two whole, never a
+ * mixture.  The description is put back after.
+ */
+#define ND_READS	2000
+
+struct nd_writer {
+	struct ib_device *dev;
+	unsigned long writes;
+	int err;
+};
+
+static int nd_write(void *arg)
+{
+	struct nd_writer *w = arg;
+	struct ib_device_modify m[2];
+
+	memset(m[0].node_desc, 'a', sizeof(m[0].node_desc));
+	memset(m[1].node_desc, 'b', sizeof(m[1].node_desc));
+	while (!kthread_should_stop()) {
+		if (!w->err)
+			w->err = ib_modify_device(w->dev,
+						  IB_DEVICE_MODIFY_NODE_DESC,
+						  &m[w->writes++ & 1]);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* 'a' or 'b' if @d is all of it, 0 if torn, -1 for anything else */
+static int nd_whole(const u8 *d)
+{
+	int i;
+
+	if (d[0] != 'a' && d[0] != 'b')
+		return -1;
+	for (i = 1; i < IB_DEVICE_NODE_DESC_MAX; i++)
+		if (d[i] != d[0])
+			return d[i] == 'a' || d[i] == 'b' ? 0 : -1;
+	return d[0];
+}
+
+static void test_node_desc(struct ib_device *dev)
+{
+	struct ib_device_modify saved;
+	unsigned long end = jiffies + msecs_to_jiffies(wait_ms);
+	unsigned int reads = 0, torn = 0, odd = 0, seen_a = 0, seen_b = 0;
+	unsigned int noreply = 0;
+	int first_r = 0;
+	u8 first_odd[8] = {};
+	struct nd_writer w = { .dev = dev };
+	struct ib_smp *in, *out;
+	struct task_struct *t;
+	int r;
+
+	if (!dev->ops.process_mad) {
+		check(false, "NodeDescription: the device has process_mad");
+		return;
+	}
+	memcpy(saved.node_desc, dev->node_desc, sizeof(saved.node_desc));
+	in = kzalloc(sizeof(struct ib_mad), GFP_KERNEL);
+	out = kzalloc(sizeof(struct ib_mad), GFP_KERNEL);
+	t = in && out ? kthread_run(nd_write, &w, "orca_kv_nd") : NULL;
+	if (IS_ERR_OR_NULL(t)) {
+		check(false, "NodeDescription: a writer thread");
+		goto out;
+	}
+	in->base_version = IB_MGMT_BASE_VERSION;
+	in->mgmt_class = IB_MGMT_CLASS_SUBN_LID_ROUTED;
+	in->class_version = 1;
+	in->method = IB_MGMT_METHOD_GET;
+	in->attr_id = IB_SMP_ATTR_NODE_DESC;
+	while (reads < ND_READS && time_before(jiffies, end)) {
+		size_t out_size = sizeof(struct ib_mad);
+		u16 pkey_index = 0;
+
+		in->tid = cpu_to_be64(reads + 1);
+		memset(out, 0, sizeof(struct ib_mad));
+		r = dev->ops.process_mad(dev, 0, 1, NULL, NULL,
+					 (const struct ib_mad *)in,
+					 (struct ib_mad *)out, &out_size,
+					 &pkey_index);
+		reads++;
+		if (!(r & IB_MAD_RESULT_REPLY)) {
+			if (!noreply++)
+				first_r = r;
+			continue;
+		}
+		switch (nd_whole(out->data)) {
+		case 'a':
+			seen_a++;
+			break;
+		case 'b':
+			seen_b++;
+			break;
+		case 0:
+			torn++;
+			break;
+		default:
+			if (!odd++)
+				memcpy(first_odd, out->data, sizeof(first_odd));
+		}
+	}
+	kthread_stop(t);
+	check(!w.err && reads && !torn && !odd && !noreply && seen_a && seen_b,
+	      "NodeDescription while another CPU rewrites it: %u asked, %u all 'a', %u all 'b', %u torn, %u other (%*ph), %u unanswered (0x%x); %lu writes (%d)",
+	      reads, seen_a, seen_b, torn, odd, (int)sizeof(first_odd),
+	      first_odd, noreply, first_r, w.writes, w.err);
+out:
+	ib_modify_device(dev, IB_DEVICE_MODIFY_NODE_DESC, &saved);
+	kfree(in);
+	kfree(out);
+}
+
 static void run(struct ib_device *dev)
 {
 	struct ib_port_attr pa;
@@ -1487,6 +1609,7 @@ static void run(struct ib_device *dev)
 	test_srq_churn();
 	test_reuse();
 	test_deep_ring();
+	test_node_desc(dev);
 out_qp:
 	destroy_qps(a, b);
 	ib_free_cq(cq);

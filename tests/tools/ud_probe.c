@@ -9,13 +9,20 @@
  * without a pause.
  *
  *   ud_probe -d orca0 --server PORT --pkey P [-n N]     (prints the count)
- *   ud_probe -d orca0 --connect ADDR:PORT --pkey P [-n N]
+ *   ud_probe -d orca0 --connect ADDR:PORT --pkey P [-n N] [--qkey Q]
+ *            [--path-bits B]
  *
- * The server prints "received K of N with P_Key P ..." and exits 0 once
- * the marker is in, 1 if it never came (ORCA_WAIT seconds, default 60)
- * or anything else failed.  The client exits 0 if each send completed
- * successfully (UD: sent, not delivered).  The QP numbers and the LID go
- * over TCP.  Each received probe's payload is checked.
+ * The server prints "received K of N with P_Key P ..., from LID L" and
+ * exits 0 once the marker is in, 1 if it never came (ORCA_WAIT seconds,
+ * default 60) or anything else failed.  The client exits 0 if each send
+ * completed successfully (UD: sent, not delivered).  The QP numbers and
+ * the LID go over TCP.  Each received probe's payload is checked, and the
+ * source LIDs of all that came in (the marker's too) are listed.
+ *
+ * --qkey sends the probes with Q_Key Q instead of the receiver's (the
+ * marker keeps the right one); --path-bits asks for source path bits B
+ * in the address handle of both, i.e. for source LID LID | B, which the
+ * device must cut to the port's LMC.
  */
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -28,6 +35,7 @@
 #define MSG		64
 #define GRH		40
 #define MAX_N		256
+#define MAX_SLIDS	4
 
 struct ud_side {
 	struct ibv_context *ctx;
@@ -148,8 +156,40 @@ static int tcp_line(int fd, char *line, size_t len)
 	return 0;
 }
 
+/* the distinct source LIDs seen, as "L, L" ("none" for none) */
+struct slid_set {
+	uint16_t lid[MAX_SLIDS];
+	unsigned int n, more;
+};
+
+static void slid_add(struct slid_set *set, uint16_t lid)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->lid[i] == lid)
+			return;
+	if (set->n < MAX_SLIDS)
+		set->lid[set->n++] = lid;
+	else
+		set->more++;
+}
+
+static void slid_print(const struct slid_set *set)
+{
+	unsigned int i;
+
+	if (!set->n)
+		printf("none");
+	for (i = 0; i < set->n; i++)
+		printf("%s%u", i ? ", " : "", set->lid[i]);
+	if (set->more)
+		printf(" and %u more", set->more);
+}
+
 static int server(const char *dev, int port, uint16_t pkey, unsigned int n)
 {
+	struct slid_set slids = { 0 };
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons((uint16_t)port) };
 	unsigned int i, got = 0, bad = 0;
@@ -185,6 +225,8 @@ static int server(const char *dev, int port, uint16_t pkey, unsigned int n)
 		if (k < 0)
 			return fail("ibv_poll_cq");
 		for (j = 0; j < k; j++) {
+			if (wc[j].status == IBV_WC_SUCCESS)
+				slid_add(&slids, wc[j].slid);
 			if (wc[j].wr_id == MAX_N) {
 				marker = wc[j].status == IBV_WC_SUCCESS;
 				continue;
@@ -204,15 +246,17 @@ static int server(const char *dev, int port, uint16_t pkey, unsigned int n)
 	/* the client's count, once it is done */
 	if (tcp_line(fd, line, sizeof(line)))
 		line[0] = 0;
-	printf("received %u of %u with P_Key 0x%04x (index %u here), %u bad; marker %s; the sender: %s\n",
-	       got, n, pkey, s.index, bad, marker ? "in" : "never came", line);
+	printf("received %u of %u with P_Key 0x%04x (index %u here), %u bad; marker %s; from LID ",
+	       got, n, pkey, s.index, bad, marker ? "in" : "never came");
+	slid_print(&slids);
+	printf("; the sender: %s\n", line);
 	close(fd);
 	close(ls);
 	return marker && !bad ? 0 : 1;
 }
 
 static int send_one(struct ud_side *s, struct ibv_qp *qp, struct ibv_ah *ah,
-		    uint32_t dqpn, unsigned int slot)
+		    uint32_t dqpn, uint32_t qkey, unsigned int slot)
 {
 	uint8_t *p = s->buf + slot * (GRH + MSG);
 	struct ibv_sge sge = { .addr = (uintptr_t)p, .length = MSG,
@@ -220,7 +264,7 @@ static int send_one(struct ud_side *s, struct ibv_qp *qp, struct ibv_ah *ah,
 	struct ibv_send_wr wr = {
 		.wr_id = slot, .sg_list = &sge, .num_sge = 1,
 		.opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED,
-		.wr.ud = { .ah = ah, .remote_qpn = dqpn, .remote_qkey = QKEY },
+		.wr.ud = { .ah = ah, .remote_qpn = dqpn, .remote_qkey = qkey },
 	}, *bad;
 	unsigned int i;
 
@@ -250,7 +294,7 @@ static int sent(struct ud_side *s, unsigned int n)
 }
 
 static int client(const char *dev, const char *hostport, uint16_t pkey,
-		  unsigned int n)
+		  unsigned int n, uint32_t qkey, uint8_t path_bits)
 {
 	struct addrinfo hints = { .ai_family = AF_INET,
 				  .ai_socktype = SOCK_STREAM }, *ai;
@@ -284,20 +328,21 @@ static int client(const char *dev, const char *hostport, uint16_t pkey,
 	    sscanf(line, "%u %u %u", &lid, &probe_qpn, &marker_qpn) != 3)
 		return fail("the server's QPs");
 	aa.dlid = lid;
+	aa.src_path_bits = path_bits;
 	ah = ibv_create_ah(s.pd, &aa);
 	if (!ah)
 		return fail("ibv_create_ah");
 	for (i = 0; i < n; i++)
-		if (send_one(&s, s.probe, ah, probe_qpn, i))
+		if (send_one(&s, s.probe, ah, probe_qpn, qkey, i))
 			return fail("ibv_post_send");
 	good = sent(&s, n);
 	/* all of them out of the device: now the marker, behind them */
-	if (good >= 0 && (send_one(&s, s.marker, ah, marker_qpn, MAX_N) ||
+	if (good >= 0 && (send_one(&s, s.marker, ah, marker_qpn, QKEY, MAX_N) ||
 			  sent(&s, 1) != 1))
 		good = -1;
 	snprintf(line, sizeof(line),
-		 "sent %d of %u with P_Key 0x%04x (index %u), then the marker\n",
-		 good, n, pkey, s.index);
+		 "sent %d of %u with P_Key 0x%04x (index %u), Q_Key 0x%08x, path bits 0x%02x (LID %u), then the marker\n",
+		 good, n, pkey, s.index, qkey, path_bits, s.lid);
 	printf("%s", line);
 	if (write(fd, line, strlen(line)) != (ssize_t)strlen(line))
 		return fail("write");
@@ -308,7 +353,7 @@ static int client(const char *dev, const char *hostport, uint16_t pkey,
 int main(int argc, char **argv)
 {
 	const char *dev = "orca0", *server_port = NULL, *peer = NULL;
-	unsigned int n = 50, pkey = 0x10000;
+	unsigned long n = 50, pkey = 0x10000, qkey = QKEY, path_bits = 0;
 	int i;
 
 	for (i = 1; i < argc; i++) {
@@ -322,16 +367,20 @@ int main(int argc, char **argv)
 			pkey = strtoul(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
 			n = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--qkey") && i + 1 < argc)
+			qkey = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--path-bits") && i + 1 < argc)
+			path_bits = strtoul(argv[++i], NULL, 0);
 		else
 			break;
 	}
 	if (i != argc || !!server_port == !!peer || pkey > 0xffff || !n ||
-	    n > MAX_N) {
-		fprintf(stderr, "usage: ud_probe [-d DEV] --server PORT | --connect ADDR:PORT --pkey P [-n 1..%u]\n",
+	    n > MAX_N || qkey > 0xffffffffUL || path_bits > 0x7f) {
+		fprintf(stderr, "usage: ud_probe [-d DEV] --server PORT | --connect ADDR:PORT [--qkey Q] [--path-bits 0..127] --pkey P [-n 1..%u]\n",
 			MAX_N);
 		return 1;
 	}
 	if (server_port)
 		return server(dev, atoi(server_port), pkey, n);
-	return client(dev, peer, pkey, n);
+	return client(dev, peer, pkey, n, qkey, path_bits);
 }

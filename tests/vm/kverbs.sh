@@ -33,7 +33,7 @@ ktest=${ORCA_KTEST:-$build/ktest/orca_kverbs_test.ko}
 # The module's checks, counted in tests/kmod/orca_kverbs_test.c: every
 # check() a run makes when each passes (a sub-test that stops running
 # makes the count fall short); reuse=1 adds one
-KVERBS_CHECKS=67
+KVERBS_CHECKS=68
 KVERBS_DEAD_CHECKS=20
 KVERBS_SLOW_CHECKS=11
 KVERBS_CQN_CHECKS=10

@@ -4,7 +4,7 @@
 # pins its LID and SM rights but leaves its P_Keys to the SM, as a
 # physical port's are (port_pin=lid,sm); OpenSM, restarted here with a
 # partitions.conf, puts this port in 0x8001 and the other in 0x8002 (both
-# full members of the default) and copies each CA's table into its
+# full members of the default, limited members of 0x0003) and copies each CA's table into its
 # switch port, enforcing both ways (part_enforce both), as it does for a
 # switch whose SwitchInfo says PartitionEnforcementCap.  Then:
 #  - IPoIB (up since rdmacm.sh) rejoins its groups at this new SM: both
@@ -24,6 +24,13 @@
 #    dropped where they would leave the switch (PortXmitConstraintErrors);
 #  - the switch tells the SM: OpenSM's log has trap 259 ("Bad P_Key
 #    switch external port") from the switch's LID;
+#  - the CAs check what the switch does not: both ports are limited
+#    members of 0x0003, whose packets the switch passes (it judges the
+#    partition, not the membership); this port drops the tenant's 50
+#    (two limited members), counts them in its P_KeyViolations and
+#    traps 257 to the SM; 50 probes in the default partition with a
+#    wrong Q_Key are dropped here too, counted in Q_KeyViolations and
+#    trapped as 258;
 #  - the tenant restores its table; both ports ACTIVE, the default
 #    partition still carries all 50;
 #  - OpenSM runs with sweep_interval 0 (it sweeps only when told): the
@@ -51,10 +58,10 @@ pkey_set=$build/tests/pkey_set
 osm=/tmp/orca-opensm
 port=19100
 N=50
-PA=0x8001 PB=0x8002
+PA=0x8001 PB=0x8002 PL=0x0003
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-plan 13
+plan 15
 
 pair_remote || { echo "Bail out! run in the first guest of scripts/vm2.sh"; exit 1; }
 peer --wait "$ORCA_WAIT" true > /dev/null 2>&1 || { echo "Bail out! the second guest does not answer"; exit 1; }
@@ -69,23 +76,25 @@ has_pkey() {
     if [[ $1 == here ]]; then t=$(eval "$cmd"); else t=$(peer "$cmd"); fi
     grep -qx "$2" <<< "$t"
 }
-# probe FROM KEY: ud_probe with N probes on P_Key KEY from FROM (here or
-# peer) to the other host; the server's line into $tmp/probe.  Exit
-# status: the server's (0: the marker came in, every probe in was right)
+# probe FROM KEY [ARG...]: ud_probe with N probes on P_Key KEY from FROM
+# (here or peer) to the other host, the sender given ARGs too (--qkey Q);
+# the server's line into $tmp/probe.  Exit status: the server's (0: the
+# marker came in, every probe in was right)
 probe() {
     local from=$1 key=$2 src
+    shift 2
     port=$((port + 1))
     if [[ $from == peer ]]; then
         "$probe" -d "$dev" --server "$port" --pkey "$key" -n "$N" > "$tmp/probe" 2>&1 &
         local s=$!
         wait_until "$ORCA_WAIT" listening_or_ended "$port" "$s"
-        peer "timeout -k 5 120 $probe -d $dev --connect $ORCA_SELF_ADDR:$port --pkey $key -n $N" > "$tmp/sender" 2>&1
+        peer "timeout -k 5 120 $probe -d $dev --connect $ORCA_SELF_ADDR:$port --pkey $key -n $N $*" > "$tmp/sender" 2>&1
         wait "$s"
         src=$?
     else
         pair_server "$tmp/probe" "$port" timeout -k 5 120 "$probe" -d "$dev" --server "$port" --pkey "$key" -n "$N" ||
             diag "the probe server did not listen"
-        timeout -k 5 120 "$probe" -d "$dev" --connect "$ORCA_PEER_ADDR:$port" --pkey "$key" -n "$N" > "$tmp/sender" 2>&1
+        timeout -k 5 120 "$probe" -d "$dev" --connect "$ORCA_PEER_ADDR:$port" --pkey "$key" -n "$N" "$@" > "$tmp/sender" 2>&1
         wait "$PAIR_SPID"
         src=$?
     fi
@@ -96,12 +105,15 @@ received() { sed -n 's/.*received \([0-9]*\) of.*/\1/p' "$tmp/probe"; }
 said() { grep -h 'received' "$tmp/probe"; }
 # swcount NAME: the tenant's switch port's PortCounters field NAME
 swcount() { perfquery "$swlid" "$pb" 2> /dev/null | sed -n "s/^$1:\.*//p"; }
+# viol NAME: this port's PortInfo field NAME (PkeyViolations, QkeyViolations)
+viol() { smpquery -y "$SM_MKEY" portinfo "$(lid_of "$(pattr lid)")" 2> /dev/null | sed -n "s/^$1:\.*//p"; }
 
 # ---------------------------------------------------------------- the SM
 cat > "$osm/partitions.conf" <<EOF
 Default=0x7fff, ipoib : ALL=full ;
 tenant_a=$PA : $(port_guid)=full ;
 tenant_b=$PB : $(rport_guid)=full ;
+shared_limited=$PL : $(port_guid)=limited, $(rport_guid)=limited ;
 EOF
 pkill -TERM -x opensm
 gone() { ! pgrep -x opensm > /dev/null; }
@@ -112,11 +124,12 @@ sm_start here "$(port_guid)" "$osm/partition.log" "m_key $SM_MKEY" "m_key_protec
     "sweep_interval 0"
 tables() {
     sm_up "$osm/partition.log" && both_active && has_pkey here "$PA" && has_pkey peer "$PB" &&
-        has_pkey here 0xffff && has_pkey peer 0xffff && ! has_pkey here "$PB" && ! has_pkey peer "$PA"
+        has_pkey here 0xffff && has_pkey peer 0xffff && ! has_pkey here "$PB" && ! has_pkey peer "$PA" &&
+        has_pkey here "$PL" && has_pkey peer "$PL"
 }
 wait_until "$ORCA_WAIT" tables
 tables
-ok $? "OpenSM with partitions.conf (this port $PA, the other $PB, both full in the default): SUBNET UP and both tables so after $(secs_since "$t0") s"
+ok $? "OpenSM with partitions.conf (this port $PA, the other $PB, both full in the default, limited in $PL): SUBNET UP and both tables so after $(secs_since "$t0") s"
 tables || diag "here: $(cat /sys/class/infiniband/"$dev"/ports/1/pkeys/* | sort -u | tr '\n' ' ')" \
     "$(tail -n 20 "$osm/partition.log" "$osm/partition.log.out" 2> /dev/null)"
 
@@ -201,6 +214,30 @@ rc=$?
 x1=$(swcount PortXmitConstraintErrors)
 [[ $x0 =~ ^[0-9]+$ && $x1 =~ ^[0-9]+$ ]] && ((rc == 0 && $(received) == 0 && x1 >= x0 + N))
 ok $? "this host's $N probes in $PA to the tenant's QP on it stop where they would leave the switch: $(said); PortXmitConstraintErrors $x0 -> $x1"
+((rc == 0)) || diag "$(cat "$tmp/sender")"
+
+# ---------------------------------------------------------------- the CAs
+# what the switch lets through and the end port must drop (IBA 10.9.3):
+# two limited members of one partition, and a wrong Q_Key
+la=$(lid_of "$(pattr lid)")
+catrap() { grep -q "num:$1 .*from LID:$la " "$osm/partition.log"; }
+v0=$(viol PkeyViolations)
+probe peer "$PL"
+rc=$?
+v1=$(viol PkeyViolations)
+# (a trap only for what was dropped)
+[[ $v1 =~ ^[0-9]+$ ]] && ((v1 > v0)) && wait_until "$ORCA_WAIT" catrap 257
+[[ $v0 =~ ^[0-9]+$ && $v1 =~ ^[0-9]+$ ]] && ((rc == 0 && $(received) == 0 && v1 >= v0 + N)) && catrap 257
+ok $? "the tenant's $N probes in $PL (both limited members) cross the switch and stop at this port: $(said); its PkeyViolations $v0 -> $v1, trap 257 to the SM: $(grep -m1 'num:257' "$osm/partition.log" | sed 's/.*-> //')"
+((rc == 0)) || diag "$(cat "$tmp/sender")"
+
+v0=$(viol QkeyViolations)
+probe peer 0xffff --qkey 0x0badf00d
+rc=$?
+v1=$(viol QkeyViolations)
+[[ $v1 =~ ^[0-9]+$ ]] && ((v1 > v0)) && wait_until "$ORCA_WAIT" catrap 258
+[[ $v0 =~ ^[0-9]+$ && $v1 =~ ^[0-9]+$ ]] && ((rc == 0 && $(received) == 0 && v1 >= v0 + N)) && catrap 258
+ok $? "its $N probes with a wrong Q_Key stop at this port's QP: $(said); QkeyViolations $v0 -> $v1, trap 258 to the SM: $(grep -m1 'num:258' "$osm/partition.log" | sed 's/.*-> //')"
 ((rc == 0)) || diag "$(cat "$tmp/sender")"
 
 # ---------------------------------------------------------------- after

@@ -9,12 +9,15 @@
 #  - OpenSM brings the subnet up through the tenant's firmware, which
 #    answers the SM's SMPs itself (pin_smp_answered): the SM reads the
 #    tenant port's M_Key with its key, the tenant reads 0 in its place;
-#  - ibportstate -D 0 1 lid N on the tenant (its own LID, through its
-#    own SMA): refused, the LID stays (pin_mad_refused);
+#  - ibportstate -D 0 1 lid N on the tenant, N this port's LID (to take
+#    it, through its own SMA): refused, the LID stays (pin_mad_refused);
 #  - ibportstate to this port's LID, disable, even with the SM's M_Key:
 #    the tenant's QP0 sends nothing, this port stays ACTIVE with no M_Key
 #    violation (pin_qp0_dropped);
 #  - opening issm0 (IsSM, to become an SM): refused (pin_cap_refused);
+#  - UD from the tenant with source path bits 0x7f in its address handle
+#    (a source LID other than its own): the device cuts them to the LMC
+#    the SM gave (0), so every packet here comes from the tenant's LID;
 #  - each of those told to the SM by the tenant's firmware as orca's own
 #    notice (vendor trap, DeviceID 1, 2, 3), which OpenSM logs;
 #  - afterwards: both ports ACTIVE with their LIDs, OpenSM still master,
@@ -38,16 +41,19 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 . "$HERE/../lib/sm.sh"
 
 dev=${ORCA_DEV:-orca0}
+build=${ORCA_BUILD:-$HERE/../../build}
+probe=$build/tests/ud_probe
 MKEY=$SM_MKEY
 tmp=$(mktemp -d)
 # OpenSM's cache and logs (the guests see the host's / read-only)
 osm=/tmp/orca-opensm
 port=18900
 trap 'rm -rf "$tmp"' EXIT
-plan 13
+plan 14
 
 pair_remote || { echo "Bail out! run in the first guest of scripts/vm2.sh"; exit 1; }
 peer --wait "$ORCA_WAIT" true > /dev/null 2>&1 || { echo "Bail out! the second guest does not answer"; exit 1; }
+[[ -x $probe ]] || { echo "Bail out! no $probe (make -C tests)"; exit 1; }
 klog_mark_both "orca-test: tenant.sh start"
 stat0=$(emu_stat_on peer pin_smp_answered)
 [[ $stat0 =~ ^[0-9]+$ ]]
@@ -83,13 +89,13 @@ ok $? "the tenant's port holds the SM's M_Key (the SM reads $sm_key) and hides i
     diag "$(cat "$tmp/sm-view" "$tmp/own-view")"
 
 # ---------------------------------------------------------------- attacks
-# 1. its own LID, through its own SMA
+# 1. this port's LID for its own, through its own SMA
 r0=$(emu_stat_on peer pin_mad_refused)
-peer "timeout 30 ibportstate -D 0 1 lid 0x55" > "$tmp/lid" 2>&1
+peer "timeout 30 ibportstate -D 0 1 lid $la" > "$tmp/lid" 2>&1
 rc=$?
 r1=$(emu_stat_on peer pin_mad_refused)
 ((rc != 0 && $(lid_of "$(rattr lid)") == lb && r1 > r0))
-ok $? "ibportstate -D 0 1 lid 0x55 on the tenant: refused (exit $rc), its LID still $(rattr lid), pin_mad_refused $r0 -> $r1"
+ok $? "ibportstate -D 0 1 lid $la (this port's) on the tenant: refused (exit $rc), its LID still $(rattr lid), pin_mad_refused $r0 -> $r1"
 ((rc)) || diag "$(cat "$tmp/lid")"
 
 # 2. this port down, LID-routed, without and with the SM's M_Key
@@ -114,6 +120,18 @@ rc=$?
 c1=$(emu_stat_on peer pin_cap_refused)
 ((rc != 0 && c1 > c0 && !($(printf '%d' "$(rattr cap_mask)") & 2)))
 ok $? "opening issm0 on the tenant: refused (exit $rc: $(tr '\n' ' ' < "$tmp/issm")), IsSM not set ($(rattr cap_mask)), pin_cap_refused $c0 -> $c1"
+
+# 4. another source LID in its packets: UD with path bits 0x7f
+port=$((port + 1))
+"$probe" -d "$dev" --server "$port" --pkey 0xffff -n 20 > "$tmp/probe" 2>&1 &
+ps=$!
+wait_until "$ORCA_WAIT" listening_or_ended "$port" "$ps"
+peer "timeout -k 5 120 $probe -d $dev --connect $ORCA_SELF_ADDR:$port --pkey 0xffff -n 20 --path-bits 0x7f" > "$tmp/sender" 2>&1
+wait "$ps"
+rc=$?
+grep -q "received 20 of 20 .*; from LID $lb;" "$tmp/probe" && ((rc == 0))
+ok $? "UD from the tenant with source path bits 0x7f (LMC $(rattr lid_mask_count)): every packet from its own LID $lb: $(grep -h received "$tmp/probe")"
+((rc == 0)) || diag "$(cat "$tmp/sender")"
 
 # each attempt reached the SM all the same: the tenant's firmware sends
 # orca's own notices (IsGeneric 0, VendorID 0x00ca7a; DeviceID 1 a Set
