@@ -5,9 +5,11 @@
 # through QP0/QP1 and the device's SMA; infiniband-diags look at it.
 #  - before any SM both ports are INIT with LID 0 (the cable is in, the
 #    link trained, nobody programmed the port);
-#  - OpenSM logs SUBNET UP with no initialization error; both ports are
-#    ACTIVE with distinct LIDs and this port's LID as SM LID; IsSM on this
-#    port only (ib_umad's issm), IsCM on both (ib_cm);
+#  - OpenSM, with an M_Key (m_key_protection_level 1, as every OpenSM
+#    of this script), logs SUBNET UP with no initialization error; both
+#    ports are ACTIVE with distinct LIDs and this port's LID as SM LID;
+#    the other port holds the M_Key, which a Get without it reads as 0;
+#    IsSM on this port only (ib_umad's issm), IsCM on both (ib_cm);
 #  - sminfo from the other host names this OpenSM master; ibnetdiscover
 #    finds 2 CAs and 1 switch, each CA in its own switch port; smpquery
 #    answers by LID and by directed route, through the switch; ibroute
@@ -42,13 +44,16 @@ tmp=$(mktemp -d)
 osm=/tmp/orca-opensm
 mkdir -p "$osm"
 trap 'rm -rf "$tmp"' EXIT
-if [[ $scope == all ]]; then plan 25; else plan 6; fi
+if [[ $scope == all ]]; then plan 26; else plan 6; fi
 
 peer --wait 180 true
 ok $? "the second guest answers over the guest link ($ORCA_PEER)"
 
 # shellcheck source=tests/lib/sm.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/sm.sh"
+# every OpenSM of this script protects the ports with one M_Key, at level
+# 1: a Get without it is answered, with M_Key 0 in place of the key
+sm_keys=("m_key $SM_MKEY" "m_key_protection_level 1" "m_key_lease_period 0")
 cap() { printf '%d' "$(pattr cap_mask)"; }
 rcap() { printf '%d' "$(rattr cap_mask)"; }
 IS_SM=$((1 << 1)) IS_CM=$((1 << 16))
@@ -75,7 +80,7 @@ ok $? "before an SM: both ports INIT ($s, $rs), LID $(pattr lid), physical state
 ga=$(port_guid) gb=$(rport_guid)
 xa=$ga xb=$gb
 t0=$(now_us)
-sm_start here "$ga" "$osm/a.log"
+sm_start here "$ga" "$osm/a.log" "${sm_keys[@]}"
 subnet_up() { sm_up "$osm/a.log"; }
 wait_until "$ORCA_WAIT" subnet_up
 subnet_up
@@ -91,6 +96,16 @@ sa=$(lid_of "$(pattr sm_lid)") sb=$(lid_of "$(rattr sm_lid)")
 both_active && [[ $la != 0 && $lb != 0 && $la != "$lb" && $sa == "$la" && $sb == "$la" ]]
 ok $? "both ports ACTIVE, LIDs $la and $lb, SM LID $sa / $sb (this port)"
 [[ $scope == all ]] || done_testing
+
+# the other port holds the SM's M_Key: with it smpquery reads it, without
+# it (protection level 1) the port answers with 0 in its place
+timeout 30 smpquery -K -y "$SM_MKEY" portinfo "$lb" > "$tmp/with" 2>&1
+timeout 30 smpquery -K portinfo "$lb" > "$tmp/without" 2>&1
+kw=$(sed -n 's/^Mkey:\.*//p' "$tmp/with") ko=$(sed -n 's/^Mkey:\.*//p' "$tmp/without")
+pw=$(sed -n 's/^ProtectBits:\.*//p' "$tmp/with")
+[[ $kw == "$(printf '0x%016x' "$SM_MKEY")" && $ko == 0x0000000000000000 && $pw == 1 ]]
+ok $? "the other port holds OpenSM's M_Key at protection level $pw: $kw with the key, $ko without"
+[[ -n $kw ]] || diag "$(cat "$tmp/with" "$tmp/without")"
 
 is_sm() { (( $(cap) & IS_SM )); }
 wait_until "$ORCA_WAIT" is_sm
@@ -199,7 +214,7 @@ ok $? "traffic goes on without an SM: ibv_rc_pingpong -c between the hosts"
 
 # OpenSM on the other host takes over
 t0=$(now_us)
-sm_start peer "$gb" "$osm/b.log"
+sm_start peer "$gb" "$osm/b.log" "${sm_keys[@]}"
 b_master() { [[ $(lid_of "$(pattr sm_lid)") == "$lb" ]] && peer "grep -q 'SUBNET UP' $osm/b.log"; }
 wait_until "$ORCA_WAIT" b_master
 b_master
@@ -225,7 +240,7 @@ watching() { grep -q 'async event FD' "$tmp/ev_a" && grep -q 'async event FD' "$
 # the other host's sees the SM move (its SM LID changes), this one its LID
 wait_until "$ORCA_WAIT" watching || diag "ibv_asyncwatch did not start: $(cat "$tmp/ev_a" "$tmp/ev_b")"
 t0=$(now_us)
-sm_start here "$ga" "$osm/c.log"
+sm_start here "$ga" "$osm/c.log" "${sm_keys[@]}"
 new_lids() { both_active && [[ $(lid_of "$(pattr lid)") == "$na" && $(lid_of "$(rattr sm_lid)") == "$na" ]]; }
 wait_until "$ORCA_WAIT" new_lids
 new_lids || diag "$(grep -E 'ERR|0x02 ->' "$osm/c.log" | tail -n 20)"
