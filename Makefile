@@ -57,7 +57,7 @@ EMU_ALT	:= --emu-set fw_version=2.9.13 --emu-set node_guid=0x00aabbccddeeff01 \
 EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
-.PHONY: all build driver emulator provider testprogs deps lint sparse-guests unit vmtest \
+.PHONY: all build driver emulator provider testprogs deps lint sparse-guests unit model-ties vmtest \
 	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-faults vm-data vm-packages vm-debian13 deb run check bench kunit clean help \
 	reliability reliability-host reliability-vm check-host-lane fuzz driver-debug driver-debug-kunit vm-debug verbs-fuzz \
 	kmod-tree ktest ktest-debug vm-features-off vm-swiotlb upstream upstream-check \
@@ -232,6 +232,16 @@ kunit:
 	@$(finish)
 
 # ------------------------------------------------------------------ unit
+# The model checkers tied to the code (tests/models): the provider's post
+# and the device's stop, traced, against the models' steps.  make check
+# runs it beside the guests (check-host-lane): it builds the provider and
+# the device model once more, traced.
+model-ties:
+	$(if $(PART),,@$(MAKE) deps)
+	@$(begin)
+	@$(STAGE) unit-model-ties -- $(MAKE) -s -C tests/models BUILD=$(BUILD) test || true
+	@$(finish)
+
 unit:
 	$(if $(PART),,@$(MAKE) deps)
 	@$(begin)
@@ -240,6 +250,7 @@ unit:
 	@$(STAGE) unit-provider-56 -- $(MAKE) -C providers BUILD=$(BUILD) RDMA_CORE=56 test || true
 	@$(STAGE) unit-provider-65 -- $(MAKE) -C providers BUILD=$(BUILD) RDMA_CORE=65 test || true
 	@$(STAGE) unit-modinfo -- sh -c '$(MAKE) -s driver > /dev/null; BUILD=$(BUILD) tests/modinfo.sh' || true
+	$(if $(IN_CHECK),,@$(MAKE) model-ties PART=$(TAPDIR))
 	@$(finish)
 
 # ------------------------------------------------------------------ reliability
@@ -608,7 +619,7 @@ check:
 	@$(CSTAGE) build-emulator -- $(MAKE) emulator || true
 	@$(CSTAGE) build-provider -- $(MAKE) provider || true
 	@$(CSTAGE) build-tests -- $(MAKE) testprogs || true
-	@$(MAKE) lint unit PART=$(TAPDIR)
+	@$(MAKE) lint unit PART=$(TAPDIR) IN_CHECK=1
 	@$(MAKE) check-host-lane PART=$(TAPDIR) > $(TAPDIR)/host-lane.log 2>&1 & \
 	    $(MAKE) reliability-vm vmtest PART=$(TAPDIR); \
 	    wait; printf '\n==> the stages that ran beside the guests (host-lane.log)\n'; \
@@ -627,7 +638,7 @@ check-host-lane:
 	@$(CSTAGE) build-driver-6.12 -- $(guest-build) $(MAKE) driver-6.12 ktest-6.12 || true
 	@$(CSTAGE) build-driver-7.3 -- $(guest-build) $(MAKE) driver-7.3 ktest-7.3 || true
 	@$(STAGE) lint-sparse-guests -- $(guest-build) scripts/sparse-check.sh $(GUEST_KERNELS) || true
-	@$(MAKE) kunit reliability-host upstream-check PART=$(TAPDIR)
+	@$(MAKE) kunit model-ties reliability-host upstream-check PART=$(TAPDIR)
 
 # ------------------------------------------------------------------ bench
 bench:

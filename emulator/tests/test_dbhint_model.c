@@ -18,6 +18,10 @@
  * so; without either, one does (so the checker can find one).  Also the
  * device that saw the post must not have slept, and a kick must not be
  * lost when the device is already asleep at the start.
+ *
+ * The programs below are the real code's: dbhint_model_ops() words them
+ * as tests/models/ties.c words what the provider's post and the device's
+ * stop really do, traced, and that test holds the two equal.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -148,6 +152,30 @@ static const struct step poster_no_fence[] = {
 static const struct step device_no_fence[] = {
 	{ ST, 0, 0 }, { LD, 1, 0 }, { END, 0, 0 },
 };
+
+/*
+ * @prog's operations, "store rec; fence; load awake", into @buf (0:
+ * awake, 1: the record), the kick of a poster that loaded 0 not included.
+ */
+static void ops(const struct step *prog, char *buf, size_t len)
+{
+	static const char *const names[] = { "awake", "rec" };
+	size_t n = 0;
+
+	buf[0] = 0;
+	for (; prog->op != END && n < len; prog++)
+		n += snprintf(buf + n, len - n, "%s%s%s", n ? "; " : "",
+			      prog->op == ST ? "store " :
+			      prog->op == LD ? "load " : "fence",
+			      prog->op == FENCE ? "" : names[prog->var]);
+}
+
+/* The poster's (@device false) or the device's operations, in order. */
+void dbhint_model_ops(bool device_side, char *buf, size_t len);
+void dbhint_model_ops(bool device_side, char *buf, size_t len)
+{
+	ops(device_side ? device : poster, buf, len);
+}
 
 static void fenced_protocol_loses_nothing(void)
 {

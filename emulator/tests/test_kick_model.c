@@ -10,17 +10,24 @@
  * posts wrap it and fill it.
  *
  *   poster p, on QP q = p + 1 (the provider's post):
- *     store record[q] = 1; i = fetch_add(prod, 1); load cons;
+ *     store record[q] = 1; load prod; i = fetch_add(prod, 1); load cons;
  *     if i - cons >= N: store overflow = 1
  *     else: store e[i % N].qpn = q; store e[i % N].seq = i + 1
  *     fence; load awake; kick if awake was 0
  *   device (orca_dev_idle(), its stop):
  *     store awake = 0; fence; load overflow
- *     if set: store overflow = 0; fence; load prod; load every record;
- *             cons = prod; store cons
- *     else:   while e[cons % N].seq == cons + 1: load e[cons % N].qpn,
- *             cons++; store cons; load the records of the QPs named
+ *     if set: store overflow = 0; fence; load prod; cons = prod; every
+ *             QP is named
+ *     then:   while e[cons % N].seq == cons + 1: load e[cons % N].qpn,
+ *             cons++; store cons if it moved; load the records of the
+ *             QPs named
  *     sleep if no record it loaded was 1, else stay awake
+ *
+ * The provider reserves its entry with a compare-and-swap loop: a load
+ * of prod as its first guess, then a locked cmpxchg until one succeeds.
+ * The model has the load and the successful cmpxchg, as a fetch_add; a
+ * failed cmpxchg is one more locked instruction, a full fence, and can
+ * only order more.
  *
  * A kick, and a device that stays awake, make one more pass later: it
  * takes the ring as above (or scans, if overflow is set), from the
@@ -50,6 +57,12 @@
  * store buffers, every side's registers): a state's count of complete
  * runs, and of bad ones, is the sum over its successors'.  The counts
  * are still those of every interleaving.
+ *
+ * The steps are those of the real code: kick_model_poster_ops() and
+ * kick_model_device_ops() give the shared-memory operations one side makes
+ * alone, in order, which tests/models/ties.c holds against what the
+ * provider's post (providers/orca/qp.c) and the device's stop
+ * (emulator/orca_kick.c, orca_dbhint.c) really do, traced.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -73,10 +86,10 @@ enum {
 #define QPN(slot)	(E0 + 2 * (slot) + 1)
 #define REC(q)		(E0 + 2 * N + (q))
 
-enum { P_REC, P_RMW, P_CONS, P_ST1, P_ST2, P_FENCE, P_AWAKE, P_END };
+enum { P_REC, P_PROD, P_RMW, P_CONS, P_ST1, P_ST2, P_FENCE, P_AWAKE, P_END };
 enum {
-	D_AWAKE, D_FENCE, D_OVF, D_CLR_OVF, D_OVF_FENCE, D_PROD, D_REC_ALL,
-	D_CONS_ALL, D_SEQ, D_QPN, D_PUBLISH, D_REC_NAMED, D_END
+	D_AWAKE, D_FENCE, D_OVF, D_CLR_OVF, D_OVF_FENCE, D_PROD, D_SEQ, D_QPN,
+	D_PUBLISH, D_REC_NAMED, D_END
 };
 
 /* the device's observations, for the properties and the coverage */
@@ -197,6 +210,39 @@ static void insert(const struct state *st, const unsigned long long *cnt)
 	tab_used++;
 }
 
+/* ---- the steps' operations, for tests/models/ties.c ---------------- */
+
+/* "store rec; rmw prod; ...": what the side run alone did, in order */
+static char *oplog;
+static size_t oplog_len;
+
+static void op(const char *what)
+{
+	size_t n;
+
+	if (!oplog)
+		return;
+	n = strlen(oplog);
+	snprintf(oplog + n, oplog_len - n, "%s%s", n ? "; " : "", what);
+}
+
+static const char *var_name(int v)
+{
+	static const char *const slot_names[] = { "seq", "qpn" };
+
+	switch (v) {
+	case PROD:
+		return "prod";
+	case CONS:
+		return "cons";
+	case OVF:
+		return "ovf";
+	case AWAKE:
+		return "awake";
+	}
+	return v >= REC(0) ? "rec" : slot_names[(v - E0) % 2];
+}
+
 /* ---- the machine --------------------------------------------------- */
 
 static struct side *side(struct state *st, int who)
@@ -207,8 +253,11 @@ static struct side *side(struct state *st, int who)
 static int load(const struct state *st, int who, int v)
 {
 	const struct side *s = who < NPOST ? &st->p[who].s : &st->d.s;
+	char what[16];
 	int i;
 
+	snprintf(what, sizeof(what), "load %s", var_name(v));
+	op(what);
 	for (i = s->nbuf - 1; i >= 0; i--)
 		if (s->bvar[i] == v)
 			return s->bval[i];
@@ -217,6 +266,10 @@ static int load(const struct state *st, int who, int v)
 
 static void store(struct side *s, int v, int val)
 {
+	char what[16];
+
+	snprintf(what, sizeof(what), "store %s", var_name(v));
+	op(what);
 	if (s->nbuf == BUFMAX)
 		abort();
 	s->bvar[s->nbuf] = v;
@@ -250,11 +303,16 @@ static bool poster_step(struct state *st, int p)
 	switch (s->pc) {
 	case P_REC:
 		store(s, REC(q), 1);
+		s->pc = P_PROD;
+		break;
+	case P_PROD:		/* the CAS loop's first guess */
+		load(st, p, PROD);
 		s->pc = P_RMW;
 		break;
 	case P_RMW:		/* lock xadd: drains, then reads and writes */
 		if (s->nbuf)
 			return false;
+		op("rmw prod");
 		po->i = st->mem[PROD]++;
 		s->pc = P_CONS;
 		break;
@@ -278,10 +336,13 @@ static bool poster_step(struct state *st, int p)
 	case P_FENCE:
 		if (s->nbuf)
 			return false;
+		op("fence");
 		s->pc = P_AWAKE;
 		break;
 	case P_AWAKE:
 		po->awake = load(st, p, AWAKE);
+		if (!po->awake)
+			op("store kick");	/* the device asleep: kick */
 		s->pc = P_END;
 		break;
 	default:
@@ -347,6 +408,7 @@ static bool device_step(struct state *st)
 	case D_OVF_FENCE:
 		if (s->nbuf)
 			return false;
+		op("fence");
 		s->pc = s->pc == D_FENCE ? D_OVF : D_PROD;
 		break;
 	case D_OVF:
@@ -358,20 +420,11 @@ static bool device_step(struct state *st)
 		s->pc = var->no_ovf_fence ? D_PROD : D_OVF_FENCE;
 		break;
 	case D_PROD:
+		/* on from prod; every QP of the context is read */
 		d->prod = load(st, who, PROD);
-		d->k = 0;
-		s->pc = D_REC_ALL;
-		break;
-	case D_REC_ALL:
-		if (load(st, who, REC(d->k)))
-			d->seen |= 1 << d->k;
-		if (++d->k == NQP)
-			s->pc = D_CONS_ALL;
-		break;
-	case D_CONS_ALL:
 		d->cons = d->prod;
-		store(s, CONS, d->cons);
-		s->pc = D_END;
+		d->named = (1 << NQP) - 1;
+		s->pc = D_SEQ;
 		break;
 	case D_SEQ:
 		if (var->qpn_load_first && d->qpn < 0) {
@@ -391,7 +444,8 @@ static bool device_step(struct state *st)
 		s->pc = D_SEQ;
 		break;
 	case D_PUBLISH:
-		store(s, CONS, d->cons);
+		if (d->cons != start->cons)
+			store(s, CONS, d->cons);
 		d->k = 0;
 		next_named(d);
 		break;
@@ -586,6 +640,97 @@ static const struct start one_left = { "one slot left", 1, 2, { 1, 2 } };
 static const struct start ring_full = { "full ring", 1, 3, { 3, 2 } };
 
 static const struct variant protocol = { .dev = DEV_STOPS };
+
+/* ---- one side alone, its operations (tests/models/ties.c) ---------- */
+
+/* run @who (a poster, or NPOST: the device) alone to its end */
+static void solo(struct state *st, int who)
+{
+	struct side *s = side(st, who);
+
+	for (;;) {
+		if (who < NPOST ? poster_step(st, who) : device_step(st))
+			continue;
+		if (!s->nbuf)
+			break;
+		drain(st, s);
+	}
+	while (s->nbuf)
+		drain(st, s);
+}
+
+static void solo_start(struct state *st, const struct start *sp, int awake,
+		       int ovf)
+{
+	int slot;
+
+	start = sp;
+	var = &protocol;
+	posters = 1;
+	memset(st, 0, sizeof(*st));
+	st->mem[PROD] = sp->prod;
+	st->mem[CONS] = sp->cons;
+	st->mem[AWAKE] = awake;
+	st->mem[OVF] = ovf;
+	for (slot = 0; slot < N; slot++)
+		st->mem[SEQ(slot)] = sp->seq[slot];
+	st->p[0].s.pc = P_END;
+	st->p[1].s.pc = P_END;
+	st->d.s.pc = D_END;
+	st->d.cons = sp->cons;
+	st->d.qpn = -1;
+}
+
+/*
+ * The operations of one post alone, as the protocol has them, into @buf:
+ * a ring with @cons and @prod (a full one overflows), the hint @awake.
+ */
+void kick_model_poster_ops(int cons, int prod, int awake, char *buf,
+			   size_t len);
+void kick_model_poster_ops(int cons, int prod, int awake, char *buf,
+			   size_t len)
+{
+	struct start sp = { "solo", cons, prod, { 0, 0 } };
+	struct state st;
+
+	solo_start(&st, &sp, awake, 0);
+	st.p[0].s.pc = P_REC;
+	buf[0] = 0;
+	oplog = buf;
+	oplog_len = len;
+	solo(&st, 0);
+	oplog = NULL;
+}
+
+/*
+ * The operations of the device's stop alone, as the protocol has them,
+ * into @buf: a ring with @cons and @prod whose entries from cons on carry
+ * their sequence numbers and name q1, q2 (@ovf: overflow set instead);
+ * the records of q1 and q2 at 1.
+ */
+void kick_model_device_ops(int cons, int prod, int ovf, char *buf,
+			   size_t len);
+void kick_model_device_ops(int cons, int prod, int ovf, char *buf,
+			   size_t len)
+{
+	struct start sp = { "solo", cons, prod, { 0, 0 } };
+	struct state st;
+	int i;
+
+	solo_start(&st, &sp, 1, ovf);
+	for (i = cons; i < prod && i < cons + N; i++) {
+		st.mem[SEQ(i % N)] = i + 1;
+		st.mem[QPN(i % N)] = 1 + (i - cons) % 2;
+	}
+	st.mem[REC(1)] = 1;
+	st.mem[REC(2)] = 1;
+	st.d.s.pc = D_AWAKE;
+	buf[0] = 0;
+	oplog = buf;
+	oplog_len = len;
+	solo(&st, NPOST);
+	oplog = NULL;
+}
 
 static void loses_nothing(const struct start *sp, int np)
 {

@@ -419,10 +419,10 @@ void orca_qp_kick(struct orca_qp *qp)
 	if (ctx->kick)
 		orca_kick_announce(ctx, qp->vqp.qp.qp_num);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (ctx->db_hint && *ctx->db_hint)
+	if (ctx->db_hint && __atomic_load_n(ctx->db_hint, __ATOMIC_RELAXED))
 		return;
 	if (ctx->db) {
-		*ctx->db = ctx->db_value;
+		__atomic_store_n(ctx->db, ctx->db_value, __ATOMIC_RELAXED);
 		return;
 	}
 	req.hdr.command = IB_USER_VERBS_CMD_POST_SEND;
