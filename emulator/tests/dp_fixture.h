@@ -403,6 +403,20 @@ static inline uint8_t qp_state_of(struct fx *f, uint32_t qpn)
 	return ctx.state;
 }
 
+/* CREATE_KICK_RING of the page at @addr; its number in @num. */
+static inline int create_kick_ring(struct fx *f, uint64_t addr, uint32_t *num)
+{
+	struct orca_create_kick_ring_in in = { .addr = htole64(addr) };
+	struct orca_kick_ring_handle out = {};
+	int st;
+
+	st = fx_cmd(f, ORCA_CMD_CREATE_KICK_RING, &in, sizeof(in), &out,
+		    sizeof(out));
+	if (!st && num)
+		*num = le32toh(out.ring);
+	return st;
+}
+
 /* A device up with @sets, the doorbell hint at @hint_base (0: none). */
 static inline struct fx *dp_up_hint(const char *const *sets,
 				    uint64_t hint_base)

@@ -45,19 +45,6 @@
 /* The poster's side of the ring                                      */
 /* ------------------------------------------------------------------ */
 
-static int create_ring(struct fx *f, uint64_t addr, uint32_t *num)
-{
-	struct orca_create_kick_ring_in in = { .addr = htole64(addr) };
-	struct orca_kick_ring_handle out = {};
-	int st;
-
-	st = fx_cmd(f, ORCA_CMD_CREATE_KICK_RING, &in, sizeof(in), &out,
-		    sizeof(out));
-	if (!st && num)
-		*num = le32toh(out.ring);
-	return st;
-}
-
 static int destroy_ring_rsvd(struct fx *f, uint32_t num, uint32_t reserved)
 {
 	struct orca_kick_ring_handle h = { .ring = htole32(num),
@@ -176,7 +163,7 @@ static void kw_up_hint(struct kw *w, const char *const *sets,
 	w->ring = heap_alloc(PAGE);
 	memset(gpa(w->f, w->ring), 0, PAGE);
 	w->num = 0;
-	CHECK_EQ(create_ring(w->f, w->ring, &w->num), 0);
+	CHECK_EQ(create_kick_ring(w->f, w->ring, &w->num), 0);
 	CHECK(w->num);
 	make_qp_kick_ring = w->num;
 	CHECK(make_cq(w->f, &w->cq, 5));
@@ -253,21 +240,21 @@ static void commands(void)
 
 	/* a page of host memory, page-aligned */
 	for (addr = 64; addr < PAGE; addr *= 2)
-		EXPECT_FAIL(f, create_ring(f, page + addr, NULL),
+		EXPECT_FAIL(f, create_kick_ring(f, page + addr, NULL),
 			    ORCA_STATUS_DMA_FAULT, ORCA_SYND_QUEUE_ADDR);
-	EXPECT_FAIL(f, create_ring(f, page + 8, NULL), ORCA_STATUS_DMA_FAULT,
+	EXPECT_FAIL(f, create_kick_ring(f, page + 8, NULL), ORCA_STATUS_DMA_FAULT,
 		    ORCA_SYND_QUEUE_ADDR);
 	for (i = 0; i < ARRAY_SIZE(outside); i++)
-		EXPECT_FAIL(f, create_ring(f, outside[i], NULL),
+		EXPECT_FAIL(f, create_kick_ring(f, outside[i], NULL),
 			    ORCA_STATUS_DMA_FAULT, ORCA_SYND_QUEUE_ADDR);
 	CHECK_EQ(fx_stat(f, "kick_rings"), 0);
 	/* the last page of RAM is RAM */
-	CHECK_EQ(create_ring(f, RAM_SIZE - PAGE, &r), 0);
+	CHECK_EQ(create_kick_ring(f, RAM_SIZE - PAGE, &r), 0);
 	CHECK_EQ(destroy_ring(f, r), 0);
 
-	CHECK_EQ(create_ring(f, page, &r1), 0);
+	CHECK_EQ(create_kick_ring(f, page, &r1), 0);
 	CHECK(r1);
-	CHECK_EQ(create_ring(f, page, &r2), 0);
+	CHECK_EQ(create_kick_ring(f, page, &r2), 0);
 	CHECK(r2 && r2 != r1);
 	CHECK_EQ(fx_stat(f, "kick_rings"), 2);
 
@@ -297,7 +284,7 @@ static void commands(void)
 	/* ORCA_MAX_KICK_RINGS of them (one page will do), distinct */
 	for (i = 0; i < ORCA_MAX_KICK_RINGS; i++) {
 		r = 0;
-		if (create_ring(f, page, &r)) {
+		if (create_kick_ring(f, page, &r)) {
 			bad++;
 			continue;
 		}
@@ -310,13 +297,13 @@ static void commands(void)
 	CHECK_EQ(bad, 0);
 	CHECK_EQ(dups, 0);
 	CHECK_EQ(fx_stat(f, "kick_rings"), ORCA_MAX_KICK_RINGS);
-	EXPECT_FAIL(f, create_ring(f, page, NULL), ORCA_STATUS_NO_RESOURCES,
+	EXPECT_FAIL(f, create_kick_ring(f, page, NULL), ORCA_STATUS_NO_RESOURCES,
 		    ORCA_SYND_LIMIT);
 	/* a destroyed one's slot is free again */
 	CHECK_EQ(destroy_ring(f, last), 0);
-	CHECK_EQ(create_ring(f, page, &r), 0);
+	CHECK_EQ(create_kick_ring(f, page, &r), 0);
 	CHECK(r);
-	EXPECT_FAIL(f, create_ring(f, page, NULL), ORCA_STATUS_NO_RESOURCES,
+	EXPECT_FAIL(f, create_kick_ring(f, page, NULL), ORCA_STATUS_NO_RESOURCES,
 		    ORCA_SYND_LIMIT);
 	/* a RESET forgets them all */
 	fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
@@ -325,7 +312,7 @@ static void commands(void)
 		    ORCA_SYND_HANDLE);
 	EXPECT_FAIL(f, destroy_ring(f, r), ORCA_STATUS_BAD_RESOURCE,
 		    ORCA_SYND_HANDLE);
-	CHECK_EQ(create_ring(f, page, &r), 0);
+	CHECK_EQ(create_kick_ring(f, page, &r), 0);
 	CHECK(r);
 	CHECK_EQ(destroy_ring(f, r), 0);
 	CHECK(canaries_ok(f));
@@ -340,7 +327,7 @@ static void commands(void)
 	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_CAPS, NULL, 0, &c, sizeof(c)), 0);
 	CHECK(!(le32toh(c.dev_caps) & ORCA_DEV_CAP_KICK_RING));
 	page = heap_alloc(PAGE);
-	CHECK_EQ(create_ring(f, page, NULL), ORCA_STATUS_UNSUPPORTED);
+	CHECK_EQ(create_kick_ring(f, page, NULL), ORCA_STATUS_UNSUPPORTED);
 	CHECK_EQ(fx_stat(f, "kick_rings"), 0);
 	qi.qp_type = ORCA_QPT_RC;
 	qi.create_flags = htole32(KICK);
@@ -898,7 +885,7 @@ static void hostile_ring(void)
 	/* the hostile context: a ring and a QP of its own */
 	hring = heap_alloc(PAGE);
 	memset(gpa(w.f, hring), 0, PAGE);
-	CHECK_EQ(create_ring(w.f, hring, &hnum), 0);
+	CHECK_EQ(create_kick_ring(w.f, hring, &hnum), 0);
 	h = gpa(w.f, hring);
 	make_qp_kick_ring = hnum;
 	idle_qp(&w, &mine, KICK);

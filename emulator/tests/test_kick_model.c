@@ -681,6 +681,16 @@ static void solo_start(struct state *st, const struct start *sp, int awake,
 	st->d.qpn = -1;
 }
 
+/* @who alone from @st, its operations into @buf */
+static void solo_ops(struct state *st, int who, char *buf, size_t len)
+{
+	buf[0] = 0;
+	oplog = buf;
+	oplog_len = len;
+	solo(st, who);
+	oplog = NULL;
+}
+
 /*
  * The operations of one post alone, as the protocol has them, into @buf:
  * a ring with @cons and @prod (a full one overflows), the hint @awake.
@@ -695,11 +705,7 @@ void kick_model_poster_ops(int cons, int prod, int awake, char *buf,
 
 	solo_start(&st, &sp, awake, 0);
 	st.p[0].s.pc = P_REC;
-	buf[0] = 0;
-	oplog = buf;
-	oplog_len = len;
-	solo(&st, 0);
-	oplog = NULL;
+	solo_ops(&st, 0, buf, len);
 }
 
 /*
@@ -718,18 +724,14 @@ void kick_model_device_ops(int cons, int prod, int ovf, char *buf,
 	int i;
 
 	solo_start(&st, &sp, 1, ovf);
-	for (i = cons; i < prod && i < cons + N; i++) {
+	for (i = cons; !ovf && i < prod && i < cons + N; i++) {
 		st.mem[SEQ(i % N)] = i + 1;
 		st.mem[QPN(i % N)] = 1 + (i - cons) % 2;
 	}
 	st.mem[REC(1)] = 1;
 	st.mem[REC(2)] = 1;
 	st.d.s.pc = D_AWAKE;
-	buf[0] = 0;
-	oplog = buf;
-	oplog_len = len;
-	solo(&st, NPOST);
-	oplog = NULL;
+	solo_ops(&st, NPOST, buf, len);
 }
 
 static void loses_nothing(const struct start *sp, int np)

@@ -34,19 +34,6 @@ struct dw {
 	uint32_t num;
 };
 
-static int create_ring(struct fx *f, uint64_t addr, uint32_t *num)
-{
-	struct orca_create_kick_ring_in in = { .addr = htole64(addr) };
-	struct orca_kick_ring_handle out = {};
-	int st;
-
-	st = fx_cmd(f, ORCA_CMD_CREATE_KICK_RING, &in, sizeof(in), &out,
-		    sizeof(out));
-	if (!st)
-		*num = le32toh(out.ring);
-	return st;
-}
-
 /* A device with the hint, a CQ and an RC pair a <-> b, ringed if @ring. */
 static bool dw_up(struct dw *w, bool ring)
 {
@@ -58,7 +45,7 @@ static bool dw_up(struct dw *w, bool ring)
 	if (ring) {
 		w->ring = heap_alloc(PAGE);
 		memset(gpa(w->f, w->ring), 0, PAGE);
-		good = !create_ring(w->f, w->ring, &w->num) && w->num;
+		good = !create_kick_ring(w->f, w->ring, &w->num) && w->num;
 		make_qp_kick_ring = w->num;
 		make_qp_flags = ORCA_QP_CREATE_KICK_RING;
 	}
