@@ -1442,13 +1442,18 @@ struct nd_writer {
 	int err;
 };
 
+static void nd_fill(struct ib_device_modify *m, char c)
+{
+	memset(m->node_desc, c, sizeof(m->node_desc));
+}
+
 static int nd_write(void *arg)
 {
 	struct nd_writer *w = arg;
 	struct ib_device_modify m[2];
 
-	memset(m[0].node_desc, 'a', sizeof(m[0].node_desc));
-	memset(m[1].node_desc, 'b', sizeof(m[1].node_desc));
+	nd_fill(&m[0], 'a');
+	nd_fill(&m[1], 'b');
 	while (!kthread_should_stop()) {
 		if (!w->err)
 			w->err = ib_modify_device(w->dev,
@@ -1474,7 +1479,7 @@ static int nd_whole(const u8 *d)
 
 static void test_node_desc(struct ib_device *dev)
 {
-	struct ib_device_modify saved;
+	struct ib_device_modify saved, first;
 	unsigned long end = jiffies + msecs_to_jiffies(wait_ms);
 	unsigned int reads = 0, torn = 0, odd = 0, seen_a = 0, seen_b = 0;
 	unsigned int noreply = 0;
@@ -1490,6 +1495,12 @@ static void test_node_desc(struct ib_device *dev)
 		return;
 	}
 	memcpy(saved.node_desc, dev->node_desc, sizeof(saved.node_desc));
+	/*
+	 * "aaa..." before the writer runs: it may start late, and the
+	 * description it has not yet replaced is neither of its two
+	 */
+	nd_fill(&first, 'a');
+	w.err = ib_modify_device(dev, IB_DEVICE_MODIFY_NODE_DESC, &first);
 	in = kzalloc(sizeof(struct ib_mad), GFP_KERNEL);
 	out = kzalloc(sizeof(struct ib_mad), GFP_KERNEL);
 	t = in && out ? kthread_run(nd_write, &w, "orca_kv_nd") : NULL;
