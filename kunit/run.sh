@@ -9,9 +9,9 @@
 # Makefile line; the UAPI header as a second symlink.  Nothing else in the
 # tree is edited.
 #
-# make check runs it (make kunit, beside the guests); its vm-debug boot
-# also loads a KUnit build of orca.ko into the 6.1 debug kernel (make
-# driver-debug-kunit, tests/vm/kunit.sh).
+# make soak runs it (make kunit); make check's vm-debug boot loads a KUnit
+# build of orca.ko into the 6.1 debug kernel instead (make
+# driver-debug-kunit, tests/vm/kunit.sh), which costs no kernel build.
 #
 # Usage: kunit/run.sh [--json FILE] [extra kunit.py run args...]
 set -euo pipefail
