@@ -276,8 +276,9 @@ reliability-host:
 	@$(STAGE) unit-emulator-sanitizers -- sh -c '$(MAKE) -C emulator BUILD=$(BUILD) test-sanitize' || true
 	@$(STAGE) fuzz-emulator -- env BUILD=$(BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS) || true
 
+RELIABILITY_VM = vm-faults vm-emu-kill vm-emu-kill-load vm-emu-restart vm-debug
 reliability-vm:
-	@$(MAKE) vm-faults vm-emu-kill vm-emu-kill-load vm-emu-restart vm-debug PART=$(TAPDIR)
+	@$(MAKE) $(RELIABILITY_VM) PART=$(TAPDIR)
 
 # ------------------------------------------------------------------ soak
 # The campaigns, which left make check so that it fits CI (README,
@@ -614,6 +615,8 @@ upstream-check:
 # then finds it built or waits for it on its lock (scripts/debug-kernel.sh;
 # its log is debug-kernel-bg.log in the results).  Warm, it returns at once.
 check:
+	$(if $(filter-out $(CHECK_GUESTS),$(RELIABILITY_VM) $(VMTEST_ONE) $(VMTEST_TWO)),\
+	    $(error CHECK_GUESTS lacks $(filter-out $(CHECK_GUESTS),$(RELIABILITY_VM) $(VMTEST_ONE) $(VMTEST_TWO))))
 	@$(begin)
 	@$(CSTAGE) deps -- scripts/deps.sh || true
 	@mkdir -p $(TAPDIR) && { nohup scripts/debug-kernel.sh > $(TAPDIR)/debug-kernel-bg.log 2>&1 < /dev/null & }
@@ -623,18 +626,26 @@ check:
 	@$(CSTAGE) build-tests -- $(MAKE) testprogs || true
 	@$(MAKE) lint unit PART=$(TAPDIR) IN_CHECK=1
 	@$(MAKE) check-host-lane PART=$(TAPDIR) > $(TAPDIR)/host-lane.log 2>&1 & \
-	    $(MAKE) reliability-vm vmtest PART=$(TAPDIR); \
+	    env ORCA_TCG_THREAD=single ORCA_BOUND_SCALE=$(GUEST_JOBS) ORCA_STAGE_QUIET=$$(($(GUEST_JOBS) > 1)) \
+	    $(MAKE) -j$(GUEST_JOBS) $(CHECK_GUESTS) PART=$(TAPDIR); \
 	    wait; printf '\n==> the stages that ran beside the guests (host-lane.log)\n'; \
 	    cat $(TAPDIR)/host-lane.log
 	@$(finish)
 
-# What needs no guest runs beside the guests: a TCG guest keeps about one
-# of the two cores busy (vm-default: 48 % of the machine idle, from
-# /proc/stat), and these stages (about 4.5 min alone) take the other.
-# Guests are not run two at a time: a 6.12 guest beside the debug
-# kernel's took an int3 oops in __schedule (a kernel text patch that
-# TCG's vCPUs saw late), in the one run that tried.  The guest-kernel
-# builds hold a lock that vm-6.12 takes too.
+# What needs no guest runs beside the guests, and the guests run
+# GUEST_JOBS at a time, longest first (reliability-vm's and vmtest's
+# stages, CHECK_GUESTS).  A guest is one QEMU thread for all its vCPUs
+# (ORCA_TCG_THREAD=single): QEMU's multi-threaded TCG let a vCPU run the
+# old translation of kernel text another vCPU had just patched (an int3
+# oops in __schedule, text_poke_bp), most often with guests side by side;
+# with one thread a write to translated code invalidates it before any
+# vCPU runs again.  The bounds are GUEST_JOBS times longer
+# (ORCA_BOUND_SCALE) and each stage's output is printed when it ends.
+# The guest-kernel builds hold a lock that vm-6.12 takes too.
+GUEST_JOBS	?= 2
+CHECK_GUESTS	 = vm-debug vm-debian13 vm-twohost vm-default vm-6.12 vm-faults \
+		   vm-twohost-ece vm-data vm-emu-restart vm-features-off vm-config \
+		   vm-emu-kill-load vm-emu-kill vm-swiotlb
 guest-build = flock $(BUILD)/.guest-build.lock
 check-host-lane:
 	@$(CSTAGE) build-driver-6.12 -- $(guest-build) $(MAKE) driver-6.12 ktest-6.12 || true

@@ -147,6 +147,12 @@ while (($#)); do
 done
 (($#)) || { usage >&2; die "no command given"; }
 
+# ORCA_BOUND_SCALE N: every bound N times longer, this run's and the
+# guest's (run-tests.sh's per suite), for a host that runs N guests at
+# once (make check).  A bound costs time only when something hangs.
+BOUND_SCALE=${ORCA_BOUND_SCALE:-1}
+[[ $BOUND_SCALE =~ ^[1-9]$ ]] || die "ORCA_BOUND_SCALE must be 1-9, not '$BOUND_SCALE'"
+TIMEOUT=$((TIMEOUT * BOUND_SCALE))
 say "bound $TIMEOUT s"
 T0=$EPOCHREALTIME
 
@@ -331,6 +337,7 @@ mkfifo "$FIFO"
     printf 'ORCA_VM_NAME=%q\n' "$NAME"
     printf 'ORCA_HOSTNAME=%q\n' "$GUEST_HOSTNAME"
     printf 'ORCA_LINK_ADDR=%q\n' "${LINK##*:}"
+    printf 'ORCA_BOUND_SCALE=%q\n' "$BOUND_SCALE"
     # the guest reports what hangs 30 s before the bound (stage2.sh)
     if ((TIMEOUT >= 90)); then printf 'ORCA_HANG_AT=%d\n' $((TIMEOUT - 30)); fi
 } > "$JOB/vm.conf"
@@ -447,7 +454,7 @@ fi
 # path that needs AVX).
 # shellcheck disable=SC2054  # commas belong to QEMU option values
 QEMU=(qemu-system-x86_64
-    -accel tcg,thread=multi -machine pc,memory-backend=ram0 -cpu "${ORCA_QEMU_CPU:-Nehalem}" -smp "$SMP" -m "$MEM"
+    -accel "tcg,thread=${ORCA_TCG_THREAD:-multi}" -machine pc,memory-backend=ram0 -cpu "${ORCA_QEMU_CPU:-Nehalem}" -smp "$SMP" -m "$MEM"
     -object "memory-backend-file,id=ram0,size=$MEM,mem-path=$RAM,share=on"
     -nodefaults -no-user-config -display none -no-reboot
     -kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND"

@@ -46,7 +46,7 @@ fi
 # shellcheck source=/dev/null
 . "$ORCA_JOB/vm.conf"
 : "${ORCA_REPO:=}" "${ORCA_BUILD:=}" "${ORCA_KO:=}"
-export ORCA_JOB ORCA_REPO ORCA_BUILD ORCA_KO ORCA_GUEST=1
+export ORCA_JOB ORCA_REPO ORCA_BUILD ORCA_KO ORCA_GUEST=1 ORCA_BOUND_SCALE=${ORCA_BOUND_SCALE:-1}
 export PATH="$ORCA_REPO/tests/lib:$PATH"
 hostname "${ORCA_HOSTNAME:-orca-vm}"
 

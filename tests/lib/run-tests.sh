@@ -22,7 +22,8 @@
 set -u
 shopt -s lastpipe
 
-limit=${ORCA_TEST_TIMEOUT:-300}
+# ORCA_BOUND_SCALE (scripts/vm.sh): a guest beside another gets N times the bound
+limit=$((${ORCA_TEST_TIMEOUT:-300} * ${ORCA_BOUND_SCALE:-1}))
 export ORCA_TEST_TIMEOUT=$limit
 suites=0 bad_suites=0 all_pass=0 all_fail=0 all_skip=0
 

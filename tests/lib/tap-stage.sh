@@ -14,7 +14,8 @@
 #            "Bail out!", or (with exactly one plan line) a plan mismatch.
 #   --cmd    CMD prints no TAP; the stage is one test, passed iff CMD exits 0
 #            (build steps, deps, lint tools).
-# ORCA_STAGE_TIMEOUT (default 3600 s) bounds the stage; processes the stage
+# ORCA_STAGE_TIMEOUT (default 3600 s, times ORCA_BOUND_SCALE) bounds the
+# stage; processes the stage
 # leaves behind (in its process group) are killed when it ends.
 # Exit status: 0 if the stage passed, 1 otherwise.
 # tests/lib/tap-summary.sh DIR prints the totals of all stages in DIR.
@@ -27,7 +28,7 @@ if (($# < 4)) || [[ $3 != -- ]]; then
     exit 2
 fi
 dir=$1 name=$2
-limit=${ORCA_STAGE_TIMEOUT:-3600}
+limit=$((${ORCA_STAGE_TIMEOUT:-3600} * ${ORCA_BOUND_SCALE:-1}))
 shift 3
 mkdir -p "$dir"
 log=$dir/$name.log
@@ -36,6 +37,9 @@ res=$dir/$name.result
 bold='' norm=''
 if [[ -t 1 ]]; then bold=$'\e[1m' norm=$'\e[0m'; fi
 printf '\n%s==> [%s] %s%s\n' "$bold" "$name" "$*" "$norm"
+# ORCA_STAGE_QUIET=1 (stages that run beside each other): the log is
+# printed whole when the stage ends, not as it grows, one stage at a time
+quiet=${ORCA_STAGE_QUIET:-0}
 t0=${EPOCHREALTIME/./}
 # The command writes to the log file (not a pipe: a process it leaks would
 # hold a pipe open forever) under timeout, which makes it the leader of its
@@ -45,12 +49,23 @@ t0=${EPOCHREALTIME/./}
 timeout -k 30 "$limit" "$@" > "$log" 2>&1 < /dev/null &
 cpid=$!
 trap 'kill -TERM "$cpid" 2>/dev/null; wait "$cpid"; kill -KILL -- "-$cpid" 2>/dev/null; exit 130' INT TERM
-tail -n +1 -s 0.2 -f --pid="$cpid" "$log" &
-tpid=$!
+tpid=
+if ((quiet)); then
+    echo "(the stage's output follows when it ends: $log)"
+else
+    tail -n +1 -s 0.2 -f --pid="$cpid" "$log" &
+    tpid=$!
+fi
 wait "$cpid"
 rc=$?
 trap - INT TERM
-wait "$tpid"
+[[ -n $tpid ]] && wait "$tpid"
+if ((quiet)); then
+    exec 8>> "$dir/.output.lock"
+    flock 8
+    printf '\n%s==> [%s] output%s\n' "$bold" "$name" "$norm"
+    cat "$log"
+fi
 kill -KILL -- "-$cpid" 2>/dev/null
 secs=$(((${EPOCHREALTIME/./} - t0) / 1000000))
 ((rc == 124)) && echo "tap-stage: $name timed out after $limit s" | tee -a "$log"
