@@ -94,7 +94,10 @@ several words are quoted and run as one simple command.
                         that emulated link
   --hostname NAME       the guest's host name (default orca-vm)
 Environment: BUILD (default <repo>/build), KVER (default: newest 6.1.0-*-amd64
-in /lib/modules), ORCA_EMU.
+in /lib/modules), ORCA_EMU, ORCA_QEMU_CPU (default Nehalem), ORCA_TCG_THREAD
+(multi, or single: one QEMU thread for all vCPUs, as make check runs guests),
+ORCA_BOUND_SCALE (1-9: every bound, this one's and the guest's suites', that
+many times longer).
 In the guest: tests/lib is on PATH (hostctl), ORCA_JOB/ORCA_REPO/ORCA_BUILD are set.
 EOF
 }

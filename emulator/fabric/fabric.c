@@ -49,6 +49,7 @@
 #include "orca_log.h"
 
 #define RX_BATCH	64	/* messages read from one port per pass */
+#define ISL_BATCH	(4 * FAB_QUEUE)	/* moved between switches per pass */
 
 static volatile sig_atomic_t stop_signal;
 
@@ -121,11 +122,12 @@ void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why)
 	if (c->lid >= 0) {
 		fab_sm_close(f, c, why);
 	} else if (c->port >= 0) {
-		struct fab_sw_port *sp = &f->sw->port[c->port];
+		struct fab_switch *sw = f->topo->sw[c->sw];
 
-		orca_log("switch port %d (port GUID 0x%016llx) left: %s",
-			 c->port, (unsigned long long)sp->guid, why);
-		fab_sw_detach(f->sw, c->port);
+		orca_log("switch %s port %d (port GUID 0x%016llx) left: %s",
+			 f->topo->name[c->sw], c->port,
+			 (unsigned long long)sw->port[c->port].guid, why);
+		fab_sw_detach(sw, c->port);
 	} else {
 		/* a port refused again and again: rate-limited */
 		fab_complain(f, why, i);
@@ -133,6 +135,7 @@ void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why)
 	close(c->fd);
 	c->fd = -1;
 	c->lid = -1;
+	c->sw = -1;
 	c->port = -1;
 	msgq_free(&c->q);
 	f->n_conns--;
@@ -143,7 +146,8 @@ static void sw_hello(struct fabric *f, struct fab_conn *c,
 		     const struct orca_fab_hello *h)
 {
 	uint64_t guid = le64toh(h->port_guid);
-	int port = fab_sw_attach(f->sw, guid, le64toh(h->node_guid));
+	unsigned int s = 0;
+	int port = fab_topo_attach(f->topo, guid, le64toh(h->node_guid), &s);
 
 	if (port < 0) {
 		orca_log("refusing port GUID 0x%016llx: %s",
@@ -152,11 +156,13 @@ static void sw_hello(struct fabric *f, struct fab_conn *c,
 		fab_conn_close(f, c, "no switch port for it");
 		return;
 	}
+	c->sw = s;
 	c->port = port;
-	orca_log("port GUID 0x%016llx (node 0x%016llx) is in switch port %d",
+	orca_log("port GUID 0x%016llx (node 0x%016llx) is in switch %s port %d",
 		 (unsigned long long)guid,
-		 (unsigned long long)le64toh(h->node_guid), port);
-	fab_sw_link(f->sw, port, true);
+		 (unsigned long long)le64toh(h->node_guid), f->topo->name[s],
+		 port);
+	fab_sw_link(f->topo->sw[s], port, true);
 }
 
 static void on_hello(struct fabric *f, struct fab_conn *c, const uint8_t *m,
@@ -192,7 +198,7 @@ static void on_pkt(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 	if (f->mode == FAB_SM_BUILTIN)
 		fab_sm_forward(f, c, m, len);
 	else
-		fab_sw_input(f->sw, c->port, m + hdr, len - hdr);
+		fab_sw_input(f->topo->sw[c->sw], c->port, m + hdr, len - hdr);
 }
 
 static void on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
@@ -228,9 +234,10 @@ static void on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		}
 		if (c->port < 0)
 			break;
-		orca_log("switch port %d link %s", c->port,
-			 h.type == ORCA_FAB_PORT_UP ? "up" : "down");
-		fab_sw_link(f->sw, c->port, h.type == ORCA_FAB_PORT_UP);
+		orca_log("switch %s port %d link %s", f->topo->name[c->sw],
+			 c->port, h.type == ORCA_FAB_PORT_UP ? "up" : "down");
+		fab_sw_link(f->topo->sw[c->sw], c->port,
+			    h.type == ORCA_FAB_PORT_UP);
 		return;
 	}
 	f->bad_msgs++;
@@ -286,6 +293,7 @@ static void accept_conn(struct fabric *f)
 	}
 	c->fd = fd;
 	c->lid = -1;
+	c->sw = -1;
 	c->port = -1;
 	f->n_conns++;
 	f->had_conn = true;
@@ -298,7 +306,7 @@ static void accept_conn(struct fabric *f)
 static bool conn_pending(struct fabric *f, struct fab_conn *c)
 {
 	if (c->port >= 0)
-		return fab_sw_pending(f->sw, c->port);
+		return fab_sw_pending(f->topo->sw[c->sw], c->port);
 	return !msgq_empty(&c->q);
 }
 
@@ -306,7 +314,7 @@ static bool conn_pending(struct fabric *f, struct fab_conn *c)
 static bool conn_flush(struct fabric *f, struct fab_conn *c)
 {
 	if (c->port >= 0)
-		return fab_sw_flush(f->sw, c->port, c->fd) >= 0;
+		return fab_sw_flush(f->topo->sw[c->sw], c->port, c->fd) >= 0;
 	return msgq_flush(&c->q, c->fd) >= 0;
 }
 
@@ -331,7 +339,8 @@ static bool poll_once(struct fabric *f, bool once)
 	}
 	ctl_first = n;
 	n += fab_ctl_pollfds(f, pfd + n);
-	ret = poll(pfd, n, 1000);
+	/* packets left between switches by the last pass: no sleep */
+	ret = poll(pfd, n, f->topo && fab_topo_busy(f->topo) ? 0 : 1000);
 	if (ret < 0 && errno != EINTR) {
 		orca_log("poll: %s", strerror(errno));
 		return false;
@@ -347,9 +356,15 @@ static bool poll_once(struct fabric *f, bool once)
 			continue;
 		conn_input(f, c);
 	}
-	/* the switch's traps: new ones, and those due again (each second) */
-	if (f->sw)
-		fab_sw_tick(f->sw, now_ms());
+	/*
+	 * the switches' traps: new ones, and those due again (each second);
+	 * then what crossed from switch to switch, a bounded pass (a loop in
+	 * the LFTs circulates, it does not hold the loop)
+	 */
+	if (f->topo) {
+		fab_topo_tick(f->topo, now_ms());
+		fab_topo_carry(f->topo, ISL_BATCH);
+	}
 	/* forwarded packets go out now, in one pass */
 	for (i = 0; i < FAB_MAX_PORTS; i++) {
 		struct fab_conn *c = &f->conns[i];
@@ -374,7 +389,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: orca-fabric --socket PATH [--ctl PATH] [--log FILE] [--once]\n"
 		"                   [--sm builtin|none] [--ports N] [--guid G]\n"
-		"                   [--mkey-protect N]\n"
+		"                   [--topology FILE] [--mkey-protect N]\n"
 		"\n"
 		"  --socket PATH  emulators connect here (orca-emu --set fabric=PATH)\n"
 		"  --ctl PATH     control socket: 'stats', 'ping'\n"
@@ -384,6 +399,8 @@ static void usage(FILE *out)
 		"                 none: a switch node for a real SM (OpenSM)\n"
 		"  --ports N      --sm none: external switch ports (default %u, max %u)\n"
 		"  --guid G       --sm none: the switch's node GUID (default 0x%016llx)\n"
+		"  --topology FILE  --sm none: several switches and their links\n"
+		"                 (emulator/fabric/fabric_topo.h); not with --ports, --guid\n"
 		"  --mkey-protect N  --sm builtin: each port's M_Key protection level\n"
 		"                 0..3 (default 1; 0: no M_Keys)\n",
 		FAB_SW_DEFAULT_PORTS, ORCA_MAD_MAX_PORTS,
@@ -400,11 +417,14 @@ int main(int argc, char **argv)
 		{ "sm", required_argument, NULL, 'm' },
 		{ "ports", required_argument, NULL, 'p' },
 		{ "guid", required_argument, NULL, 'g' },
+		{ "topology", required_argument, NULL, 't' },
 		{ "mkey-protect", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sock = NULL, *ctl = NULL, *logf = NULL;
+	const char *sock = NULL, *ctl = NULL, *logf = NULL, *topo = NULL;
+	bool one_switch_opts = false;
+	char err[256];
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct fabric f;
 	unsigned long nports = FAB_SW_DEFAULT_PORTS, mkey_protect = 1;
@@ -446,6 +466,7 @@ int main(int argc, char **argv)
 					ORCA_MAD_MAX_PORTS);
 				return 2;
 			}
+			one_switch_opts = true;
 			break;
 		case 'g':
 			errno = 0;
@@ -454,6 +475,10 @@ int main(int argc, char **argv)
 				fprintf(stderr, "orca-fabric: bad --guid\n");
 				return 2;
 			}
+			one_switch_opts = true;
+			break;
+		case 't':
+			topo = optarg;
 			break;
 		case 'k':
 			mkey_protect = strtoul(optarg, &end, 0);
@@ -473,6 +498,10 @@ int main(int argc, char **argv)
 	if (optind != argc || !sock) {
 		fprintf(stderr, "orca-fabric: --socket is required\n");
 		usage(stderr);
+		return 2;
+	}
+	if (topo && (f.mode != FAB_SM_NONE || one_switch_opts)) {
+		fprintf(stderr, "orca-fabric: --topology goes with --sm none, without --ports and --guid\n");
 		return 2;
 	}
 	orca_log_set_name("orca-fabric");
@@ -503,13 +532,21 @@ int main(int argc, char **argv)
 	for (i = 0; i < FAB_MAX_PORTS; i++) {
 		f.conns[i].fd = -1;
 		f.conns[i].lid = -1;
+		f.conns[i].sw = -1;
 		f.conns[i].port = -1;
 	}
 	if (f.mode == FAB_SM_NONE) {
-		f.sw = calloc(1, sizeof(*f.sw));
-		if (!f.sw || fab_sw_init(f.sw, nports, guid)) {
+		f.topo = calloc(1, sizeof(*f.topo));
+		if (!f.topo) {
 			fprintf(stderr, "orca-fabric: out of memory\n");
 			return 1;
+		}
+		if (topo ? fab_topo_load(f.topo, topo, err, sizeof(err)) :
+			   fab_topo_one(f.topo, nports, guid, err, sizeof(err))) {
+			fprintf(stderr, "orca-fabric: %s%s%s\n", topo ? topo : "",
+				topo ? ": " : "", err);
+			free(f.topo);
+			return topo ? 2 : 1;
 		}
 	}
 	for (i = 0; i < FAB_CTL_CLIENTS; i++)
@@ -529,10 +566,14 @@ int main(int argc, char **argv)
 	if (f.mode == FAB_SM_BUILTIN)
 		orca_log("listening on %s%s%s, SM LID 0x%x", sock,
 			 ctl ? ", ctl " : "", ctl ? ctl : "", ORCA_FAB_SM_LID);
-	else
+	else if (!topo)
 		orca_log("listening on %s%s%s, switch 0x%016llx with %lu ports, no SM",
 			 sock, ctl ? ", ctl " : "", ctl ? ctl : "",
 			 (unsigned long long)guid, nports);
+	else
+		orca_log("listening on %s%s%s, %u switches and %u links from %s, no SM",
+			 sock, ctl ? ", ctl " : "", ctl ? ctl : "",
+			 f.topo->n_sw, f.topo->n_links, topo);
 	while (poll_once(&f, once))
 		;
 	if (stop_signal)
@@ -543,9 +584,9 @@ int main(int argc, char **argv)
 	fab_ctl_close(&f);
 	close(f.listen_fd);
 	unlink(sock);
-	if (f.sw) {
-		fab_sw_free(f.sw);
-		free(f.sw);
+	if (f.topo) {
+		fab_topo_free(f.topo);
+		free(f.topo);
 	}
 	if (logfp)
 		fclose(logfp);

@@ -7,6 +7,7 @@
  *   fabric_sm.c      --sm builtin: the v1 SM (LIDs) and LID-range routing
  *   fabric_switch.c  --sm none: a real switch node (fabric_switch.h)
  *   fabric_dr.c      --sm none: directed-route SMPs
+ *   fabric_topo.c    --sm none: the switches and the links between them
  *   fabric_ctl.c     the control socket (stats, ping)
  */
 #ifndef ORCA_FABRIC_SW_H
@@ -18,7 +19,7 @@
 
 #include "orca_fabric_proto.h"
 #include "orca_msgq.h"
-#include "fabric_switch.h"
+#include "fabric_topo.h"
 
 #define FAB_MAX_PORTS	64	/* connections at once */
 #define FAB_MAX_LIDS	256	/* port GUIDs the SM remembers */
@@ -47,6 +48,7 @@ struct fab_lid {
 struct fab_conn {
 	int fd;				/* -1: free */
 	int lid;			/* builtin: in lids[]; -1 */
+	int sw;				/* switch mode: in topo->sw[] */
 	int port;			/* switch: its port, -1 before HELLO */
 	struct msgq q;			/* builtin: to it */
 };
@@ -64,7 +66,7 @@ struct fab_ctl_client {
 
 struct fabric {
 	enum fab_sm_mode mode;
-	struct fab_switch *sw;		/* FAB_SM_NONE */
+	struct fab_topo *topo;		/* FAB_SM_NONE */
 	int listen_fd;
 	const char *path;
 	int ctl_fd;

@@ -108,16 +108,21 @@ static const char *phys_name(uint8_t phys)
 	return "other";
 }
 
-static void switch_stats(struct fabric *f, char *reply, size_t len)
+/* Switch @s of the topology; the first one's are what 'stats' says. */
+static void switch_stats(struct fabric *f, unsigned int s, char *reply,
+			 size_t len)
 {
-	struct fab_switch *sw = f->sw;
+	struct fab_switch *sw = f->topo->sw[s];
 	unsigned int i;
 	size_t off;
 
 	off = snprintf(reply, len,
-		       "ok mode=switch ports=%u switch_ports=%u bad_msgs=%llu lid=%u",
+		       "ok mode=switch ports=%u switch_ports=%u bad_msgs=%llu lid=%u switch=%s switches=%u links=%u isl_pkts=%llu isl_retrains=%llu",
 		       f->n_conns, sw->nports,
-		       (unsigned long long)f->bad_msgs, sw->node.port[0].lid);
+		       (unsigned long long)f->bad_msgs, sw->node.port[0].lid,
+		       f->topo->name[s], f->topo->n_sw, f->topo->n_links,
+		       (unsigned long long)f->topo->isl_pkts,
+		       (unsigned long long)f->topo->isl_retrains);
 	for (i = 0; i < FAB_SW_DROP_NR && off < len; i++)
 		off += snprintf(reply + off, len - off, " drop_%s=%llu",
 				fab_sw_drop_name(i),
@@ -165,21 +170,32 @@ void fab_ctl_execute(struct fabric *f, const char *line, char *reply,
 	unsigned int i;
 
 	if (!strcmp(line, "ping")) {
-		if (f->sw)
-			snprintf(reply, len, "ok pong ports=%u switch_ports=%u",
-				 f->n_conns, f->sw->nports);
+		if (f->topo)
+			snprintf(reply, len, "ok pong ports=%u switch_ports=%u switches=%u",
+				 f->n_conns, f->topo->sw[0]->nports,
+				 f->topo->n_sw);
 		else
 			snprintf(reply, len, "ok pong ports=%u lids=%u",
 				 f->n_conns, f->n_lids);
 		return;
 	}
+	/* "stats SWITCH": that switch of a topology */
+	if (f->topo && !strncmp(line, "stats ", 6)) {
+		int s = fab_topo_find(f->topo, line + 6);
+
+		if (s < 0)
+			snprintf(reply, len, "error no switch '%s'", line + 6);
+		else
+			switch_stats(f, s, reply, len);
+		return;
+	}
 	if (strcmp(line, "stats")) {
-		snprintf(reply, len, "error unknown request '%s' (stats, ping)",
+		snprintf(reply, len, "error unknown request '%s' (stats, stats SWITCH, ping)",
 			 line);
 		return;
 	}
-	if (f->sw) {
-		switch_stats(f, reply, len);
+	if (f->topo) {
+		switch_stats(f, 0, reply, len);
 		return;
 	}
 	/* one number for "did the switch lose anything" */

@@ -31,6 +31,7 @@
 #include "fabric/fabric_switch.h"
 #include "orca_log.h"
 #include "be.h"
+#include "fabric_sock.h"
 #include "tap.h"
 
 #define SW_GUID		0x00ca7a0000f00000ULL
@@ -1221,29 +1222,6 @@ static void sm_sweep(void)
 static const char *fab_bin;
 static char dir[64], sock_path[96], ctl_path[96];
 
-static int sock_to(const char *path, int type)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, type, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* One message from @fd within 10 s; its length, 0 on EOF, -1 none. */
-static ssize_t recv_msg(int fd, uint8_t *m, size_t len)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-	if (poll(&pfd, 1, 10000) != 1)
-		return -1;
-	return recv(fd, m, len, 0);
-}
-
 static void hdr(struct orca_fab_hdr *h, uint8_t type)
 {
 	memset(h, 0, sizeof(*h));
@@ -1254,47 +1232,17 @@ static void hdr(struct orca_fab_hdr *h, uint8_t type)
 /* A new connection saying HELLO for @guid; the switch port or -1. */
 static int hello(int *fd, uint64_t guid)
 {
-	struct orca_fab_hello h;
-	struct orca_fab_link l;
-	ssize_t n;
-
-	*fd = sock_to(sock_path, SOCK_SEQPACKET);
-	if (*fd < 0)
-		return -1;
-	memset(&h, 0, sizeof(h));
-	hdr(&h.h, ORCA_FAB_HELLO);
-	h.node_guid = htole64(guid + 0x1000000);
-	h.port_guid = htole64(guid);
-	if (send(*fd, &h, sizeof(h), 0) != sizeof(h))
-		return -1;
-	n = recv_msg(*fd, msg, sizeof(msg));
-	if (n != sizeof(l))
-		return -1;
-	memcpy(&l, msg, sizeof(l));
-	CHECK_EQ(l.h.type, ORCA_FAB_LINK_UP);
-	return l.port;
+	return fab_hello(sock_path, fd, guid, guid + 0x1000000);
 }
 
 /* The value of "key=value" in a fresh stats line, as a string. */
 static const char *stat_str(const char *key)
 {
-	static char line[16384], val[64];
+	static char val[64];
+	const char *line = ctl_line(ctl_path, "stats");
 	char pat[64];
 	const char *at;
-	size_t got = 0;
-	ssize_t r;
-	int fd = sock_to(ctl_path, SOCK_STREAM);
 
-	if (fd < 0 || write(fd, "stats\n", 6) != 6)
-		return "";
-	while (got < sizeof(line) - 1 && !memchr(line, '\n', got)) {
-		r = read(fd, line + got, sizeof(line) - 1 - got);
-		if (r <= 0)
-			break;
-		got += r;
-	}
-	close(fd);
-	line[got] = '\0';
 	snprintf(pat, sizeof(pat), " %s=", key);
 	at = strstr(line, pat);
 	if (!at)

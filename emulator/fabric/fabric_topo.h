@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * orca-fabric --sm none: the switches of one fabric process and the
+ * cables between them.  Each switch is a fab_switch (fabric_switch.h),
+ * with its own port 0 SMA that the subnet manager reaches by directed
+ * route or by LID; an inter-switch link (ISL) joins an external port of
+ * one to an external port of another, and what one switch queues to its
+ * ISL port is what the other takes in on its end (fab_topo_carry()).
+ * Emulators are cabled to the other external ports (fab_topo_attach()).
+ *
+ * A topology file, one statement per line, '#' to the end of a line:
+ *
+ *   switch NAME PORTS [GUID]      a switch with external ports 1..PORTS
+ *                                 (at most ORCA_MAD_MAX_PORTS); GUID by
+ *                                 default FAB_SW_DEFAULT_GUID + its index
+ *   link NAME:PORT NAME:PORT      a cable between two switch ports
+ *   ca PORT-GUID NAME:PORT        the CA port with that GUID goes into
+ *                                 that switch port (else the first free
+ *                                 port of the first switch that has one)
+ *
+ * No sockets here: fabric.c moves the emulators' messages in and out.
+ */
+#ifndef ORCA_FABRIC_TOPO_H
+#define ORCA_FABRIC_TOPO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric_switch.h"
+
+#define FAB_TOPO_MAX_SW		64
+#define FAB_TOPO_NAME		24
+#define FAB_TOPO_MAX_PINS	256
+#define FAB_TOPO_LINE		256
+
+/* One end of an inter-switch link; sw < 0: no cable to a switch. */
+struct fab_topo_end {
+	int sw;
+	unsigned int port;
+};
+
+struct fab_topo_pin {
+	uint64_t guid;
+	unsigned int sw, port;
+};
+
+struct fab_topo {
+	unsigned int n_sw;
+	struct fab_switch *sw[FAB_TOPO_MAX_SW];
+	char name[FAB_TOPO_MAX_SW][FAB_TOPO_NAME];
+	struct fab_topo_end peer[FAB_TOPO_MAX_SW][ORCA_MAD_MAX_PORTS + 1];
+	struct fab_topo_pin pin[FAB_TOPO_MAX_PINS];
+	unsigned int n_pins, n_links;
+	uint64_t isl_pkts;		/* carried from switch to switch */
+	uint64_t isl_retrains;		/* an end retrained its peer */
+};
+
+/* Today's fabric: one switch "sw0" of @nports ports and node GUID @guid. */
+int fab_topo_one(struct fab_topo *t, unsigned int nports, uint64_t guid,
+		 char *err, size_t len);
+/* The topology in @text (the file format above); 0, or -1 with @err. */
+int fab_topo_parse(struct fab_topo *t, const char *text, char *err,
+		   size_t len);
+/* The same from the file @path. */
+int fab_topo_load(struct fab_topo *t, const char *path, char *err,
+		  size_t len);
+void fab_topo_free(struct fab_topo *t);
+
+/* The index of the switch named @name, or -1. */
+int fab_topo_find(const struct fab_topo *t, const char *name);
+
+/*
+ * A CA port with port GUID @guid is cabled in: its pinned switch port,
+ * else the port it had, else the first free one; the port (and the
+ * switch in @swi), or -1 if there is none or that port is taken.  The
+ * caller brings the link up (fab_sw_link()).
+ */
+int fab_topo_attach(struct fab_topo *t, uint64_t guid, uint64_t node_guid,
+		    unsigned int *swi);
+
+/*
+ * Move what the switches queued to their ISL ports into the switches at
+ * the other ends, at most @budget messages; the number moved.  A link
+ * that came up (again) on one end, because the SM set that port DOWN and
+ * it retrained, retrains the other end too, as the peer of a real cable
+ * sees its link go down and come back.
+ */
+unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget);
+/* Is anything queued on an ISL port? */
+bool fab_topo_busy(const struct fab_topo *t);
+/* fab_sw_tick() of every switch. */
+void fab_topo_tick(struct fab_topo *t, uint64_t now_ms);
+
+#endif /* ORCA_FABRIC_TOPO_H */

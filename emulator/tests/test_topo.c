@@ -1,0 +1,641 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * Several switches cabled together (fabric/fabric_topo.h), without
+ * sockets: a chain s1 - s2 - s3 with CA ports on s1 and s3.  The SM is
+ * the test on the CA in s1 port 2, with SMPs written at IBA vol 1
+ * offsets (13.4.2, 14.2.1.2, 14.2.5); what it expects comes from the
+ * spec: a directed route crosses each switch by the rules of 14.2.2
+ * (C14-9, C14-13) and comes back by its ReturnPath, each switch answers
+ * with its own NodeInfo (LocalPortNum: the port the SMP came in by), a
+ * LID-routed packet follows each switch's LFT (18.2.4.3), and a port the
+ * SM takes DOWN retrains with its peer (7.2, PortStateChange).
+ *
+ * With the path of orca-fabric, the last cases run it with --topology.
+ *
+ * usage: orca-emu-topo-tests [-v] [ORCA-FABRIC]
+ */
+#include <endian.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fabric/fabric_topo.h"
+#include "orca_log.h"
+#include "be.h"
+#include "fabric_sock.h"
+#include "tap.h"
+
+#define GUID(n)		(0x00ca7afffe000000ULL + (n))
+#define SW_GUID(n)	(0x00ca7a0000f00000ULL + (n))
+/* s1 port 2: the SM's CA (A); s3 port 3: B, pinned; s1 port 3: C */
+#define SM_PORT		2
+#define LID_A		1
+#define LID_B		2
+#define LID_S1		10
+#define LID_S2		11
+#define LID_S3		12
+#define LID_NOWHERE	20
+
+/* 14.2.1.2: the DR SMP's fields */
+#define HOP_PTR		6
+#define HOP_CNT		7
+#define DR_SLID		32
+#define DR_DLID		34
+#define DATA		64
+#define INIT_PATH	128
+#define RET_PATH	192
+
+static const char chain[] =
+	"# a chain of three switches\n"
+	"switch s1 8\n"
+	"switch s2 4 0x00ca7a0000f00001   # the default GUID spelt out\n"
+	"switch s3 8\n"
+	"link s1:1 s2:1\n"
+	"link s2:2 s3:1\n"
+	"ca 0x00ca7afffe000002 s3:3\n";
+
+static struct fab_topo topo;
+static struct orca_pkt pin, pout;
+static uint8_t wire[ORCA_PKT_WIRE_MAX], msg[ORCA_FAB_MSG_MAX];
+static size_t wire_len, out_len;
+static uint8_t mad[256], resp[256];
+static uint64_t tid = 0x5000;
+
+static struct fab_switch *S(const char *name)
+{
+	int i = fab_topo_find(&topo, name);
+
+	return i < 0 ? NULL : topo.sw[i];
+}
+
+/* ---- packets ---- */
+
+static void ud(uint8_t vl, uint16_t dlid, uint16_t slid, uint32_t dqpn,
+	       const uint8_t *payload, uint32_t len)
+{
+	memset(&pin, 0, sizeof(pin));
+	pin.hdrs = PKT_DETH;
+	pin.vl = vl;
+	pin.dlid = dlid;
+	pin.slid = slid;
+	pin.opcode = IB_UD | IB_SEND_ONLY;
+	pin.pkey = 0xffff;
+	pin.dqpn = dqpn;
+	pin.sqpn = vl == 15 ? 0 : 0x20;
+	pin.qkey = vl == 15 ? 0 : 0x11111111;
+	pin.psn = 9;
+	pin.paylen = len;
+	memcpy(pin.payload, payload, len);
+	wire_len = orca_pkt_encode(&pin, wire);
+	CHECK(wire_len > 0);
+}
+
+/* Everything between the switches carried, none left in flight. */
+static void settle(void)
+{
+	fab_topo_carry(&topo, 100000);
+	CHECK(!fab_topo_busy(&topo));
+}
+
+/* The next packet out of @sw port @port, decoded into pout. */
+static bool take(struct fab_switch *sw, unsigned int port)
+{
+	size_t n = fab_sw_pop(sw, port, msg);
+
+	if (!n)
+		return false;
+	CHECK_EQ(msg[0], ORCA_FAB_PKT);
+	out_len = n - sizeof(struct orca_fab_hdr);
+	CHECK_EQ(orca_pkt_decode(msg + 8, out_len, &pout), ORCA_PKT_OK);
+	return msg[0] == ORCA_FAB_PKT;
+}
+
+/* ---- the SM on A ---- */
+
+static void dr_smp(uint8_t method, uint16_t attr, uint32_t mod,
+		   uint8_t hop_cnt, const uint8_t *path, const uint8_t *data)
+{
+	memset(mad, 0, sizeof(mad));
+	mad[0] = 1;
+	mad[1] = 0x81;
+	mad[2] = 1;
+	mad[3] = method;
+	put_be(mad + 8, ++tid, 8);
+	put_be(mad + 16, attr, 2);
+	put_be(mad + 20, mod, 4);
+	mad[HOP_PTR] = 1;		/* C14-9:1, A's port is hop 1 */
+	mad[HOP_CNT] = hop_cnt;
+	put_be(mad + DR_SLID, 0xffff, 2);
+	put_be(mad + DR_DLID, 0xffff, 2);
+	memcpy(mad + INIT_PATH + 1, path, hop_cnt);
+	if (data)
+		memcpy(mad + DATA, data, 64);
+}
+
+/*
+ * The SMP from A by @path (path[0] is A's own port, 1), carried through
+ * the fabric; the reply into resp; its status, or -1 if none came back.
+ */
+static int sm_dr(uint8_t method, uint16_t attr, uint32_t mod, uint8_t hops,
+		 const uint8_t *path, const uint8_t *data)
+{
+	dr_smp(method, attr, mod, hops, path, data);
+	ud(15, 0xffff, 0xffff, 0, mad, 256);
+	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	settle();
+	if (!take(S("s1"), SM_PORT)) {
+		printf("#   no reply to attribute 0x%x over %u hops\n", attr,
+		       hops);
+		return -1;
+	}
+	memcpy(resp, pout.payload, 256);
+	CHECK_EQ(get_be(resp + 8, 8), tid);
+	CHECK(resp[4] & 0x80);		/* D: on its way back */
+	return get_be(resp + 4, 2) & 0x7fff;
+}
+
+/* the routes from A to each switch's port 0 */
+static const uint8_t to_s1[] = { 1 }, to_s2[] = { 1, 1 },
+		     to_s3[] = { 1, 1, 2 };
+#define ROUTE(r)	(uint8_t)sizeof(r), r
+
+static void pi_set(uint8_t hops, const uint8_t *path, unsigned int port,
+		   void (*edit)(uint8_t *d, unsigned int arg),
+		   unsigned int arg)
+{
+	uint8_t d[64];
+
+	CHECK_EQ(sm_dr(1, 0x0015, port, hops, path, NULL), 0);
+	memcpy(d, resp + DATA, 64);
+	d[32] &= 0xf0;			/* PortState: no change */
+	d[33] &= 0x0f;			/* PhysState: no change */
+	edit(d, arg);
+	CHECK_EQ(sm_dr(2, 0x0015, port, hops, path, d), 0);
+}
+
+static void set_lid(uint8_t *d, unsigned int lid)
+{
+	put_be(d + 16, lid, 2);
+	put_be(d + 18, LID_A, 2);	/* MasterSMLID */
+}
+
+static void set_state(uint8_t *d, unsigned int state)
+{
+	d[32] = (d[32] & 0xf0) | state;
+}
+
+static uint8_t port_state(uint8_t hops, const uint8_t *path,
+			  unsigned int port)
+{
+	CHECK_EQ(sm_dr(1, 0x0015, port, hops, path, NULL), 0);
+	return resp[DATA + 32] & 0xf;
+}
+
+/* A's LFT for the switch: LIDs 0..63 (block 0), the rest unrouted. */
+static void lft(uint8_t hops, const uint8_t *path, const uint8_t *ports)
+{
+	uint8_t d[64];
+
+	CHECK_EQ(sm_dr(1, 0x0012, 0, hops, path, NULL), 0);
+	memcpy(d, resp + DATA, 64);
+	put_be(d + 6, 0x3f, 2);		/* LinearFDBTop */
+	CHECK_EQ(sm_dr(2, 0x0012, 0, hops, path, d), 0);
+	memcpy(d, ports, 64);
+	CHECK_EQ(sm_dr(2, 0x0019, 0, hops, path, d), 0);
+}
+
+/* The fabric, CAs A (s1:2), C (s1:3) and B (pinned s3:3) cabled in. */
+static void setup(void)
+{
+	char err[128] = "";
+	unsigned int s = 99;
+
+	fab_topo_free(&topo);
+	CHECK_EQ(fab_topo_parse(&topo, chain, err, sizeof(err)), 0);
+	if (*err)
+		printf("#   %s\n", err);
+	CHECK_EQ(fab_topo_attach(&topo, GUID(1), GUID(1) + 1, &s), SM_PORT);
+	CHECK_EQ(s, 0);
+	fab_sw_link(topo.sw[s], SM_PORT, true);
+	CHECK_EQ(fab_topo_attach(&topo, GUID(2), GUID(2) + 1, &s), 3);
+	CHECK_EQ(s, 2);
+	fab_sw_link(topo.sw[s], 3, true);
+	CHECK_EQ(fab_topo_attach(&topo, GUID(3), GUID(3) + 1, &s), 3);
+	CHECK_EQ(s, 0);
+	fab_sw_link(topo.sw[s], 3, true);
+	settle();
+	/* each CA hears LINK_UP first */
+	CHECK_EQ(fab_sw_pop(S("s1"), SM_PORT, msg), sizeof(struct orca_fab_link));
+	CHECK_EQ(msg[0], ORCA_FAB_LINK_UP);
+	CHECK_EQ(fab_sw_pop(S("s3"), 3, msg), sizeof(struct orca_fab_link));
+	CHECK_EQ(fab_sw_pop(S("s1"), 3, msg), sizeof(struct orca_fab_link));
+}
+
+/* ---- the cases ---- */
+
+static void parse_errors(void)
+{
+	static const struct {
+		const char *text, *says;
+	} bad[] = {
+		{ "", "no switch" },
+		{ "# only a comment\n", "no switch" },
+		{ "switch a 8\nrouter b 8\n", "line 2: unknown statement 'router'" },
+		{ "switch a 0\n", "PORTS 1..32" },
+		{ "switch a 33\n", "PORTS 1..32" },
+		{ "switch a 8\nswitch a 4\n", "declared twice" },
+		{ "switch a:b 8\n", "no ':'" },
+		{ "switch a 8 0\n", "bad GUID" },
+		{ "switch a 8\nlink a:1 b:1\n", "no switch 'b' declared before" },
+		{ "switch a 8\nswitch b 4\nlink a:1 b:5\n", "switch b has no port '5'" },
+		{ "switch a 8\nswitch b 4\nlink a:1 b\n", "'b' is not SWITCH:PORT" },
+		{ "switch a 8\nlink a:1 a:2\n", "to itself" },
+		{ "switch a 8\nswitch b 4\nlink a:1 b:1\nlink a:1 b:2\n",
+		  "line 4: a:1 is cabled already" },
+		{ "switch a 8\nca 0x11 a:1\nca 0x11 a:2\n", "pinned twice" },
+		{ "switch a 8\nswitch b 4\nca 0x11 a:1\nlink a:1 b:1\n",
+		  "a:1 is cabled already" },
+		{ "switch a 8\nca 0x11\n", "ca PORT-GUID SWITCH:PORT" },
+	};
+	char err[160];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(err, 0, sizeof(err));
+		CHECK_EQ(fab_topo_parse(&topo, bad[i].text, err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].says)) {
+			printf("#   case %u: '%s' does not say '%s'\n", i, err,
+			       bad[i].says);
+			CHECK(0);
+		}
+		CHECK_EQ(topo.n_sw, 0);
+	}
+}
+
+static void cabling(void)
+{
+	unsigned int s = 99;
+
+	setup();
+	CHECK_EQ(topo.n_sw, 3);
+	CHECK_EQ(topo.n_links, 2);
+	CHECK_EQ(S("s2")->node.node_guid, SW_GUID(1));
+	CHECK_EQ(S("s3")->node.node_guid, SW_GUID(2));
+	CHECK(!strcmp(S("s3")->node.desc, "orca-fabric s3"));
+	/* the four ISL ends came up in INIT, nobody retrained anybody */
+	CHECK_EQ(S("s1")->node.port[1].state, ORCA_MAD_PORT_INIT);
+	CHECK_EQ(S("s2")->node.port[1].state, ORCA_MAD_PORT_INIT);
+	CHECK_EQ(S("s2")->node.port[2].state, ORCA_MAD_PORT_INIT);
+	CHECK_EQ(S("s3")->node.port[1].state, ORCA_MAD_PORT_INIT);
+	CHECK_EQ(S("s2")->node.port[3].state, ORCA_MAD_PORT_DOWN);
+	CHECK_EQ(topo.isl_retrains, 0);
+	/* B's port is B's: C went elsewhere; a second B is refused */
+	CHECK_EQ(fab_topo_attach(&topo, GUID(2), GUID(2) + 1, &s), -1);
+	/* A leaves and comes back to the same port */
+	fab_sw_detach(S("s1"), SM_PORT);
+	CHECK_EQ(fab_topo_attach(&topo, GUID(1), GUID(1) + 1, &s), SM_PORT);
+	CHECK_EQ(s, 0);
+	/* the next new CA: s1 port 4 (1 is the ISL) */
+	CHECK_EQ(fab_topo_attach(&topo, GUID(4), GUID(4) + 1, &s), 4);
+	CHECK_EQ(s, 0);
+}
+
+/* NodeInfo and NodeDescription of each switch along the chain. */
+static void dr_hops(void)
+{
+	static const struct {
+		uint8_t hops;
+		const uint8_t *path;
+		uint64_t guid;
+		uint8_t local_port;
+		const char *desc;
+	} at[] = {
+		{ ROUTE(to_s1), SW_GUID(0), SM_PORT, "orca-fabric s1" },
+		{ ROUTE(to_s2), SW_GUID(1), 1, "orca-fabric s2" },
+		{ ROUTE(to_s3), SW_GUID(2), 1, "orca-fabric s3" },
+	};
+	unsigned int i;
+
+	setup();
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(sm_dr(1, 0x0011, 0, at[i].hops, at[i].path, NULL), 0);
+		CHECK_EQ(resp[DATA + 2], 2);			/* switch */
+		CHECK_EQ(get_be(resp + DATA + 12, 8), at[i].guid);
+		CHECK_EQ(resp[DATA + 36], at[i].local_port);
+		/* the way back it took: ReturnPath[1..hops] */
+		CHECK_EQ(resp[RET_PATH + 1], SM_PORT);
+		if (i)
+			CHECK_EQ(resp[RET_PATH + 2], 1);
+		CHECK_EQ(sm_dr(1, 0x0010, 0, at[i].hops, at[i].path, NULL), 0);
+		CHECK(!strcmp((char *)resp + DATA, at[i].desc));
+	}
+	/* s2's NumPorts: 4, as declared */
+	CHECK_EQ(sm_dr(1, 0x0011, 0, ROUTE(to_s2), NULL), 0);
+	CHECK_EQ(resp[DATA + 3], 4);
+	/* two SMPs to each switch, 0, 2 and 4 crossings each, and one more */
+	CHECK_EQ(topo.isl_pkts, 2 * (0 + 2 + 4) + 2);
+}
+
+/* a route off the end (s3 port 5 is not cabled): dropped at s3 */
+static void dr_dead_end(void)
+{
+	static const uint8_t off_end[] = { 1, 1, 2, 5 };
+
+	setup();
+	CHECK_EQ(sm_dr(1, 0x0011, 0, ROUTE(off_end), NULL), -1);
+	CHECK_EQ(S("s3")->drops[FAB_SW_DROP_EGRESS], 1);
+	CHECK_EQ(S("s1")->drops[FAB_SW_DROP_EGRESS], 0);
+}
+
+/*
+ * What OpenSM does before data moves: LIDs, LFTs, every port on the
+ * path ARMED then ACTIVE; then a packet from A to B crosses all three.
+ */
+static void program(void)
+{
+	uint8_t f1[64], f2[64], f3[64];
+	unsigned int state;
+
+	setup();
+	memset(f1, 0xff, 64);
+	memset(f2, 0xff, 64);
+	memset(f3, 0xff, 64);
+	f1[LID_A] = SM_PORT; f1[LID_B] = 1; f1[LID_S1] = 0;
+	f1[LID_S2] = 1; f1[LID_S3] = 1; f1[LID_NOWHERE] = 1;
+	f2[LID_A] = 1; f2[LID_B] = 2; f2[LID_S1] = 1; f2[LID_S2] = 0;
+	f2[LID_S3] = 2;			/* LID_NOWHERE: no route at s2 */
+	f3[LID_A] = 1; f3[LID_B] = 3; f3[LID_S1] = 1; f3[LID_S2] = 1;
+	f3[LID_S3] = 0;
+	pi_set(ROUTE(to_s1), 0, set_lid, LID_S1);
+	pi_set(ROUTE(to_s2), 0, set_lid, LID_S2);
+	pi_set(ROUTE(to_s3), 0, set_lid, LID_S3);
+	lft(ROUTE(to_s1), f1);
+	lft(ROUTE(to_s2), f2);
+	lft(ROUTE(to_s3), f3);
+	/* the far ends first, as OpenSM arms from the leaves in */
+	for (state = 3; state <= 4; state++) {
+		pi_set(ROUTE(to_s3), 3, set_state, state);
+		pi_set(ROUTE(to_s3), 1, set_state, state);
+		pi_set(ROUTE(to_s2), 2, set_state, state);
+		pi_set(ROUTE(to_s2), 1, set_state, state);
+		pi_set(ROUTE(to_s1), 1, set_state, state);
+		pi_set(ROUTE(to_s1), SM_PORT, set_state, state);
+	}
+	CHECK_EQ(port_state(ROUTE(to_s2), 1), 4);
+	CHECK_EQ(port_state(ROUTE(to_s3), 3), 4);
+	CHECK_EQ(topo.isl_retrains, 0);
+}
+
+static void lid_routed(void)
+{
+	static uint8_t pay[1024];
+	uint64_t rcv, xmit, isl;
+	unsigned int i;
+
+	program();
+	for (i = 0; i < sizeof(pay); i++)
+		pay[i] = (uint8_t)(i * 7 + 3);
+	rcv = S("s2")->port[1].pma.c[ORCA_PMA_RCV_PKTS];
+	xmit = S("s2")->port[2].pma.c[ORCA_PMA_XMIT_PKTS];
+	isl = topo.isl_pkts;
+	ud(0, LID_B, LID_A, 0x21, pay, sizeof(pay));
+	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	settle();
+	CHECK(take(S("s3"), 3));
+	CHECK(out_len == wire_len && !memcmp(msg + 8, wire, wire_len));
+	CHECK(!fab_sw_pending(S("s3"), 3));
+	CHECK_EQ(S("s2")->port[1].pma.c[ORCA_PMA_RCV_PKTS], rcv + 1);
+	CHECK_EQ(S("s2")->port[2].pma.c[ORCA_PMA_XMIT_PKTS], xmit + 1);
+	CHECK_EQ(topo.isl_pkts, isl + 2);
+	/* and back, B to A */
+	ud(0, LID_A, LID_B, 0x21, pay, 100);
+	fab_sw_input(S("s3"), 3, wire, wire_len);
+	settle();
+	CHECK(take(S("s1"), SM_PORT));
+	CHECK(out_len == wire_len && !memcmp(msg + 8, wire, wire_len));
+	/* a LID s2 has no route for: dropped there, nothing comes out */
+	ud(0, LID_NOWHERE, LID_A, 0x21, pay, 64);
+	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	settle();
+	CHECK_EQ(S("s2")->drops[FAB_SW_DROP_NO_ROUTE], 1);
+	CHECK(!fab_sw_pending(S("s3"), 3));
+	CHECK(!fab_sw_pending(S("s1"), SM_PORT));
+	/* a LID-routed SMP to s3's port 0 (its LID): answered from there */
+	memset(mad, 0, sizeof(mad));
+	mad[0] = 1;
+	mad[1] = 0x01;
+	mad[2] = 1;
+	mad[3] = 1;
+	put_be(mad + 8, ++tid, 8);
+	put_be(mad + 16, 0x0011, 2);
+	ud(15, LID_S3, LID_A, 0, mad, 256);
+	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	settle();
+	CHECK(take(S("s1"), SM_PORT));
+	CHECK_EQ(get_be(pout.payload + 8, 8), tid);
+	CHECK_EQ(get_be(pout.payload + 64 + 12, 8), SW_GUID(2));
+	CHECK_EQ(pout.slid, LID_S3);
+}
+
+/* The SM takes s1 port 1 DOWN: it retrains, and so does s2's end. */
+static void retrain(void)
+{
+	program();
+	pi_set(ROUTE(to_s1), 1, set_state, 1);
+	settle();
+	CHECK_EQ(topo.isl_retrains, 1);
+	CHECK_EQ(S("s1")->node.port[1].state, ORCA_MAD_PORT_INIT);
+	CHECK_EQ(S("s2")->node.port[1].state, ORCA_MAD_PORT_INIT);
+	CHECK_EQ(S("s2")->node.port[2].state, ORCA_MAD_PORT_ACTIVE);
+	/* s2 saw its port change: PortStateChange in its SwitchInfo */
+	CHECK_EQ(sm_dr(1, 0x0012, 0, ROUTE(to_s2), NULL), 0);
+	CHECK(resp[DATA + 11] & 0x04);
+	/* and the link comes back when the SM walks it up again */
+	pi_set(ROUTE(to_s2), 1, set_state, 3);
+	pi_set(ROUTE(to_s1), 1, set_state, 3);
+	pi_set(ROUTE(to_s2), 1, set_state, 4);
+	pi_set(ROUTE(to_s1), 1, set_state, 4);
+	CHECK_EQ(port_state(ROUTE(to_s3), 3), 4);
+	CHECK_EQ(topo.isl_retrains, 1);
+}
+
+/*
+ * carry() moves at most its budget and leaves the rest for the next
+ * pass; an LFT that sends a LID back out of the port it came in by is
+ * a U-turn, which the switch drops (18.2.4.3), not a packet for ever
+ * between two switches.
+ */
+static void carry_budget(void)
+{
+	uint8_t f[64];
+	static uint8_t pay[64];
+	unsigned int i, got = 0;
+
+	program();
+	ud(0, LID_B, LID_A, 0x21, pay, sizeof(pay));
+	for (i = 0; i < 10; i++)
+		fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	CHECK_EQ(fab_topo_carry(&topo, 5), 5);
+	CHECK(fab_topo_busy(&topo));
+	settle();
+	while (take(S("s3"), 3))
+		got++;
+	CHECK_EQ(got, 10);
+
+	memset(f, 0xff, 64);
+	f[LID_A] = 1; f[LID_B] = 2; f[LID_S1] = 1; f[LID_S2] = 0;
+	f[LID_S3] = 2; f[LID_NOWHERE] = 1;	/* back where it came from */
+	lft(ROUTE(to_s2), f);
+	ud(0, LID_NOWHERE, LID_A, 0x21, pay, sizeof(pay));
+	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	CHECK_EQ(fab_topo_carry(&topo, 50), 1);
+	CHECK(!fab_topo_busy(&topo));
+	CHECK_EQ(S("s2")->drops[FAB_SW_DROP_NO_ROUTE], 1);
+	CHECK(!fab_sw_pending(S("s1"), SM_PORT));
+}
+
+/* ---- orca-fabric --topology ---- */
+
+static const char *fab_bin;
+static char dir[64], sock_path[96], ctl_path[96];
+
+/* orca-fabric's exit status with these options; its output into @out. */
+static int fabric_exit(const char *topofile, const char *extra, char *out,
+		       size_t len)
+{
+	char cmd[512];
+	FILE *p;
+	size_t n;
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s --socket %s/x.sock --sm none --topology %s %s 2>&1 </dev/null",
+		 fab_bin, dir, topofile, extra);
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	n = fread(out, 1, len - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+static const char *ctl(const char *req)
+{
+	return ctl_line(ctl_path, req);
+}
+
+static void fabric_process(void)
+{
+	char path[128], out[512];
+	struct orca_fab_hdr h = {
+		.type = ORCA_FAB_PKT, .version = ORCA_FAB_VERSION,
+	};
+	int a = -1, b = -1, status, i;
+	ssize_t n;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "/tmp/orca-topo.XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	/* a topology it refuses: exit 2, the line and what is wrong */
+	snprintf(path, sizeof(path), "%s/bad.topo", dir);
+	write_file(path, "switch a 8\nlink a:1 a:2\n");
+	CHECK_EQ(fabric_exit(path, "", out, sizeof(out)), 2);
+	CHECK(strstr(out, "line 2: a link from switch a to itself") != NULL);
+	CHECK_EQ(fabric_exit("/nonexistent.topo", "", out, sizeof(out)), 2);
+	CHECK(strstr(out, "No such file") != NULL);
+	/* not with the one switch's options */
+	snprintf(path, sizeof(path), "%s/chain.topo", dir);
+	write_file(path, chain);
+	CHECK_EQ(fabric_exit(path, "--ports 4", out, sizeof(out)), 2);
+	CHECK(strstr(out, "--topology goes with --sm none") != NULL);
+
+	/* the chain, and two emulators' connections */
+	snprintf(sock_path, sizeof(sock_path), "%s/fabric.sock", dir);
+	snprintf(ctl_path, sizeof(ctl_path), "%s/fabric.ctl", dir);
+	pid = fork();
+	if (pid < 0)
+		return;
+	if (!pid) {
+		execl(fab_bin, "orca-fabric", "--socket", sock_path, "--ctl",
+		      ctl_path, "--sm", "none", "--topology", path,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 10000 && !*ctl("ping"); i++)
+		usleep(1000);
+	CHECK(strstr(ctl("ping"), "switches=3") != NULL);
+	CHECK(strstr(ctl("stats s3"), "switch=s3 switches=3 links=2") != NULL);
+	CHECK(strstr(ctl("stats s9"), "error no switch 's9'") != NULL);
+	CHECK_EQ(fab_hello(sock_path, &a, GUID(1), GUID(1) + 1), SM_PORT);	/* s1: port 1 is the ISL */
+	CHECK_EQ(fab_hello(sock_path, &b, GUID(2), GUID(2) + 1), 3);	/* pinned: s3 port 3 */
+	CHECK(strstr(ctl("stats s3"), " p3_guid=0x00ca7afffe000002 ") != NULL);
+	/* A asks s3 for its NodeInfo, three hops away */
+	dr_smp(1, 0x0011, 0, ROUTE(to_s3), NULL);
+	ud(15, 0xffff, 0xffff, 0, mad, 256);
+	memcpy(msg, &h, sizeof(h));
+	memcpy(msg + sizeof(h), wire, wire_len);
+	CHECK_EQ(send(a, msg, sizeof(h) + wire_len, 0),
+		 (ssize_t)(sizeof(h) + wire_len));
+	n = recv_msg(a, msg, sizeof(msg));
+	CHECK(n > (ssize_t)sizeof(h));
+	if (n > (ssize_t)sizeof(h)) {
+		CHECK_EQ(orca_pkt_decode(msg + sizeof(h), n - sizeof(h), &pout),
+			 ORCA_PKT_OK);
+		CHECK_EQ(get_be(pout.payload + 8, 8), tid);
+		CHECK_EQ(get_be(pout.payload + DATA + 12, 8), SW_GUID(2));
+		CHECK_EQ(pout.payload[DATA + 36], 1);
+	}
+	CHECK(strstr(ctl("stats"), " isl_pkts=4 ") != NULL);
+	close(a);
+	close(b);
+	kill(pid, SIGTERM);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CHECK(access(sock_path, F_OK) && access(ctl_path, F_OK));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/bad.topo", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(int argc, char **argv)
+{
+	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
+
+	if (argc > 1 + verbose)
+		fab_bin = argv[1 + verbose];
+	orca_log_set_quiet(!verbose);
+	RUN(parse_errors);
+	RUN(cabling);
+	RUN(dr_hops);
+	RUN(dr_dead_end);
+	RUN(program);
+	RUN(lid_routed);
+	RUN(retrain);
+	RUN(carry_budget);
+	fab_topo_free(&topo);
+	if (fab_bin)
+		RUN(fabric_process);
+	return tap_done();
+}
