@@ -58,7 +58,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
 .PHONY: all build driver emulator provider testprogs deps lint sparse-guests unit model-ties vmtest \
-	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-faults vm-data vm-packages vm-debian13 deb run check bench kunit clean help \
+	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-fabric vm-faults vm-data vm-packages vm-debian13 deb run check bench kunit clean help \
 	reliability reliability-host reliability-vm check-host-lane fuzz driver-debug driver-debug-kunit vm-debug verbs-fuzz \
 	kmod-tree ktest ktest-debug vm-features-off vm-swiotlb upstream upstream-check \
 	$(addprefix driver-,$(GUEST_KERNELS)) $(addprefix ktest-,$(GUEST_KERNELS)) \
@@ -424,6 +424,14 @@ vm-twohost-ece:
 	    env ORCA_ECE_EXPECT=0x5 ORCA_TWOHOST_SCOPE=ece ORCA_RDMACM_SCOPE=ece \
 	    $(T)/lib/run-tests.sh $(T)/vm/tenant.sh $(T)/vm/twohost.sh $(T)/vm/rdmacm.sh \
 	    $(T)/vm/partition.sh || true
+
+# Fabrics of several switches (issue 37): four switches in one
+# orca-fabric (tests/vm/fabric.topo), two ways of three switches between
+# the guests, the real OpenSM here; the cable on its route pulled and put
+# back (tests/vm/fabric.sh)
+vm-fabric:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --topology $(T)/vm/fabric.topo --timeout 900 -- \
+	    $(T)/lib/run-tests.sh $(T)/vm/fabric.sh || true
 
 # an admin's install: the Debian packages built now (make deb) go into a
 # throw-away overlay root; DKMS builds the module, udev coldplug loads it,

@@ -391,6 +391,14 @@ agent() {
                 else
                     out="error emulator not running"; rc=1
                 fi
+            elif [[ $line =~ ^fabric\ [a-z]+(\ [A-Za-z0-9_.=:,-]+){0,3}$ ]]; then
+                # for the fabric's control socket (vm2.sh's ORCA_FABRIC_CTL)
+                if [[ -n ${ORCA_FABRIC_CTL:-} ]]; then
+                    out=$(timeout -k 2 15 "$EMU" --ctl-send "$ORCA_FABRIC_CTL" "${line#fabric }" 2>&1)
+                    rc=$?
+                else
+                    out="error no fabric control socket (scripts/vm2.sh)"; rc=2
+                fi
             elif [[ $line =~ ^[a-z][a-z0-9-]*(\ [A-Za-z0-9_.=:,-]+){0,4}$ ]]; then
                 # a control-socket request: orca-emu validates it
                 out=$(timeout -k 2 15 "$EMU" --ctl-send "$CTL" "$line" 2>&1)

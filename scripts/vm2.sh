@@ -28,6 +28,7 @@ TIMEOUT=900
 NAME=
 FABRIC=1
 SM=builtin
+TOPOLOGY=
 ARGS_BOTH=() ARGS_A=() ARGS_B=()
 PEER_PORT=7777
 ADDR_A=10.77.0.1 ADDR_B=10.77.0.2
@@ -49,6 +50,9 @@ in the first, with tests/lib/peer reaching the second.
   --sm builtin|none    orca-fabric's subnet manager (default builtin: LIDs
                        from the fabric); none: a plain switch, for a real
                        SM (OpenSM) in a guest to program
+  --topology FILE      orca-fabric --sm none --topology FILE: several
+                       switches (README, "Several switches"); pin the
+                       guests' port GUIDs ...a2 and ...b2 with 'ca' lines
   --smp N, --mem SIZE  per guest (vm.sh's defaults)
   --kernel debug|6.12|7.3  both guests boot that kernel (vm.sh --kernel)
   --root-a debian13    the first guest is a Debian 13 system (vm.sh --root;
@@ -75,6 +79,8 @@ while (($#)); do
     --no-fabric) FABRIC=0; shift ;;
     --sm) [[ $# -ge 2 && $2 =~ ^(builtin|none)$ ]] || die "--sm needs builtin or none"
         SM=$2; shift 2 ;;
+    --topology) [[ $# -ge 2 && -r $2 ]] || die "--topology needs a readable file"
+        TOPOLOGY=$(cd "$(dirname "$2")" && pwd -P)/$(basename "$2") SM=none; shift 2 ;;
     --keep) ARGS_A+=(--keep); shift ;;
     --root-a) [[ $# -ge 2 ]] || die "--root-a needs a value"
         ARGS_A+=(--root "$2"); shift 2 ;;
@@ -144,7 +150,8 @@ FAB_ARGS=()
 FABRIC_CTL=
 if ((FABRIC)); then
     "$FABRIC_BIN" --socket "$RUN/fabric.sock" --ctl "$RUN/fabric-ctl.sock" \
-        --sm "$SM" --log "$JOB/fabric.log" > "$JOB/fabric.out" 2>&1 < /dev/null &
+        --sm "$SM" ${TOPOLOGY:+--topology "$TOPOLOGY"} --log "$JOB/fabric.log" \
+        > "$JOB/fabric.out" 2>&1 < /dev/null &
     FABRIC_PID=$!
     for ((i = 0; i < 100; i++)); do [[ -S $RUN/fabric.sock ]] && break; sleep 0.05; done
     [[ -S $RUN/fabric.sock ]] || { cat "$JOB/fabric.out" >&2; die "orca-fabric did not start"; }
@@ -153,6 +160,9 @@ if ((FABRIC)); then
 fi
 
 say "guests $NAME-a ($ADDR_A) and $NAME-b ($ADDR_B); link 127.0.0.1:$PORT_A <-> 127.0.0.1:$PORT_B; fabric ${FABRIC_CTL:-off}"
+# each guest's hostctl reaches the fabric's control socket too
+# ('hostctl fabric REQUEST', scripts/vm.sh)
+export ORCA_FABRIC_CTL=$FABRIC_CTL
 BUILD=$BUILD "$REPO/scripts/vm.sh" --name "$NAME-b" --timeout $((TIMEOUT + 120)) --hostname orca-b \
     --link "$PORT_B:$PORT_A:$ADDR_B/24" "${ARGS_BOTH[@]}" "${FAB_ARGS[@]}" \
     --emu-set node_guid=0x00ca7afffe0000b1 "${ARGS_B[@]}" -- \

@@ -179,6 +179,24 @@ void fab_ctl_execute(struct fabric *f, const char *line, char *reply,
 				 f->n_conns, f->n_lids);
 		return;
 	}
+	/* "link SWITCH:PORT up|down": an inter-switch cable pulled, put back */
+	if (f->topo && !strncmp(line, "link ", 5)) {
+		char end[64], what[8], err[128];
+
+		if (sscanf(line + 5, "%63s %7s", end, what) != 2 ||
+		    (strcmp(what, "up") && strcmp(what, "down"))) {
+			snprintf(reply, len, "error link SWITCH:PORT up|down");
+			return;
+		}
+		if (fab_topo_link(f->topo, end, !strcmp(what, "up"), err,
+				  sizeof(err))) {
+			snprintf(reply, len, "error %s", err);
+			return;
+		}
+		orca_log("inter-switch link %s %s (control socket)", end, what);
+		snprintf(reply, len, "ok link %s %s", end, what);
+		return;
+	}
 	/* "stats SWITCH": that switch of a topology */
 	if (f->topo && !strncmp(line, "stats ", 6)) {
 		int s = fab_topo_find(f->topo, line + 6);

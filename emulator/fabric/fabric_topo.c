@@ -455,6 +455,22 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 	return moved;
 }
 
+int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
+		  size_t len)
+{
+	struct fab_topo_end a;
+	const struct fab_topo_end *b;
+
+	if (parse_end(t, end, &a, err, len, 0))
+		return -1;
+	b = &t->peer[a.sw][a.port];
+	if (b->sw < 0)
+		return fail(err, len, 0, "%s is no inter-switch link", end);
+	fab_sw_link(t->sw[a.sw], a.port, up);
+	fab_sw_link(t->sw[b->sw], b->port, up);
+	return 0;
+}
+
 bool fab_topo_busy(const struct fab_topo *t)
 {
 	unsigned int s, p;

@@ -87,6 +87,14 @@ int fab_topo_attach(struct fab_topo *t, uint64_t guid, uint64_t node_guid,
  * sees its link go down and come back.
  */
 unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget);
+/*
+ * Pull the cable of the inter-switch link at "NAME:PORT" @end (@up
+ * false: both ends DOWN, PortStateChange raised at both switches, what
+ * the link held lost) or put it back (both ends up in INIT); 0, or -1
+ * with @err (no such switch or port, not an ISL).
+ */
+int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
+		  size_t len);
 /* Is anything queued on an ISL port? */
 bool fab_topo_busy(const struct fab_topo *t);
 /* fab_sw_tick() of every switch. */

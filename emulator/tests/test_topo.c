@@ -468,6 +468,50 @@ static void retrain(void)
 	CHECK_EQ(topo.isl_retrains, 1);
 }
 
+/* The cable between s1 and s2 pulled, then put back. */
+static void link_pulled(void)
+{
+	static uint8_t pay[200];
+	char err[128];
+	unsigned int state;
+
+	program();
+	CHECK_EQ(fab_topo_link(&topo, "s1:2", false, err, sizeof(err)), -1);
+	CHECK(strstr(err, "s1:2 is no inter-switch link") != NULL);
+	CHECK_EQ(fab_topo_link(&topo, "s9:1", false, err, sizeof(err)), -1);
+	CHECK_EQ(fab_topo_link(&topo, "s2:1", false, err, sizeof(err)), 0);
+	settle();
+	CHECK_EQ(S("s1")->node.port[1].state, ORCA_MAD_PORT_DOWN);
+	CHECK_EQ(S("s2")->node.port[1].state, ORCA_MAD_PORT_DOWN);
+	CHECK_EQ(S("s2")->node.port[2].state, ORCA_MAD_PORT_ACTIVE);
+	/* both switches saw it (SwitchInfo PortStateChange) */
+	CHECK_EQ(sm_dr(1, 0x0012, 0, ROUTE(to_s1), NULL), 0);
+	CHECK(resp[DATA + 11] & 0x04);
+	CHECK(S("s2")->node.sw.port_state_change);
+	/* A's packets to B go nowhere now; s2 is out of the SM's reach */
+	ud(0, LID_B, LID_A, 0x21, pay, sizeof(pay));
+	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	settle();
+	CHECK(!fab_sw_pending(S("s3"), 3));
+	CHECK_EQ(S("s1")->drops[FAB_SW_DROP_EGRESS], 1);
+	CHECK_EQ(sm_dr(1, 0x0011, 0, ROUTE(to_s2), NULL), -1);
+	/* back: both ends INIT, the SM walks them up, data flows */
+	CHECK_EQ(fab_topo_link(&topo, "s1:1", true, err, sizeof(err)), 0);
+	settle();
+	CHECK_EQ(S("s1")->node.port[1].state, ORCA_MAD_PORT_INIT);
+	CHECK_EQ(S("s2")->node.port[1].state, ORCA_MAD_PORT_INIT);
+	CHECK_EQ(topo.isl_retrains, 0);
+	for (state = 3; state <= 4; state++) {
+		pi_set(ROUTE(to_s2), 1, set_state, state);
+		pi_set(ROUTE(to_s1), 1, set_state, state);
+	}
+	ud(0, LID_B, LID_A, 0x21, pay, sizeof(pay));
+	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	settle();
+	CHECK(take(S("s3"), 3));
+	CHECK(out_len == wire_len && !memcmp(msg + 8, wire, wire_len));
+}
+
 /*
  * carry() moves at most its budget and leaves the rest for the next
  * pass; an LFT that sends a LID back out of the port it came in by is
@@ -607,6 +651,12 @@ static void fabric_process(void)
 		CHECK_EQ(pout.payload[DATA + 36], 1);
 	}
 	CHECK(strstr(ctl("stats"), " isl_pkts=4 ") != NULL);
+	CHECK(strstr(ctl("link s2:2 down"), "ok link s2:2 down") != NULL);
+	CHECK(strstr(ctl("stats s3"), " p1_state=down ") != NULL);
+	CHECK(strstr(ctl("link s2:2 up"), "ok link s2:2 up") != NULL);
+	CHECK(strstr(ctl("stats s3"), " p1_state=init ") != NULL);
+	CHECK(strstr(ctl("link s1:2 down"), "error s1:2 is no inter-switch link") != NULL);
+	CHECK(strstr(ctl("link s1:1 sideways"), "error link SWITCH:PORT up|down") != NULL);
 	close(a);
 	close(b);
 	kill(pid, SIGTERM);
@@ -633,6 +683,7 @@ int main(int argc, char **argv)
 	RUN(program);
 	RUN(lid_routed);
 	RUN(retrain);
+	RUN(link_pulled);
 	RUN(carry_budget);
 	fab_topo_free(&topo);
 	if (fab_bin)

@@ -1,0 +1,122 @@
+#!/bin/bash
+# Guest test, first guest of scripts/vm2.sh --topology tests/vm/fabric.topo:
+# four switches in one orca-fabric, this host on s1, the other on s4, two
+# ways between them of three switches each (s1-s2-s4, s1-s3-s4), and the
+# real OpenSM here managing all of it.
+#  - OpenSM logs SUBNET UP; both ports ACTIVE with distinct LIDs;
+#  - ibnetdiscover finds the four switches (their NodeDescriptions,
+#    "orca-fabric sN") and the two CAs, each CA in its pinned port;
+#  - ibtracert from here to the other port crosses three switches, s1,
+#    s2 or s3, and s4, entering each by a port the topology has;
+#  - ibv_rc_pingpong -c (each buffer checked) across them;
+#  - the cable between s1 and the middle switch of that route pulled
+#    (hostctl fabric link): the switches raise PortStateChange, OpenSM
+#    sweeps and routes the other way, which ibtracert shows, with the
+#    LIDs kept; a new pingpong crosses it;
+#  - the cable back: OpenSM takes both ends ACTIVE again.
+# Prints TAP.
+# (the functions wait_until calls look unreachable to shellcheck)
+# shellcheck disable=SC2317
+set -u
+# shellcheck source=tests/lib/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
+# shellcheck source=tests/lib/pair.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
+
+dev=${ORCA_DEV:-orca0}
+port=18900
+tmp=$(mktemp -d)
+osm=/tmp/orca-opensm-fabric
+mkdir -p "$osm"
+trap 'rm -rf "$tmp"' EXIT
+plan 11
+
+# shellcheck source=tests/lib/sm.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/sm.sh"
+
+peer --wait 180 true
+ok $? "the second guest answers over the guest link ($ORCA_PEER)"
+mark="orca-fabric-test-$$"
+klog_mark_both "$mark"
+
+rc_pp() {   # as opensm.sh: both ends exit 0, every buffer checked (-c)
+    local crc
+    port=$((port + 1))
+    pair_server "$tmp/server" "$port" timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -c "$@" ||
+        diag "the pingpong server did not listen"
+    timeout -k 5 60 ibv_rc_pingpong -d "$dev" -p "$port" -c "$@" "$(pair_server_addr)" > "$tmp/client" 2>&1
+    crc=$?
+    wait "$PAIR_SPID" && ((crc == 0))
+}
+fab() { hostctl fabric "$@"; }
+# "stats sN" key of the fabric, e.g. fab_stat s1 p1_state
+fab_stat() { fab stats "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+modprobe ib_umad && modprobe ib_cm && peer "modprobe ib_umad && modprobe ib_cm"
+ga=$(port_guid) gb=$(rport_guid)
+sm_start here "$ga" "$osm/log"
+active() { [[ $(state_of "$(pattr state)") == ACTIVE && $(state_of "$(rattr state)") == ACTIVE ]]; }
+t0=$(now_us)
+wait_until "$ORCA_WAIT" sm_up "$osm/log" && wait_until "$ORCA_WAIT" active
+rc=$?
+la=$(lid_of "$(pattr lid)") lb=$(lid_of "$(rattr lid)")
+((rc == 0 && la > 0 && lb > 0 && la != lb))
+ok $? "OpenSM on $ga over four switches: SUBNET UP, both ports ACTIVE, LIDs $la and $lb ($(secs_since "$t0") s)"
+((rc)) && diag "$(tail -n 20 "$osm/log")" "$(fab stats)"
+
+# what the SM found: ibnetdiscover's Switch and Ca lines
+ibnetdiscover > "$tmp/net" 2>&1
+sws=$(grep -c '^Switch' "$tmp/net") cas=$(grep -c '^Ca' "$tmp/net")
+names=$(grep -o '"orca-fabric s[0-9]*"' "$tmp/net" | sort -u | tr -d '"' | tr '\n' ',')
+[[ $sws == 4 && $cas == 2 && $names == "orca-fabric s1,orca-fabric s2,orca-fabric s3,orca-fabric s4," ]]
+ok $? "ibnetdiscover: $sws switches ($names) and $cas CAs"
+# each CA in its pinned port: s1 port 8, s4 port 8 (ibnetdiscover's
+# switch section lists "[8]" followed by the CA's GUID)
+sw_guid() { printf '00ca7a0000f0000%d' "$(($1 - 1))"; }
+ca_in() {   # ca_in SWITCH-INDEX CA-NODE-GUID: the switch's port 8 holds it
+    awk -v sw="\"S-$(sw_guid "$1")\"" -v ca="$2" '
+        /^Switch/ { on = index($0, sw) > 0 } on && /^\[8\]/ && index(tolower($0), ca) { f = 1 }
+        END { exit !f }' "$tmp/net"
+}
+nodeguid() { printf '%016x' "$(($1 - 1))"; }   # the CA's node GUID: port GUID - 1
+ca_in 1 "$(nodeguid "$ga")" && ca_in 4 "$(nodeguid "$gb")"
+ok $? "this CA in s1 port 8, the other in s4 port 8 (their 'ca' lines)"
+((rc)) || diag "$(grep -A10 "$(sw_guid 1)" "$tmp/net" | head -n 12)"
+
+# the route: ibtracert by LID lists each switch it crosses
+route() {   # the "orca-fabric sN" names ibtracert prints, in order
+    ibtracert "$la" "$lb" 2> /dev/null | grep -o '"orca-fabric s[0-9]*"' | tr -d '"' |
+        sed 's/orca-fabric //' | tr '\n' ' '
+}
+r1=$(route)
+read -r _ mid _ <<< "$r1"
+[[ $r1 == "s1 s2 s4 " || $r1 == "s1 s3 s4 " ]]
+ok $? "ibtracert $la $lb: three switches, $r1"
+
+rc_pp -n 200 -s 4096
+ok $? "ibv_rc_pingpong -c across three switches: $(grep -o '[0-9]* bytes in [0-9.]* seconds' "$tmp/client")"
+
+# the cable between s1 and the middle switch of that route, pulled
+case $mid in
+s2) cut=s1:1 other=s3 ;;
+s3) cut=s1:2 other=s2 ;;
+*) cut='' other='' ;;
+esac
+out=$(fab link "$cut" down 2>&1)
+rerouted() { [[ $(route) == "s1 $other s4 " ]]; }
+t0=$(now_us)
+[[ -n $cut && $out == "ok link $cut down" ]] && wait_until "$ORCA_WAIT" rerouted
+ok $? "the cable $cut pulled ($out): OpenSM routes $(route)instead, after $(secs_since "$t0") s"
+[[ $(lid_of "$(pattr lid)") == "$la" && $(lid_of "$(rattr lid)") == "$lb" ]] && active
+ok $? "LIDs kept ($la, $lb), both ports ACTIVE"
+rc_pp -n 200 -s 4096
+ok $? "ibv_rc_pingpong -c the other way round: $(grep -o '[0-9]* bytes in [0-9.]* seconds' "$tmp/client")"
+
+# back: the switch ends INIT at once, OpenSM takes them ACTIVE
+out=$(fab link "$cut" up 2>&1)
+sw=${cut%%:*} p=${cut##*:}
+both_active() { [[ $(fab_stat "$sw" "p${p}_state") == active ]]; }
+t0=$(now_us)
+[[ $out == "ok link $cut up" ]] && wait_until "$ORCA_WAIT" both_active
+ok $? "the cable $cut back ($out): ACTIVE again after $(secs_since "$t0") s"
+ok_no_oopses_both "$mark"
