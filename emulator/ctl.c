@@ -234,6 +234,10 @@ int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 		   !parse_u32(arg, &v) && v <= 1) {
 		orca_dev_hook_comp_irq_hold(dev, v);
 		snprintf(reply, len, "ok comp-irq-hold %u", v);
+	} else if (!strcmp(cmd, "db-awake-hold") && n == 2 &&
+		   !parse_u32(arg, &v) && v <= 1) {
+		orca_dev_hook_db_awake_hold(dev, v);
+		snprintf(reply, len, "ok db-awake-hold %u", v);
 	} else if (!strcmp(cmd, "caps-override") && n == 2 &&
 		   !strcmp(arg, "clear")) {
 		orca_dev_hook_caps_override(dev, arg, 0, err, sizeof(err));
@@ -253,7 +257,7 @@ int ctl_execute(struct orca_dev *dev, const char *line, char *reply,
 	return 0;
 usage:
 	snprintf(reply, len,
-		 "error unknown request '%s' (kill, hang, stall MS, cmd-delay MS, qp-fatal QPN, sq-error QPN, eq-flood N QPN, port-down, port-up, fatal [SYND], place-delay US, link-faults D,U,R,US|off, reuse-handles 0|1, comp-irq-hold 0|1, caps-override FIELD VALUE|clear, misbehave KIND [N], stats, ping)",
+		 "error unknown request '%s' (kill, hang, stall MS, cmd-delay MS, qp-fatal QPN, sq-error QPN, eq-flood N QPN, port-down, port-up, fatal [SYND], place-delay US, link-faults D,U,R,US|off, reuse-handles 0|1, comp-irq-hold 0|1, db-awake-hold 0|1, caps-override FIELD VALUE|clear, misbehave KIND [N], stats, ping)",
 		 line);
 	return 0;
 }

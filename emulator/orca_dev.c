@@ -226,6 +226,7 @@ void orca_dev_connect(struct orca_dev *dev)
 	dev->fatal = dev->hung = dev->irq_pending = false;
 	dev->stall_ticks = dev->ticks = dev->cmd_delay_ticks = 0;
 	dev->reuse_handles = dev->comp_irq_held = false;
+	dev->db_awake_held = false;
 	memset(&dev->lie, 0, sizeof(dev->lie));
 	dev->cmdq_ci = dev->eq_pi = dev->eq_overflows = 0;
 	dev->ceq_pi = dev->ceq_overflows = 0;

@@ -65,6 +65,12 @@ void orca_dev_hook_stall(struct orca_dev *dev, uint32_t ms);
 /* Hold every command completion @ms (0: off). */
 void orca_dev_hook_cmd_delay(struct orca_dev *dev, uint32_t ms);
 void orca_dev_hook_comp_irq_hold(struct orca_dev *dev, bool hold);
+/*
+ * Stay awake (@hold): the doorbell hint says so from now on and the
+ * device reads the doorbell records on every pass instead of sleeping,
+ * so that a test sees posts skip their kicks whatever the timing.
+ */
+void orca_dev_hook_db_awake_hold(struct orca_dev *dev, bool hold);
 /* A lossy link from now on (per million packets; a hold in us). */
 bool orca_dev_hook_link_faults(struct orca_dev *dev, uint32_t drop_ppm,
 			       uint32_t dup_ppm, uint32_t reorder_ppm,

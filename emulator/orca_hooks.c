@@ -147,6 +147,14 @@ void orca_dev_hook_comp_irq_hold(struct orca_dev *dev, bool hold)
 		flush_irq(dev);
 }
 
+void orca_dev_hook_db_awake_hold(struct orca_dev *dev, bool hold)
+{
+	dev->db_awake_held = hold;
+	orca_log("hook: doorbell hint %s", hold ? "held awake" : "released");
+	if (hold)
+		db_hint_set(dev, true);
+}
+
 int orca_dev_hook_eq_flood(struct orca_dev *dev, uint32_t n, uint32_t qpn,
 			   char *err, size_t errlen)
 {

@@ -369,6 +369,7 @@ struct orca_dev {
 	uint32_t place_delay_us;	/* pause per payload placement (tests) */
 	bool reuse_handles;	/* lowest free handle, not round robin */
 	bool comp_irq_held;	/* ctl "comp-irq-hold 1": no COMP MSI-X */
+	bool db_awake_held;	/* ctl "db-awake-hold 1": never sleeps */
 	/* ctl "misbehave": the next completion is posted twice / too long */
 	bool dup_next_cpl;
 	bool long_next_cpl;

@@ -29,6 +29,7 @@ NAME=
 FABRIC=1
 SM=builtin
 TOPOLOGY=
+GUESTLESS=0
 ARGS_BOTH=() ARGS_A=() ARGS_B=()
 PEER_PORT=7777
 ADDR_A=10.77.0.1 ADDR_B=10.77.0.2
@@ -53,6 +54,9 @@ in the first, with tests/lib/peer reaching the second.
   --topology FILE      orca-fabric --sm none --topology FILE: several
                        switches (README, "Several switches"); pin the
                        guests' port GUIDs ...a2 and ...b2 with 'ca' lines
+  --guestless N        N more CA ports on the fabric with no guest behind
+                       them: orca-emu processes alone (their firmware's
+                       SMA and PMA), node GUIDs 0x00ca7afffe100000 + i*0x100
   --smp N, --mem SIZE  per guest (vm.sh's defaults)
   --kernel debug|6.12|7.3  both guests boot that kernel (vm.sh --kernel)
   --root-a debian13    the first guest is a Debian 13 system (vm.sh --root;
@@ -79,6 +83,8 @@ while (($#)); do
     --no-fabric) FABRIC=0; shift ;;
     --sm) [[ $# -ge 2 && $2 =~ ^(builtin|none)$ ]] || die "--sm needs builtin or none"
         SM=$2; shift 2 ;;
+    --guestless) [[ $# -ge 2 && $2 =~ ^[0-9]+$ && $2 -le 48 ]] || die "--guestless needs 0..48"
+        GUESTLESS=$2; shift 2 ;;
     --topology) [[ $# -ge 2 && -r $2 ]] || die "--topology needs a readable file"
         TOPOLOGY=$(cd "$(dirname "$2")" && pwd -P)/$(basename "$2") SM=none; shift 2 ;;
     --keep) ARGS_A+=(--keep); shift ;;
@@ -105,7 +111,7 @@ if ((FABRIC)) && [[ ! -x $FABRIC_BIN ]]; then
     die "$FABRIC_BIN not built (make build), or use --no-fabric"
 fi
 
-RUN='' FABRIC_PID='' B_PID='' RC=125
+RUN='' FABRIC_PID='' B_PID='' RC=125 GL_PIDS=()
 alive() { [[ -n $1 ]] && kill -0 "$1" 2>/dev/null; }
 stop_pid() {    # stop_pid PID GRACE_SECONDS: TERM, wait, then KILL
     local pid=$1 grace=$2 i
@@ -125,6 +131,7 @@ cleanup() {
         for ((i = 0; i < 400; i++)); do alive "$B_PID" || break; sleep 0.05; done
         stop_pid "$B_PID" 10
     fi
+    for i in "${GL_PIDS[@]}"; do stop_pid "$i" 3; done
     stop_pid "$FABRIC_PID" 3
     [[ -n $RUN ]] && rm -rf "$RUN"
     if ((RC == 0)); then rm -rf "$JOB"; else say "job dir kept: $JOB"; fi
@@ -158,6 +165,17 @@ if ((FABRIC)); then
     FAB_ARGS=(--emu-set "fabric=$RUN/fabric.sock")
     FABRIC_CTL=$RUN/fabric-ctl.sock
 fi
+# the guest-less ports: an emulator with no QEMU is a port and its
+# firmware, which the SM discovers and programs like any other
+EMU_BIN=${ORCA_EMU:-$BUILD/orca-emu}
+for ((i = 0; i < GUESTLESS; i++)); do
+    ((FABRIC)) || die "--guestless needs the fabric"
+    "$EMU_BIN" --socket "$RUN/gl-$i.sock" --ram "$RUN/gl-$i.none" \
+        --set "fabric=$RUN/fabric.sock" --set "node_guid=$(printf '0x%016x' $((0x00ca7afffe100000 + i * 0x100)))" \
+        --log "$JOB/guestless-$i.log" > /dev/null 2>&1 < /dev/null &
+    GL_PIDS+=($!)
+done
+((GUESTLESS)) && say "$GUESTLESS guest-less ports on the fabric (logs $JOB/guestless-*.log)"
 
 say "guests $NAME-a ($ADDR_A) and $NAME-b ($ADDR_B); link 127.0.0.1:$PORT_A <-> 127.0.0.1:$PORT_B; fabric ${FABRIC_CTL:-off}"
 # each guest's hostctl reaches the fabric's control socket too

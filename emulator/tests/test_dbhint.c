@@ -128,6 +128,39 @@ static void protocol(void)
 	fx_free(p.f);
 }
 
+/*
+ * Held awake (ctl db-awake-hold 1, orca_dev_hook_db_awake_hold()): the
+ * word says 1 from the hook on, posts without a kick are found pass
+ * after pass, and the device never sleeps; released, it sleeps at the
+ * next chance.
+ */
+static void held_awake(void)
+{
+	static const char *const sets[] = { "db_poll_us=0", NULL };
+	unsigned int i;
+	struct pp p;
+
+	pp_up(&p, sets);
+	CHECK_EQ(settle(p.f), 0);
+	CHECK_EQ(awake(p.f), 0);
+	orca_dev_hook_db_awake_hold(&p.f->dev, true);
+	CHECK_EQ(awake(p.f), 1);
+	for (i = 0; i < 20; i++) {
+		put_pingpong(&p, i & 1 ? &p.b : &p.a);
+		CHECK(orca_dev_idle(&p.f->dev));
+		CHECK(reap(&p, 2));
+		CHECK(orca_dev_idle(&p.f->dev));
+		CHECK_EQ(awake(p.f), 1);
+	}
+	CHECK_EQ(p.f->dev.stats.db_kicks, 0);
+	CHECK_EQ(p.f->dev.stats.wqes, 20);
+	orca_dev_hook_db_awake_hold(&p.f->dev, false);
+	CHECK_EQ(settle(p.f), 0);
+	CHECK_EQ(awake(p.f), 0);
+	CHECK(canaries_ok(p.f));
+	fx_free(p.f);
+}
+
 /* RESET clears the word before it forgets the address. */
 static void reset_clears(void)
 {
@@ -279,6 +312,7 @@ int main(int argc, char **argv)
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
 	fx_clock_virtual();
 	RUN(protocol);
+	RUN(held_awake);
 	RUN(reset_clears);
 	RUN(disabled);
 	RUN(bad_address);

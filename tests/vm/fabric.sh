@@ -5,7 +5,9 @@
 # real OpenSM here managing all of it.
 #  - OpenSM logs SUBNET UP; both ports ACTIVE with distinct LIDs;
 #  - ibnetdiscover finds the four switches (their NodeDescriptions,
-#    "orca-fabric sN") and the two CAs, each CA in its pinned port;
+#    "orca-fabric sN"), the two CAs, each in its pinned port, and the
+#    ORCA_GUESTLESS ports with no guest (vm2.sh --guestless), every CA
+#    port with a LID from OpenSM;
 #  - ibtracert from here to the other port crosses three switches, s1,
 #    s2 or s3, and s4, entering each by a port the topology has;
 #  - ibv_rc_pingpong -c (each buffer checked) across them;
@@ -24,6 +26,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/pair.sh"
 
 dev=${ORCA_DEV:-orca0}
+guestless=${ORCA_GUESTLESS:-0}
 port=18900
 tmp=$(mktemp -d)
 osm=/tmp/orca-opensm-fabric
@@ -68,8 +71,12 @@ ok $? "OpenSM on $ga over four switches: SUBNET UP, both ports ACTIVE, LIDs $la 
 ibnetdiscover > "$tmp/net" 2>&1
 sws=$(grep -c '^Switch' "$tmp/net") cas=$(grep -c '^Ca' "$tmp/net")
 names=$(grep -o '"orca-fabric s[0-9]*"' "$tmp/net" | sort -u | tr -d '"' | tr '\n' ',')
-[[ $sws == 4 && $cas == 2 && $names == "orca-fabric s1,orca-fabric s2,orca-fabric s3,orca-fabric s4," ]]
-ok $? "ibnetdiscover: $sws switches ($names) and $cas CAs"
+# a CA's port line: [1](port guid)	"S-switch"[port]	# lid N lmc 0 ...
+lids=$(awk '/^Ca/ { ca = 1; next } /^$/ { ca = 0 } ca && /^\[1\]/ && match($0, /# lid [0-9]+/) {
+            split(substr($0, RSTART, RLENGTH), w, " "); if (w[3] > 0) n++ } END { print n + 0 }' "$tmp/net")
+[[ $sws == 4 && $cas == $((2 + guestless)) && $lids == "$cas" &&
+    $names == "orca-fabric s1,orca-fabric s2,orca-fabric s3,orca-fabric s4," ]]
+ok $? "ibnetdiscover: $sws switches ($names), $cas CAs (2 guests, $guestless with no guest), $lids with a LID"
 # each CA in its pinned port: s1 port 8, s4 port 8 (ibnetdiscover's
 # switch section lists "[8]" followed by the CA's GUID)
 sw_guid() { printf '00ca7a0000f0000%d' "$(($1 - 1))"; }
