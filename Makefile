@@ -659,8 +659,8 @@ GUEST_JOBS	?= 2
 # that died of it before stage 2 once more
 DEBUG_TCG_THREAD ?= multi
 CHECK_GUESTS	 = vm-debug vm-debian13 vm-twohost vm-default vm-6.12 vm-faults \
-		   vm-twohost-ece vm-data vm-emu-restart vm-features-off vm-config \
-		   vm-emu-kill-load vm-emu-kill vm-swiotlb
+		   vm-twohost-ece vm-data vm-emu-restart vm-fabric vm-features-off \
+		   vm-config vm-emu-kill-load vm-emu-kill vm-swiotlb
 guest-build = flock $(BUILD)/.guest-build.lock
 check-host-lane:
 	@$(CSTAGE) build-driver-6.12 -- $(guest-build) $(MAKE) driver-6.12 ktest-6.12 || true

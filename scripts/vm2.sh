@@ -56,7 +56,8 @@ in the first, with tests/lib/peer reaching the second.
                        guests' port GUIDs ...a2 and ...b2 with 'ca' lines
   --guestless N        N more CA ports on the fabric with no guest behind
                        them: orca-emu processes alone (their firmware's
-                       SMA and PMA), node GUIDs 0x00ca7afffe100000 + i*0x100
+                       SMA and PMA, port_pin=all), node GUIDs
+                       0x00ca7afffe100000 + i*0x100
   --smp N, --mem SIZE  per guest (vm.sh's defaults)
   --kernel debug|6.12|7.3  both guests boot that kernel (vm.sh --kernel)
   --root-a debian13    the first guest is a Debian 13 system (vm.sh --root;
@@ -166,12 +167,14 @@ if ((FABRIC)); then
     FABRIC_CTL=$RUN/fabric-ctl.sock
 fi
 # the guest-less ports: an emulator with no QEMU is a port and its
-# firmware, which the SM discovers and programs like any other
+# firmware, which the SM discovers and programs like any other; the
+# firmware answers the SM off the wire (port_pin=all, as for a tenant:
+# no host driver passes it the SMPs its QP0 would receive)
 EMU_BIN=${ORCA_EMU:-$BUILD/orca-emu}
 for ((i = 0; i < GUESTLESS; i++)); do
     ((FABRIC)) || die "--guestless needs the fabric"
     "$EMU_BIN" --socket "$RUN/gl-$i.sock" --ram "$RUN/gl-$i.none" \
-        --set "fabric=$RUN/fabric.sock" --set "node_guid=$(printf '0x%016x' $((0x00ca7afffe100000 + i * 0x100)))" \
+        --set "fabric=$RUN/fabric.sock" --set port_pin=all --set "node_guid=$(printf '0x%016x' $((0x00ca7afffe100000 + i * 0x100)))" \
         --log "$JOB/guestless-$i.log" > /dev/null 2>&1 < /dev/null &
     GL_PIDS+=($!)
 done

@@ -10,9 +10,11 @@
  * LID-routed packet follows each switch's LFT (18.2.4.3), and a port the
  * SM takes DOWN retrains with its peer (7.2, PortStateChange).
  *
- * With the path of orca-fabric, the last cases run it with --topology.
+ * With the path of orca-fabric, the last cases run it with --topology;
+ * with orca-emu's too, one with no guest behind it (port_pin=all) is a
+ * CA port whose firmware answers the SM by itself.
  *
- * usage: orca-emu-topo-tests [-v] [ORCA-FABRIC]
+ * usage: orca-emu-topo-tests [-v] [ORCA-FABRIC [ORCA-EMU]]
  */
 #include <endian.h>
 #include <errno.h>
@@ -549,7 +551,7 @@ static void carry_budget(void)
 
 /* ---- orca-fabric --topology ---- */
 
-static const char *fab_bin;
+static const char *fab_bin, *emu_bin;
 static char dir[64], sock_path[96], ctl_path[96];
 
 /* orca-fabric's exit status with these options; its output into @out. */
@@ -669,12 +671,89 @@ static void fabric_process(void)
 	rmdir(dir);
 }
 
+/*
+ * An orca-emu with no QEMU (vm2.sh --guestless): cabled into s2, it
+ * answers a directed-route NodeInfo from A through s1 and s2 with its
+ * own GUIDs, as a CA whose firmware holds the SMA.
+ */
+static void guestless_port(void)
+{
+	char topo_path[128], emu_sock[128], guid[32], fabric[128];
+	struct orca_fab_hdr h = {
+		.type = ORCA_FAB_PKT, .version = ORCA_FAB_VERSION,
+	};
+	static const uint8_t to_ca[] = { 1, 1, 3 };
+	pid_t fpid, epid;
+	int a = -1, i, status;
+	ssize_t n;
+
+	snprintf(dir, sizeof(dir), "/tmp/orca-topo.XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(topo_path, sizeof(topo_path), "%s/chain.topo", dir);
+	write_file(topo_path, chain);
+	snprintf(sock_path, sizeof(sock_path), "%s/fabric.sock", dir);
+	snprintf(ctl_path, sizeof(ctl_path), "%s/fabric.ctl", dir);
+	snprintf(emu_sock, sizeof(emu_sock), "%s/emu.sock", dir);
+	snprintf(fabric, sizeof(fabric), "fabric=%s", sock_path);
+	snprintf(guid, sizeof(guid), "node_guid=0x%016llx",
+		 (unsigned long long)GUID(0x100));
+	fpid = fork();
+	if (!fpid) {
+		execl(fab_bin, "orca-fabric", "--socket", sock_path, "--ctl",
+		      ctl_path, "--sm", "none", "--topology", topo_path,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 10000 && !*ctl("ping"); i++)
+		usleep(1000);
+	/* A first, into s1 port 2; then the emulator, s1's next free: 3 */
+	CHECK_EQ(fab_hello(sock_path, &a, GUID(1), GUID(1) + 1), SM_PORT);
+	epid = fork();
+	if (!epid) {
+		execl(emu_bin, "orca-emu", "--socket", emu_sock, "--ram",
+		      "/nonexistent", "--set", fabric, "--set", guid,
+		      "--set", "port_pin=all", (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 10000 && !strstr(ctl("stats"), " p3_state=init "); i++)
+		usleep(1000);
+	CHECK(strstr(ctl("stats"), " p3_state=init ") != NULL);
+	/* A asks it: out of s1 port 3 */
+	dr_smp(1, 0x0011, 0, 2, (const uint8_t[]){ 1, 3 }, NULL);
+	(void)to_ca;
+	ud(15, 0xffff, 0xffff, 0, mad, 256);
+	memcpy(msg, &h, sizeof(h));
+	memcpy(msg + sizeof(h), wire, wire_len);
+	CHECK_EQ(send(a, msg, sizeof(h) + wire_len, 0),
+		 (ssize_t)(sizeof(h) + wire_len));
+	n = recv_msg(a, msg, sizeof(msg));
+	CHECK(n > (ssize_t)sizeof(h));
+	if (n > (ssize_t)sizeof(h)) {
+		CHECK_EQ(orca_pkt_decode(msg + sizeof(h), n - sizeof(h), &pout),
+			 ORCA_PKT_OK);
+		CHECK_EQ(get_be(pout.payload + 8, 8), tid);
+		CHECK_EQ(pout.payload[DATA + 2], 1);		/* a CA */
+		CHECK_EQ(get_be(pout.payload + DATA + 12, 8), GUID(0x100));
+		CHECK_EQ(get_be(pout.payload + DATA + 20, 8), GUID(0x101));
+	}
+	close(a);
+	kill(epid, SIGTERM);
+	CHECK_EQ(waitpid(epid, &status, 0), epid);
+	kill(fpid, SIGTERM);
+	CHECK_EQ(waitpid(fpid, &status, 0), fpid);
+	unlink(topo_path);
+	unlink(emu_sock);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
 
 	if (argc > 1 + verbose)
 		fab_bin = argv[1 + verbose];
+	if (argc > 2 + verbose)
+		emu_bin = argv[2 + verbose];
 	orca_log_set_quiet(!verbose);
 	RUN(parse_errors);
 	RUN(cabling);
@@ -688,5 +767,7 @@ int main(int argc, char **argv)
 	fab_topo_free(&topo);
 	if (fab_bin)
 		RUN(fabric_process);
+	if (fab_bin && emu_bin)
+		RUN(guestless_port);
 	return tap_done();
 }
