@@ -552,6 +552,7 @@ static void carry_budget(void)
 /* ---- orca-fabric --topology ---- */
 
 static const char *fab_bin, *emu_bin;
+static bool verbose;
 static char dir[64], sock_path[96], ctl_path[96];
 
 /* orca-fabric's exit status with these options; its output into @out. */
@@ -682,7 +683,7 @@ static void guestless_port(void)
 	struct orca_fab_hdr h = {
 		.type = ORCA_FAB_PKT, .version = ORCA_FAB_VERSION,
 	};
-	static const uint8_t to_ca[] = { 1, 1, 3 };
+	static const uint8_t to_ca[] = { 1, 3 };	/* s1, then its port 3 */
 	pid_t fpid, epid;
 	int a = -1, i, status;
 	ssize_t n;
@@ -712,15 +713,15 @@ static void guestless_port(void)
 	if (!epid) {
 		execl(emu_bin, "orca-emu", "--socket", emu_sock, "--ram",
 		      "/nonexistent", "--set", fabric, "--set", guid,
-		      "--set", "port_pin=all", (char *)NULL);
+		      "--set", "port_pin=all", "--log",
+		      verbose ? "/dev/stderr" : "/dev/null", (char *)NULL);
 		_exit(127);
 	}
 	for (i = 0; i < 10000 && !strstr(ctl("stats"), " p3_state=init "); i++)
 		usleep(1000);
 	CHECK(strstr(ctl("stats"), " p3_state=init ") != NULL);
 	/* A asks it: out of s1 port 3 */
-	dr_smp(1, 0x0011, 0, 2, (const uint8_t[]){ 1, 3 }, NULL);
-	(void)to_ca;
+	dr_smp(1, 0x0011, 0, ROUTE(to_ca), NULL);
 	ud(15, 0xffff, 0xffff, 0, mad, 256);
 	memcpy(msg, &h, sizeof(h));
 	memcpy(msg + sizeof(h), wire, wire_len);
@@ -748,8 +749,7 @@ static void guestless_port(void)
 
 int main(int argc, char **argv)
 {
-	bool verbose = argc > 1 && !strcmp(argv[1], "-v");
-
+	verbose = argc > 1 && !strcmp(argv[1], "-v");
 	if (argc > 1 + verbose)
 		fab_bin = argv[1 + verbose];
 	if (argc > 2 + verbose)
