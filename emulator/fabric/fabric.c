@@ -320,9 +320,10 @@ static bool conn_flush(struct fabric *f, struct fab_conn *c)
 
 static bool poll_once(struct fabric *f, bool once)
 {
-	struct pollfd pfd[1 + FAB_MAX_PORTS + 1 + FAB_CTL_CLIENTS];
+	struct pollfd pfd[1 + FAB_MAX_PORTS + 1 + FAB_CTL_CLIENTS +
+			  FAB_TOPO_MAX_REMOTE];
 	int idx[FAB_MAX_PORTS];
-	int n = 0, ctl_first, ret;
+	int n = 0, ctl_first, remote_first = -1, ret, wait_ms = 1000;
 	unsigned int i;
 
 	pfd[n++] = (struct pollfd){ .fd = f->listen_fd, .events = POLLIN };
@@ -339,8 +340,16 @@ static bool poll_once(struct fabric *f, bool once)
 	}
 	ctl_first = n;
 	n += fab_ctl_pollfds(f, pfd + n);
+	/* links to other fabrics; a connect is tried again in a while */
+	if (f->topo && f->topo->n_remote) {
+		remote_first = n;
+		n += fab_topo_pollfds(f->topo, pfd + n, now_ms());
+		wait_ms = FAB_REMOTE_RETRY_MS;
+	}
 	/* packets left between switches by the last pass: no sleep */
-	ret = poll(pfd, n, f->topo && fab_topo_busy(f->topo) ? 0 : 1000);
+	if (f->topo && fab_topo_busy(f->topo))
+		wait_ms = 0;
+	ret = poll(pfd, n, wait_ms);
 	if (ret < 0 && errno != EINTR) {
 		orca_log("poll: %s", strerror(errno));
 		return false;
@@ -362,6 +371,9 @@ static bool poll_once(struct fabric *f, bool once)
 	 * the LFTs circulates, it does not hold the loop)
 	 */
 	if (f->topo) {
+		if (remote_first >= 0)
+			fab_topo_io(f->topo, ret > 0 ? pfd + remote_first : NULL,
+				    now_ms());
 		fab_topo_tick(f->topo, now_ms());
 		fab_topo_carry(f->topo, ISL_BATCH);
 	}

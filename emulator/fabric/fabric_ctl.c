@@ -137,6 +137,22 @@ static void switch_stats(struct fabric *f, unsigned int s, char *reply,
 				(unsigned long long)sw->node.traps.unanswered,
 				(unsigned long long)sw->node.traps.coalesced,
 				(unsigned long long)sw->node.traps.no_sm);
+	/* its links to other fabrics, by port */
+	for (i = 0; i < f->topo->n_remote && off < len; i++) {
+		const struct fab_remote *r = &f->topo->remote[i];
+
+		if (r->sw != s)
+			continue;
+		off += snprintf(reply + off, len - off,
+				" p%u_remote=%s p%u_remote_frames_out=%llu p%u_remote_frames_in=%llu p%u_remote_drops=%llu p%u_remote_connects=%llu p%u_remote_bad_frames=%llu",
+				r->port, r->up ? "up" :
+				r->admin_down ? "pulled" : "down",
+				r->port, (unsigned long long)r->frames_out,
+				r->port, (unsigned long long)r->frames_in,
+				r->port, (unsigned long long)r->drops,
+				r->port, (unsigned long long)r->connects,
+				r->port, (unsigned long long)r->bad_frames);
+	}
 	for (i = 0; i <= sw->nports && off < len; i++) {
 		const struct orca_mad_port *mp = &sw->node.port[i];
 		const uint64_t *c = sw->port[i].pma.c;

@@ -17,6 +17,13 @@
 
 #include "fabric_topo.h"
 
+static void remote_rx(void *ctx, struct fab_remote *r, const uint8_t *m,
+		      size_t len);
+static void remote_link(void *ctx, struct fab_remote *r, bool up);
+/* the callbacks of a remote link, into topology @t */
+#define remote_cb(t)	((const struct fab_remote_cb){		\
+	.ctx = (t), .rx = remote_rx, .link = remote_link })
+
 static int fail(char *err, size_t len, unsigned int line, const char *fmt,
 		...)
 {
@@ -41,12 +48,19 @@ static void init_empty(struct fab_topo *t)
 	for (s = 0; s < FAB_TOPO_MAX_SW; s++)
 		for (p = 0; p <= ORCA_MAD_MAX_PORTS; p++)
 			t->peer[s][p].sw = -1;
+	for (s = 0; s < FAB_TOPO_MAX_REMOTE; s++) {
+		t->remote[s].fd = t->remote[s].listen_fd = -1;
+		t->remote_pfd[s] = -1;
+	}
 }
 
 void fab_topo_free(struct fab_topo *t)
 {
 	unsigned int s;
 
+	for (s = 0; s < t->n_remote; s++)
+		fab_remote_free(&t->remote[s]);
+	t->n_remote = 0;
 	for (s = 0; s < t->n_sw; s++) {
 		fab_sw_free(t->sw[s]);
 		free(t->sw[s]);
@@ -128,7 +142,7 @@ static bool claimed(const struct fab_topo *t, const struct fab_topo_end *e)
 {
 	unsigned int i;
 
-	if (t->peer[e->sw][e->port].sw >= 0)
+	if (t->peer[e->sw][e->port].sw != -1)
 		return true;
 	for (i = 0; i < t->n_pins; i++)
 		if (t->pin[i].sw == (unsigned int)e->sw &&
@@ -228,6 +242,31 @@ static int parse_ca(struct fab_topo *t, char **w, int n, char *err,
 	return 0;
 }
 
+static int parse_remote(struct fab_topo *t, char **w, int n, char *err,
+			size_t len, unsigned int line)
+{
+	struct fab_topo_end e;
+	char why[128];
+
+	if (n != 4)
+		return fail(err, len, line, "remote SWITCH:PORT listen|connect A.B.C.D:PORT");
+	if (parse_end(t, w[1], &e, err, len, line))
+		return -1;
+	if (claimed(t, &e))
+		return fail(err, len, line, "%s is cabled already", w[1]);
+	if (t->n_remote == FAB_TOPO_MAX_REMOTE)
+		return fail(err, len, line, "more than %d remote links",
+			    FAB_TOPO_MAX_REMOTE);
+	if (fab_remote_init(&t->remote[t->n_remote], e.sw, e.port, w[2], w[3],
+			    why, sizeof(why)))
+		return fail(err, len, line, "remote %s: %s", w[1], why);
+	t->peer[e.sw][e.port] = (struct fab_topo_end){
+		.sw = FAB_TOPO_REMOTE, .port = t->n_remote,
+	};
+	t->n_remote++;
+	return 0;
+}
+
 static int parse_line(struct fab_topo *t, char *s, char *err, size_t len,
 		      unsigned int line)
 {
@@ -257,7 +296,9 @@ static int parse_line(struct fab_topo *t, char *s, char *err, size_t len,
 		return parse_link(t, w, n, err, len, line);
 	if (!strcmp(w[0], "ca"))
 		return parse_ca(t, w, n, err, len, line);
-	return fail(err, len, line, "unknown statement '%s' (switch, link, ca)",
+	if (!strcmp(w[0], "remote"))
+		return parse_remote(t, w, n, err, len, line);
+	return fail(err, len, line, "unknown statement '%s' (switch, link, ca, remote)",
 		    w[0]);
 }
 
@@ -278,8 +319,14 @@ static void cable_up(struct fab_topo *t)
 			const struct fab_topo_end *e = &t->peer[s][p];
 			struct fab_sw_port *sp = &t->sw[s]->port[p];
 
-			if (e->sw < 0)
+			if (e->sw == -1)
 				continue;
+			/* no link until the other fabric answers */
+			if (e->sw == FAB_TOPO_REMOTE) {
+				sp->guid = sp->node_guid = ~0ULL;
+				sp->connected = true;
+				continue;
+			}
 			sp->guid = t->sw[e->sw]->node.node_guid;
 			sp->node_guid = sp->guid;
 			sp->connected = true;
@@ -382,7 +429,7 @@ int fab_topo_attach(struct fab_topo *t, uint64_t guid, uint64_t node_guid,
 	/* its pin, or the port it had: that one or none */
 	for (s = 0; s < t->n_sw; s++)
 		for (p = 1; p <= t->sw[s]->nports; p++)
-			if (t->peer[s][p].sw < 0 &&
+			if (t->peer[s][p].sw == -1 &&
 			    t->sw[s]->port[p].guid == guid) {
 				port = fab_sw_attach(t->sw[s], guid, node_guid);
 				if (port >= 0)
@@ -400,24 +447,32 @@ int fab_topo_attach(struct fab_topo *t, uint64_t guid, uint64_t node_guid,
 	return -1;
 }
 
+/*
+ * The other end of the link at @peer port @pp came up (again): this end
+ * follows, unless it is up in INIT, untrained since.  Returns false if
+ * the SM disabled this end: no light, so no link at the other either.
+ */
+static bool follow(struct fab_topo *t, struct fab_switch *peer,
+		   unsigned int pp)
+{
+	if (peer->node.port[pp].phys_state == ORCA_MAD_PHYS_DISABLED)
+		return false;
+	if (peer->port[pp].up &&
+	    peer->node.port[pp].state == ORCA_MAD_PORT_INIT)
+		return true;
+	fab_sw_link(peer, pp, false);
+	fab_sw_link(peer, pp, true);
+	t->isl_retrains++;
+	return true;
+}
+
 /* The link of switch @s port @p came up (again): its peer's end too. */
 static void link_came_up(struct fab_topo *t, unsigned int s, unsigned int p)
 {
 	const struct fab_topo_end *e = &t->peer[s][p];
-	struct fab_switch *peer = t->sw[e->sw];
 
-	/* the SM disabled the other end: no light, no link here either */
-	if (peer->node.port[e->port].phys_state == ORCA_MAD_PHYS_DISABLED) {
+	if (!follow(t, t->sw[e->sw], e->port))
 		fab_sw_link(t->sw[s], p, false);
-		return;
-	}
-	/* the peer's end in INIT is up and untrained since: done */
-	if (peer->port[e->port].up &&
-	    peer->node.port[e->port].state == ORCA_MAD_PORT_INIT)
-		return;
-	fab_sw_link(peer, e->port, false);
-	fab_sw_link(peer, e->port, true);
-	t->isl_retrains++;
 }
 
 unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
@@ -433,7 +488,7 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 			for (p = 1; p <= t->sw[s]->nports; p++) {
 				const struct fab_topo_end *e = &t->peer[s][p];
 
-				if (e->sw < 0)
+				if (e->sw == -1)
 					continue;
 				/* one at a time per port: fair to all */
 				if (moved == budget)
@@ -442,6 +497,12 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 				if (!n)
 					continue;
 				moved++;
+				/* to the other fabric: a frame, or lost */
+				if (e->sw == FAB_TOPO_REMOTE) {
+					fab_remote_send(&t->remote[e->port], m,
+							n);
+					continue;
+				}
 				if (m[0] == ORCA_FAB_LINK_UP) {
 					link_came_up(t, s, p);
 				} else if (m[0] == ORCA_FAB_PKT && n > hdr) {
@@ -464,8 +525,12 @@ int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
 	if (parse_end(t, end, &a, err, len, 0))
 		return -1;
 	b = &t->peer[a.sw][a.port];
-	if (b->sw < 0)
+	if (b->sw == -1)
 		return fail(err, len, 0, "%s is no inter-switch link", end);
+	if (b->sw == FAB_TOPO_REMOTE) {
+		fab_remote_admin(&t->remote[b->port], up, &remote_cb(t));
+		return 0;
+	}
 	fab_sw_link(t->sw[a.sw], a.port, up);
 	fab_sw_link(t->sw[b->sw], b->port, up);
 	return 0;
@@ -477,10 +542,65 @@ bool fab_topo_busy(const struct fab_topo *t)
 
 	for (s = 0; s < t->n_sw; s++)
 		for (p = 1; p <= t->sw[s]->nports; p++)
-			if (t->peer[s][p].sw >= 0 &&
+			if (t->peer[s][p].sw != -1 &&
 			    fab_sw_pending(t->sw[s], p))
 				return true;
 	return false;
+}
+
+/* ---- links to other fabrics ---- */
+
+static void remote_rx(void *ctx, struct fab_remote *r, const uint8_t *m,
+		      size_t len)
+{
+	struct fab_topo *t = ctx;
+	struct fab_switch *sw = t->sw[r->sw];
+	const size_t hdr = sizeof(struct orca_fab_hdr);
+
+	if (m[1] != ORCA_FAB_VERSION) {
+		r->bad_frames++;
+		return;
+	}
+	if (m[0] == ORCA_FAB_PKT && len > hdr) {
+		t->isl_pkts++;
+		fab_sw_input(sw, r->port, m + hdr, len - hdr);
+	} else if (m[0] == ORCA_FAB_LINK_UP) {
+		if (!follow(t, sw, r->port))
+			fab_remote_admin(r, false, &remote_cb(t));
+	}
+}
+
+static void remote_link(void *ctx, struct fab_remote *r, bool up)
+{
+	struct fab_topo *t = ctx;
+
+	fab_sw_link(t->sw[r->sw], r->port, up);
+}
+
+int fab_topo_pollfds(struct fab_topo *t, struct pollfd *pfd, uint64_t now_ms)
+{
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < t->n_remote; i++) {
+		t->remote_pfd[i] = -1;
+		if (fab_remote_pollfd(&t->remote[i], &pfd[n], now_ms))
+			t->remote_pfd[i] = n++;
+	}
+	return n;
+}
+
+void fab_topo_io(struct fab_topo *t, const struct pollfd *pfd,
+		 uint64_t now_ms)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n_remote; i++) {
+		short ev = pfd && t->remote_pfd[i] >= 0 ?
+			   pfd[t->remote_pfd[i]].revents : 0;
+
+		fab_remote_io(&t->remote[i], ev, now_ms, &remote_cb(t));
+	}
 }
 
 void fab_topo_tick(struct fab_topo *t, uint64_t now_ms)

@@ -17,6 +17,9 @@
  *   ca PORT-GUID NAME:PORT        the CA port with that GUID goes into
  *                                 that switch port (else the first free
  *                                 port of the first switch that has one)
+ *   remote NAME:PORT listen|connect A.B.C.D:PORT
+ *                                 a cable to a switch of another
+ *                                 orca-fabric, over TCP (fabric_remote.h)
  *
  * No sockets here: fabric.c moves the emulators' messages in and out.
  */
@@ -27,14 +30,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabric_remote.h"
 #include "fabric_switch.h"
 
 #define FAB_TOPO_MAX_SW		64
 #define FAB_TOPO_NAME		24
 #define FAB_TOPO_MAX_PINS	256
 #define FAB_TOPO_LINE		256
+#define FAB_TOPO_MAX_REMOTE	16
+/* fab_topo_end.sw of a port cabled to another fabric: port is remote[] */
+#define FAB_TOPO_REMOTE		(-2)
 
-/* One end of an inter-switch link; sw < 0: no cable to a switch. */
+/*
+ * One end of an inter-switch link; sw -1: no cable to a switch,
+ * FAB_TOPO_REMOTE: to a switch of another fabric (remote[port]).
+ */
 struct fab_topo_end {
 	int sw;
 	unsigned int port;
@@ -52,6 +62,9 @@ struct fab_topo {
 	struct fab_topo_end peer[FAB_TOPO_MAX_SW][ORCA_MAD_MAX_PORTS + 1];
 	struct fab_topo_pin pin[FAB_TOPO_MAX_PINS];
 	unsigned int n_pins, n_links;
+	struct fab_remote remote[FAB_TOPO_MAX_REMOTE];
+	unsigned int n_remote;
+	int remote_pfd[FAB_TOPO_MAX_REMOTE];	/* in the last pollfds, -1 */
 	uint64_t isl_pkts;		/* carried from switch to switch */
 	uint64_t isl_retrains;		/* an end retrained its peer */
 };
@@ -97,6 +110,14 @@ int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
 		  size_t len);
 /* Is anything queued on an ISL port? */
 bool fab_topo_busy(const struct fab_topo *t);
+/* The remote links' descriptors to poll now into @pfd; how many. */
+int fab_topo_pollfds(struct fab_topo *t, struct pollfd *pfd, uint64_t now_ms);
+/*
+ * What poll() said of them (@pfd as fab_topo_pollfds() filled it, or
+ * NULL: the timers only): connections made and lost, frames in and out.
+ */
+void fab_topo_io(struct fab_topo *t, const struct pollfd *pfd,
+		 uint64_t now_ms);
 /* fab_sw_tick() of every switch. */
 void fab_topo_tick(struct fab_topo *t, uint64_t now_ms);
 

@@ -17,7 +17,9 @@
  * usage: orca-emu-topo-tests [-v] [ORCA-FABRIC [ORCA-EMU]]
  */
 #include <endian.h>
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -71,6 +73,14 @@ static uint8_t wire[ORCA_PKT_WIRE_MAX], msg[ORCA_FAB_MSG_MAX];
 static size_t wire_len, out_len;
 static uint8_t mad[256], resp[256];
 static uint64_t tid = 0x5000;
+
+static long long now_ms_(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
 
 static struct fab_switch *S(const char *name)
 {
@@ -549,6 +559,168 @@ static void carry_budget(void)
 	CHECK(!fab_sw_pending(S("s1"), SM_PORT));
 }
 
+/* ---- a link to another fabric, over TCP ---- */
+
+static struct fab_topo tx_, ty_;	/* "two machines" */
+
+/* Both fabrics' work for @ms at most, until @done() (NULL: the time). */
+static bool pump(unsigned int ms, bool (*done)(void))
+{
+	struct pollfd pfd[2 * FAB_TOPO_MAX_REMOTE];
+	uint64_t end = (uint64_t)now_ms_() + ms;
+	int nx, ny;
+
+	for (;;) {
+		nx = fab_topo_pollfds(&tx_, pfd, now_ms_());
+		ny = fab_topo_pollfds(&ty_, pfd + nx, now_ms_());
+		poll(pfd, nx + ny, 5);
+		fab_topo_io(&tx_, pfd, now_ms_());
+		fab_topo_io(&ty_, pfd + nx, now_ms_());
+		fab_topo_carry(&tx_, 100000);
+		fab_topo_carry(&ty_, 100000);
+		if (done && done())
+			return true;
+		if ((uint64_t)now_ms_() > end)
+			return !done;
+	}
+}
+
+static bool both_init(void)
+{
+	return tx_.sw[0]->node.port[1].state == ORCA_MAD_PORT_INIT &&
+	       ty_.sw[0]->node.port[1].state == ORCA_MAD_PORT_INIT;
+}
+
+static bool both_down(void)
+{
+	return tx_.sw[0]->node.port[1].state == ORCA_MAD_PORT_DOWN &&
+	       ty_.sw[0]->node.port[1].state == ORCA_MAD_PORT_DOWN;
+}
+
+static bool reply_at_a(void)
+{
+	return fab_sw_pending(tx_.sw[0], SM_PORT);
+}
+
+/* A DR SMP from A (x1 port 2) by @path, pumped until its reply is back. */
+static int sm_dr_x(uint8_t method, uint16_t attr, uint32_t mod,
+		   uint8_t hops, const uint8_t *path, const uint8_t *data)
+{
+	dr_smp(method, attr, mod, hops, path, data);
+	ud(15, 0xffff, 0xffff, 0, mad, 256);
+	fab_sw_input(tx_.sw[0], SM_PORT, wire, wire_len);
+	if (!pump(5000, reply_at_a) || !take(tx_.sw[0], SM_PORT))
+		return -1;
+	memcpy(resp, pout.payload, 256);
+	CHECK_EQ(get_be(resp + 8, 8), tid);
+	return get_be(resp + 4, 2) & 0x7fff;
+}
+
+static void remote_state(uint8_t hops, const uint8_t *path, unsigned int port,
+			 uint8_t state)
+{
+	uint8_t d[64];
+
+	CHECK_EQ(sm_dr_x(1, 0x0015, port, hops, path, NULL), 0);
+	memcpy(d, resp + DATA, 64);
+	d[32] = (d[32] & 0xf0) | state;
+	d[33] &= 0x0f;
+	CHECK_EQ(sm_dr_x(2, 0x0015, port, hops, path, d), 0);
+}
+
+/* A TCP port of the loopback nobody uses now (the kernel's choice). */
+static unsigned int free_tcp_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	unsigned int port = 0;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    !getsockname(fd, (struct sockaddr *)&sa, &sl))
+		port = ntohs(sa.sin_port);
+	if (fd >= 0)
+		close(fd);
+	CHECK(port != 0);
+	return port;
+}
+
+static void remote_link(void)
+{
+	static const uint8_t to_x1[] = { 1 }, to_y1[] = { 1, 1 };
+	char x[256], y[256], err[128];
+	unsigned int s, state, tcp = free_tcp_port();
+	int fd;
+
+	snprintf(x, sizeof(x),
+		 "switch x1 4 0x00ca7a0000f0a000\nremote x1:1 listen 127.0.0.1:%u\n",
+		 tcp);
+	snprintf(y, sizeof(y),
+		 "switch y1 4 0x00ca7a0000f0b000\nremote y1:1 connect 127.0.0.1:%u\n",
+		 tcp);
+	CHECK_EQ(fab_topo_parse(&tx_, x, err, sizeof(err)), 0);
+	CHECK_EQ(fab_topo_parse(&ty_, y, err, sizeof(err)), 0);
+	/* a second listener on that port: refused at start, with its line */
+	CHECK_EQ(fab_topo_parse(&topo, x, err, sizeof(err)), -1);
+	CHECK(strstr(err, "line 2: remote x1:1: listen on 127.0.0.1:") != NULL);
+	CHECK_EQ(fab_topo_parse(&topo, "switch a 2\nremote a:1 connect 1.2.3:4\n",
+				err, sizeof(err)), -1);
+	CHECK(strstr(err, "not A.B.C.D:PORT") != NULL);
+	if (!tx_.n_sw || !ty_.n_sw)
+		return;
+	/* the remote port is no CA's: A goes to port 2 */
+	CHECK_EQ(fab_topo_attach(&tx_, GUID(1), GUID(1) + 1, &s), SM_PORT);
+	fab_sw_link(tx_.sw[0], SM_PORT, true);
+	CHECK(fab_sw_pop(tx_.sw[0], SM_PORT, msg));	/* A's LINK_UP */
+	/* the connection made: both ends up in INIT, nobody retrained */
+	CHECK(pump(5000, both_init));
+	CHECK_EQ(tx_.isl_retrains + ty_.isl_retrains, 0);
+	/* A's SM asks y1, one hop past x1 and the TCP link */
+	CHECK_EQ(sm_dr_x(1, 0x0011, 0, ROUTE(to_y1), NULL), 0);
+	CHECK_EQ(get_be(resp + DATA + 12, 8), 0x00ca7a0000f0b000ULL);
+	CHECK_EQ(resp[DATA + 36], 1);
+	CHECK_EQ(ty_.isl_pkts, 1);
+	CHECK_EQ(tx_.isl_pkts, 1);
+	/* both ends ACTIVE, then the SM takes x1's DOWN: y1's retrains too */
+	for (state = 3; state <= 4; state++) {
+		remote_state(ROUTE(to_y1), 1, state);
+		remote_state(ROUTE(to_x1), 1, state);
+	}
+	CHECK_EQ(ty_.sw[0]->node.port[1].state, ORCA_MAD_PORT_ACTIVE);
+	remote_state(ROUTE(to_x1), 1, 1);
+	CHECK(pump(5000, both_init));
+	CHECK_EQ(ty_.isl_retrains, 1);
+	/* pulled at x1 (the control socket's link down): both ends DOWN */
+	CHECK_EQ(fab_topo_link(&tx_, "x1:1", false, err, sizeof(err)), 0);
+	CHECK(pump(5000, both_down));
+	/* y1 keeps trying; x1 does not listen while pulled */
+	pump(600, NULL);
+	CHECK(both_down());
+	CHECK_EQ(fab_topo_link(&tx_, "x1:1", true, err, sizeof(err)), 0);
+	CHECK(pump(5000, both_init));
+	/* a frame no fabric sends ends the connection, not the fabric */
+	CHECK_EQ(fab_topo_link(&ty_, "y1:1", false, err, sizeof(err)), 0);
+	CHECK(pump(5000, both_down));
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	{
+		struct sockaddr_in sa = { .sin_family = AF_INET,
+					  .sin_port = htons(tcp) };
+
+		sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		CHECK_EQ(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	}
+	pump(300, NULL);
+	CHECK_EQ(tx_.sw[0]->node.port[1].state, ORCA_MAD_PORT_INIT);
+	CHECK_EQ(write(fd, "\xff\xff\xff\xff", 4), 4);
+	pump(300, NULL);
+	CHECK_EQ(tx_.remote[0].bad_frames, 1);
+	CHECK_EQ(tx_.sw[0]->node.port[1].state, ORCA_MAD_PORT_DOWN);
+	close(fd);
+	fab_topo_free(&tx_);
+	fab_topo_free(&ty_);
+}
+
 /* ---- orca-fabric --topology ---- */
 
 static const char *fab_bin, *emu_bin;
@@ -764,6 +936,7 @@ int main(int argc, char **argv)
 	RUN(retrain);
 	RUN(link_pulled);
 	RUN(carry_budget);
+	RUN(remote_link);
 	fab_topo_free(&topo);
 	if (fab_bin)
 		RUN(fabric_process);
