@@ -72,7 +72,10 @@ struct fab_topo {
 /* Today's fabric: one switch "sw0" of @nports ports and node GUID @guid. */
 int fab_topo_one(struct fab_topo *t, unsigned int nports, uint64_t guid,
 		 char *err, size_t len);
-/* The topology in @text (the file format above); 0, or -1 with @err. */
+/*
+ * The topology in @text (the file format above) into @t, which holds
+ * nothing (new, or fab_topo_free()d); 0, or -1 with @err and @t empty.
+ */
 int fab_topo_parse(struct fab_topo *t, const char *text, char *err,
 		   size_t len);
 /* The same from the file @path. */

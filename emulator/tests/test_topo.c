@@ -662,6 +662,7 @@ static void remote_link(void)
 	CHECK_EQ(fab_topo_parse(&tx_, x, err, sizeof(err)), 0);
 	CHECK_EQ(fab_topo_parse(&ty_, y, err, sizeof(err)), 0);
 	/* a second listener on that port: refused at start, with its line */
+	fab_topo_free(&topo);
 	CHECK_EQ(fab_topo_parse(&topo, x, err, sizeof(err)), -1);
 	CHECK(strstr(err, "line 2: remote x1:1: listen on 127.0.0.1:") != NULL);
 	CHECK_EQ(fab_topo_parse(&topo, "switch a 2\nremote a:1 connect 1.2.3:4\n",
