@@ -765,14 +765,37 @@ static const char *ctl(const char *req)
 	return ctl_line(ctl_path, req);
 }
 
+/*
+ * A's NodeInfo request by directed route @path over its connection @fd
+ * to the fabric process; true with the reply decoded into pout.
+ */
+static bool sock_node_info(int fd, uint8_t hops, const uint8_t *path)
+{
+	const struct orca_fab_hdr h = {
+		.type = ORCA_FAB_PKT, .version = ORCA_FAB_VERSION,
+	};
+	ssize_t n;
+
+	dr_smp(1, 0x0011, 0, hops, path, NULL);
+	ud(15, 0xffff, 0xffff, 0, mad, 256);
+	memcpy(msg, &h, sizeof(h));
+	memcpy(msg + sizeof(h), wire, wire_len);
+	CHECK_EQ(send(fd, msg, sizeof(h) + wire_len, 0),
+		 (ssize_t)(sizeof(h) + wire_len));
+	n = recv_msg(fd, msg, sizeof(msg));
+	CHECK(n > (ssize_t)sizeof(h));
+	if (n <= (ssize_t)sizeof(h))
+		return false;
+	CHECK_EQ(orca_pkt_decode(msg + sizeof(h), n - sizeof(h), &pout),
+		 ORCA_PKT_OK);
+	CHECK_EQ(get_be(pout.payload + 8, 8), tid);
+	return true;
+}
+
 static void fabric_process(void)
 {
 	char path[128], out[512];
-	struct orca_fab_hdr h = {
-		.type = ORCA_FAB_PKT, .version = ORCA_FAB_VERSION,
-	};
 	int a = -1, b = -1, status, i;
-	ssize_t n;
 	pid_t pid;
 
 	snprintf(dir, sizeof(dir), "/tmp/orca-topo.XXXXXX");
@@ -811,18 +834,7 @@ static void fabric_process(void)
 	CHECK_EQ(fab_hello(sock_path, &b, GUID(2), GUID(2) + 1), 3);	/* pinned: s3 port 3 */
 	CHECK(strstr(ctl("stats s3"), " p3_guid=0x00ca7afffe000002 ") != NULL);
 	/* A asks s3 for its NodeInfo, three hops away */
-	dr_smp(1, 0x0011, 0, ROUTE(to_s3), NULL);
-	ud(15, 0xffff, 0xffff, 0, mad, 256);
-	memcpy(msg, &h, sizeof(h));
-	memcpy(msg + sizeof(h), wire, wire_len);
-	CHECK_EQ(send(a, msg, sizeof(h) + wire_len, 0),
-		 (ssize_t)(sizeof(h) + wire_len));
-	n = recv_msg(a, msg, sizeof(msg));
-	CHECK(n > (ssize_t)sizeof(h));
-	if (n > (ssize_t)sizeof(h)) {
-		CHECK_EQ(orca_pkt_decode(msg + sizeof(h), n - sizeof(h), &pout),
-			 ORCA_PKT_OK);
-		CHECK_EQ(get_be(pout.payload + 8, 8), tid);
+	if (sock_node_info(a, ROUTE(to_s3))) {
 		CHECK_EQ(get_be(pout.payload + DATA + 12, 8), SW_GUID(2));
 		CHECK_EQ(pout.payload[DATA + 36], 1);
 	}
@@ -853,13 +865,9 @@ static void fabric_process(void)
 static void guestless_port(void)
 {
 	char topo_path[128], emu_sock[128], guid[32], fabric[128];
-	struct orca_fab_hdr h = {
-		.type = ORCA_FAB_PKT, .version = ORCA_FAB_VERSION,
-	};
 	static const uint8_t to_ca[] = { 1, 3 };	/* s1, then its port 3 */
 	pid_t fpid, epid;
 	int a = -1, i, status;
-	ssize_t n;
 
 	snprintf(dir, sizeof(dir), "/tmp/orca-topo.XXXXXX");
 	CHECK(mkdtemp(dir) != NULL);
@@ -894,18 +902,7 @@ static void guestless_port(void)
 		usleep(1000);
 	CHECK(strstr(ctl("stats"), " p3_state=init ") != NULL);
 	/* A asks it: out of s1 port 3 */
-	dr_smp(1, 0x0011, 0, ROUTE(to_ca), NULL);
-	ud(15, 0xffff, 0xffff, 0, mad, 256);
-	memcpy(msg, &h, sizeof(h));
-	memcpy(msg + sizeof(h), wire, wire_len);
-	CHECK_EQ(send(a, msg, sizeof(h) + wire_len, 0),
-		 (ssize_t)(sizeof(h) + wire_len));
-	n = recv_msg(a, msg, sizeof(msg));
-	CHECK(n > (ssize_t)sizeof(h));
-	if (n > (ssize_t)sizeof(h)) {
-		CHECK_EQ(orca_pkt_decode(msg + sizeof(h), n - sizeof(h), &pout),
-			 ORCA_PKT_OK);
-		CHECK_EQ(get_be(pout.payload + 8, 8), tid);
+	if (sock_node_info(a, ROUTE(to_ca))) {
 		CHECK_EQ(pout.payload[DATA + 2], 1);		/* a CA */
 		CHECK_EQ(get_be(pout.payload + DATA + 12, 8), GUID(0x100));
 		CHECK_EQ(get_be(pout.payload + DATA + 20, 8), GUID(0x101));
