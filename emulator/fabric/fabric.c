@@ -343,7 +343,7 @@ static bool poll_once(struct fabric *f, bool once)
 	/* links to other fabrics; a connect is tried again in a while */
 	if (f->topo && f->topo->n_remote) {
 		remote_first = n;
-		n += fab_topo_pollfds(f->topo, pfd + n, now_ms());
+		n += fab_topo_pollfds(f->topo, pfd + n);
 		wait_ms = FAB_REMOTE_RETRY_MS;
 	}
 	/* packets left between switches by the last pass: no sleep */

@@ -178,10 +178,8 @@ static void flush_tx(struct fab_remote *r)
 		r->tx_off = r->tx_len = 0;
 }
 
-int fab_remote_pollfd(struct fab_remote *r, struct pollfd *pfd,
-		      uint64_t now_ms)
+int fab_remote_pollfd(const struct fab_remote *r, struct pollfd *pfd)
 {
-	(void)now_ms;
 	if (r->fd >= 0) {
 		*pfd = (struct pollfd){
 			.fd = r->fd,

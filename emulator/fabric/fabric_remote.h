@@ -67,8 +67,7 @@ void fab_remote_free(struct fab_remote *r);
 bool fab_remote_send(struct fab_remote *r, const uint8_t *msg, size_t len);
 
 /* The descriptor to poll now, into @pfd: 1, or 0 (none, waiting). */
-int fab_remote_pollfd(struct fab_remote *r, struct pollfd *pfd,
-		      uint64_t now_ms);
+int fab_remote_pollfd(const struct fab_remote *r, struct pollfd *pfd);
 /* What poll() said of it (@revents 0: only the timers). */
 void fab_remote_io(struct fab_remote *r, short revents, uint64_t now_ms,
 		   const struct fab_remote_cb *cb);

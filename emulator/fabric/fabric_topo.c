@@ -47,7 +47,7 @@ static void init_empty(struct fab_topo *t)
 	memset(t, 0, sizeof(*t));
 	for (s = 0; s < FAB_TOPO_MAX_SW; s++)
 		for (p = 0; p <= ORCA_MAD_MAX_PORTS; p++)
-			t->peer[s][p].sw = -1;
+			t->peer[s][p].sw = FAB_TOPO_NONE;
 	for (s = 0; s < FAB_TOPO_MAX_REMOTE; s++) {
 		t->remote[s].fd = t->remote[s].listen_fd = -1;
 		t->remote_pfd[s] = -1;
@@ -142,7 +142,7 @@ static bool claimed(const struct fab_topo *t, const struct fab_topo_end *e)
 {
 	unsigned int i;
 
-	if (t->peer[e->sw][e->port].sw != -1)
+	if (t->peer[e->sw][e->port].sw != FAB_TOPO_NONE)
 		return true;
 	for (i = 0; i < t->n_pins; i++)
 		if (t->pin[i].sw == (unsigned int)e->sw &&
@@ -319,7 +319,7 @@ static void cable_up(struct fab_topo *t)
 			const struct fab_topo_end *e = &t->peer[s][p];
 			struct fab_sw_port *sp = &t->sw[s]->port[p];
 
-			if (e->sw == -1)
+			if (e->sw == FAB_TOPO_NONE)
 				continue;
 			/* no link until the other fabric answers */
 			if (e->sw == FAB_TOPO_REMOTE) {
@@ -429,7 +429,7 @@ int fab_topo_attach(struct fab_topo *t, uint64_t guid, uint64_t node_guid,
 	/* its pin, or the port it had: that one or none */
 	for (s = 0; s < t->n_sw; s++)
 		for (p = 1; p <= t->sw[s]->nports; p++)
-			if (t->peer[s][p].sw == -1 &&
+			if (t->peer[s][p].sw == FAB_TOPO_NONE &&
 			    t->sw[s]->port[p].guid == guid) {
 				port = fab_sw_attach(t->sw[s], guid, node_guid);
 				if (port >= 0)
@@ -488,7 +488,7 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 			for (p = 1; p <= t->sw[s]->nports; p++) {
 				const struct fab_topo_end *e = &t->peer[s][p];
 
-				if (e->sw == -1)
+				if (e->sw == FAB_TOPO_NONE)
 					continue;
 				/* one at a time per port: fair to all */
 				if (moved == budget)
@@ -525,7 +525,7 @@ int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
 	if (parse_end(t, end, &a, err, len, 0))
 		return -1;
 	b = &t->peer[a.sw][a.port];
-	if (b->sw == -1)
+	if (b->sw == FAB_TOPO_NONE)
 		return fail(err, len, 0, "%s is no inter-switch link", end);
 	if (b->sw == FAB_TOPO_REMOTE) {
 		fab_remote_admin(&t->remote[b->port], up, &remote_cb(t));
@@ -542,7 +542,7 @@ bool fab_topo_busy(const struct fab_topo *t)
 
 	for (s = 0; s < t->n_sw; s++)
 		for (p = 1; p <= t->sw[s]->nports; p++)
-			if (t->peer[s][p].sw != -1 &&
+			if (t->peer[s][p].sw != FAB_TOPO_NONE &&
 			    fab_sw_pending(t->sw[s], p))
 				return true;
 	return false;
@@ -577,14 +577,14 @@ static void remote_link(void *ctx, struct fab_remote *r, bool up)
 	fab_sw_link(t->sw[r->sw], r->port, up);
 }
 
-int fab_topo_pollfds(struct fab_topo *t, struct pollfd *pfd, uint64_t now_ms)
+int fab_topo_pollfds(struct fab_topo *t, struct pollfd *pfd)
 {
 	unsigned int i;
 	int n = 0;
 
 	for (i = 0; i < t->n_remote; i++) {
 		t->remote_pfd[i] = -1;
-		if (fab_remote_pollfd(&t->remote[i], &pfd[n], now_ms))
+		if (fab_remote_pollfd(&t->remote[i], &pfd[n]))
 			t->remote_pfd[i] = n++;
 	}
 	return n;

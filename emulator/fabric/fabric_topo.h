@@ -38,12 +38,15 @@
 #define FAB_TOPO_MAX_PINS	256
 #define FAB_TOPO_LINE		256
 #define FAB_TOPO_MAX_REMOTE	16
+/* fab_topo_end.sw of a port with no cable to a switch */
+#define FAB_TOPO_NONE		(-1)
 /* fab_topo_end.sw of a port cabled to another fabric: port is remote[] */
 #define FAB_TOPO_REMOTE		(-2)
 
 /*
- * One end of an inter-switch link; sw -1: no cable to a switch,
- * FAB_TOPO_REMOTE: to a switch of another fabric (remote[port]).
+ * One end of an inter-switch link: a switch of this fabric, FAB_TOPO_NONE
+ * (no cable to a switch) or FAB_TOPO_REMOTE (to a switch of another
+ * fabric, remote[port]).
  */
 struct fab_topo_end {
 	int sw;
@@ -114,7 +117,7 @@ int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
 /* Is anything queued on an ISL port? */
 bool fab_topo_busy(const struct fab_topo *t);
 /* The remote links' descriptors to poll now into @pfd; how many. */
-int fab_topo_pollfds(struct fab_topo *t, struct pollfd *pfd, uint64_t now_ms);
+int fab_topo_pollfds(struct fab_topo *t, struct pollfd *pfd);
 /*
  * What poll() said of them (@pfd as fab_topo_pollfds() filled it, or
  * NULL: the timers only): connections made and lost, frames in and out.

@@ -34,9 +34,8 @@
 
 #include "fabric/fabric_topo.h"
 #include "orca_log.h"
-#include "be.h"
 #include "fabric_sock.h"
-#include "tap.h"
+#include "switch_fixture.h"
 
 #define GUID(n)		(0x00ca7afffe000000ULL + (n))
 #define SW_GUID(n)	(0x00ca7a0000f00000ULL + (n))
@@ -49,15 +48,6 @@
 #define LID_S3		12
 #define LID_NOWHERE	20
 
-/* 14.2.1.2: the DR SMP's fields */
-#define HOP_PTR		6
-#define HOP_CNT		7
-#define DR_SLID		32
-#define DR_DLID		34
-#define DATA		64
-#define INIT_PATH	128
-#define RET_PATH	192
-
 static const char chain[] =
 	"# a chain of three switches\n"
 	"switch s1 8\n"
@@ -68,12 +58,6 @@ static const char chain[] =
 	"ca 0x00ca7afffe000002 s3:3\n";
 
 static struct fab_topo topo;
-static struct orca_pkt pin, pout;
-static uint8_t wire[ORCA_PKT_WIRE_MAX], msg[ORCA_FAB_MSG_MAX];
-static size_t wire_len, out_len;
-static uint8_t mad[256], resp[256];
-static uint64_t tid = 0x5000;
-
 static long long now_ms_(void)
 {
 	struct timespec ts;
@@ -91,24 +75,11 @@ static struct fab_switch *S(const char *name)
 
 /* ---- packets ---- */
 
-static void ud(uint8_t vl, uint16_t dlid, uint16_t slid, uint32_t dqpn,
-	       const uint8_t *payload, uint32_t len)
+/* A data packet (VL0, QP 0x20 -> 0x21) of @len bytes of @pay, into wire. */
+static void data_pkt(uint16_t dlid, uint16_t slid, const uint8_t *pay,
+		     uint32_t len)
 {
-	memset(&pin, 0, sizeof(pin));
-	pin.hdrs = PKT_DETH;
-	pin.vl = vl;
-	pin.dlid = dlid;
-	pin.slid = slid;
-	pin.opcode = IB_UD | IB_SEND_ONLY;
-	pin.pkey = 0xffff;
-	pin.dqpn = dqpn;
-	pin.sqpn = vl == 15 ? 0 : 0x20;
-	pin.qkey = vl == 15 ? 0 : 0x11111111;
-	pin.psn = 9;
-	pin.paylen = len;
-	memcpy(pin.payload, payload, len);
-	wire_len = orca_pkt_encode(&pin, wire);
-	CHECK(wire_len > 0);
+	ud(0, dlid, slid, 0x21, 0x20, 0x11111111, pay, len);
 }
 
 /* Everything between the switches carried, none left in flight. */
@@ -118,37 +89,13 @@ static void settle(void)
 	CHECK(!fab_topo_busy(&topo));
 }
 
-/* The next packet out of @sw port @port, decoded into pout. */
-static bool take(struct fab_switch *sw, unsigned int port)
-{
-	size_t n = fab_sw_pop(sw, port, msg);
-
-	if (!n)
-		return false;
-	CHECK_EQ(msg[0], ORCA_FAB_PKT);
-	out_len = n - sizeof(struct orca_fab_hdr);
-	CHECK_EQ(orca_pkt_decode(msg + 8, out_len, &pout), ORCA_PKT_OK);
-	return msg[0] == ORCA_FAB_PKT;
-}
-
 /* ---- the SM on A ---- */
 
-static void dr_smp(uint8_t method, uint16_t attr, uint32_t mod,
-		   uint8_t hop_cnt, const uint8_t *path, const uint8_t *data)
+/* The DR SMP of dr_smp(), with @data (64 bytes, or NULL) as its data. */
+static void dr_smp_data(uint8_t method, uint16_t attr, uint32_t mod,
+			uint8_t hops, const uint8_t *path, const uint8_t *data)
 {
-	memset(mad, 0, sizeof(mad));
-	mad[0] = 1;
-	mad[1] = 0x81;
-	mad[2] = 1;
-	mad[3] = method;
-	put_be(mad + 8, ++tid, 8);
-	put_be(mad + 16, attr, 2);
-	put_be(mad + 20, mod, 4);
-	mad[HOP_PTR] = 1;		/* C14-9:1, A's port is hop 1 */
-	mad[HOP_CNT] = hop_cnt;
-	put_be(mad + DR_SLID, 0xffff, 2);
-	put_be(mad + DR_DLID, 0xffff, 2);
-	memcpy(mad + INIT_PATH + 1, path, hop_cnt);
+	dr_smp(method, attr, mod, hops, path);
 	if (data)
 		memcpy(mad + DATA, data, 64);
 }
@@ -160,11 +107,11 @@ static void dr_smp(uint8_t method, uint16_t attr, uint32_t mod,
 static int sm_dr(uint8_t method, uint16_t attr, uint32_t mod, uint8_t hops,
 		 const uint8_t *path, const uint8_t *data)
 {
-	dr_smp(method, attr, mod, hops, path, data);
-	ud(15, 0xffff, 0xffff, 0, mad, 256);
+	dr_smp_data(method, attr, mod, hops, path, data);
+	smp_wire();
 	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
 	settle();
-	if (!take(S("s1"), SM_PORT)) {
+	if (!take_from(S("s1"), SM_PORT)) {
 		printf("#   no reply to attribute 0x%x over %u hops\n", attr,
 		       hops);
 		return -1;
@@ -419,40 +366,34 @@ static void lid_routed(void)
 	rcv = S("s2")->port[1].pma.c[ORCA_PMA_RCV_PKTS];
 	xmit = S("s2")->port[2].pma.c[ORCA_PMA_XMIT_PKTS];
 	isl = topo.isl_pkts;
-	ud(0, LID_B, LID_A, 0x21, pay, sizeof(pay));
+	data_pkt(LID_B, LID_A, pay, sizeof(pay));
 	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
 	settle();
-	CHECK(take(S("s3"), 3));
-	CHECK(out_len == wire_len && !memcmp(msg + 8, wire, wire_len));
+	CHECK(take_from(S("s3"), 3));
+	CHECK(same_bytes());
 	CHECK(!fab_sw_pending(S("s3"), 3));
 	CHECK_EQ(S("s2")->port[1].pma.c[ORCA_PMA_RCV_PKTS], rcv + 1);
 	CHECK_EQ(S("s2")->port[2].pma.c[ORCA_PMA_XMIT_PKTS], xmit + 1);
 	CHECK_EQ(topo.isl_pkts, isl + 2);
 	/* and back, B to A */
-	ud(0, LID_A, LID_B, 0x21, pay, 100);
+	data_pkt(LID_A, LID_B, pay, 100);
 	fab_sw_input(S("s3"), 3, wire, wire_len);
 	settle();
-	CHECK(take(S("s1"), SM_PORT));
-	CHECK(out_len == wire_len && !memcmp(msg + 8, wire, wire_len));
+	CHECK(take_from(S("s1"), SM_PORT));
+	CHECK(same_bytes());
 	/* a LID s2 has no route for: dropped there, nothing comes out */
-	ud(0, LID_NOWHERE, LID_A, 0x21, pay, 64);
+	data_pkt(LID_NOWHERE, LID_A, pay, 64);
 	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
 	settle();
 	CHECK_EQ(S("s2")->drops[FAB_SW_DROP_NO_ROUTE], 1);
 	CHECK(!fab_sw_pending(S("s3"), 3));
 	CHECK(!fab_sw_pending(S("s1"), SM_PORT));
 	/* a LID-routed SMP to s3's port 0 (its LID): answered from there */
-	memset(mad, 0, sizeof(mad));
-	mad[0] = 1;
-	mad[1] = 0x01;
-	mad[2] = 1;
-	mad[3] = 1;
-	put_be(mad + 8, ++tid, 8);
-	put_be(mad + 16, 0x0011, 2);
-	ud(15, LID_S3, LID_A, 0, mad, 256);
+	mad_hdr(0x01, 1, 0x0011, 0);
+	ud(15, LID_S3, LID_A, 0, 0, 0, mad, 256);
 	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
 	settle();
-	CHECK(take(S("s1"), SM_PORT));
+	CHECK(take_from(S("s1"), SM_PORT));
 	CHECK_EQ(get_be(pout.payload + 8, 8), tid);
 	CHECK_EQ(get_be(pout.payload + 64 + 12, 8), SW_GUID(2));
 	CHECK_EQ(pout.slid, LID_S3);
@@ -501,7 +442,7 @@ static void link_pulled(void)
 	CHECK(resp[DATA + 11] & 0x04);
 	CHECK(S("s2")->node.sw.port_state_change);
 	/* A's packets to B go nowhere now; s2 is out of the SM's reach */
-	ud(0, LID_B, LID_A, 0x21, pay, sizeof(pay));
+	data_pkt(LID_B, LID_A, pay, sizeof(pay));
 	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
 	settle();
 	CHECK(!fab_sw_pending(S("s3"), 3));
@@ -517,11 +458,11 @@ static void link_pulled(void)
 		pi_set(ROUTE(to_s2), 1, set_state, state);
 		pi_set(ROUTE(to_s1), 1, set_state, state);
 	}
-	ud(0, LID_B, LID_A, 0x21, pay, sizeof(pay));
+	data_pkt(LID_B, LID_A, pay, sizeof(pay));
 	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
 	settle();
-	CHECK(take(S("s3"), 3));
-	CHECK(out_len == wire_len && !memcmp(msg + 8, wire, wire_len));
+	CHECK(take_from(S("s3"), 3));
+	CHECK(same_bytes());
 }
 
 /*
@@ -537,13 +478,13 @@ static void carry_budget(void)
 	unsigned int i, got = 0;
 
 	program();
-	ud(0, LID_B, LID_A, 0x21, pay, sizeof(pay));
+	data_pkt(LID_B, LID_A, pay, sizeof(pay));
 	for (i = 0; i < 10; i++)
 		fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
 	CHECK_EQ(fab_topo_carry(&topo, 5), 5);
 	CHECK(fab_topo_busy(&topo));
 	settle();
-	while (take(S("s3"), 3))
+	while (take_from(S("s3"), 3))
 		got++;
 	CHECK_EQ(got, 10);
 
@@ -551,7 +492,7 @@ static void carry_budget(void)
 	f[LID_A] = 1; f[LID_B] = 2; f[LID_S1] = 1; f[LID_S2] = 0;
 	f[LID_S3] = 2; f[LID_NOWHERE] = 1;	/* back where it came from */
 	lft(ROUTE(to_s2), f);
-	ud(0, LID_NOWHERE, LID_A, 0x21, pay, sizeof(pay));
+	data_pkt(LID_NOWHERE, LID_A, pay, sizeof(pay));
 	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
 	CHECK_EQ(fab_topo_carry(&topo, 50), 1);
 	CHECK(!fab_topo_busy(&topo));
@@ -571,8 +512,8 @@ static bool pump(unsigned int ms, bool (*done)(void))
 	int nx, ny;
 
 	for (;;) {
-		nx = fab_topo_pollfds(&tx_, pfd, now_ms_());
-		ny = fab_topo_pollfds(&ty_, pfd + nx, now_ms_());
+		nx = fab_topo_pollfds(&tx_, pfd);
+		ny = fab_topo_pollfds(&ty_, pfd + nx);
 		poll(pfd, nx + ny, 5);
 		fab_topo_io(&tx_, pfd, now_ms_());
 		fab_topo_io(&ty_, pfd + nx, now_ms_());
@@ -606,10 +547,10 @@ static bool reply_at_a(void)
 static int sm_dr_x(uint8_t method, uint16_t attr, uint32_t mod,
 		   uint8_t hops, const uint8_t *path, const uint8_t *data)
 {
-	dr_smp(method, attr, mod, hops, path, data);
-	ud(15, 0xffff, 0xffff, 0, mad, 256);
+	dr_smp_data(method, attr, mod, hops, path, data);
+	smp_wire();
 	fab_sw_input(tx_.sw[0], SM_PORT, wire, wire_len);
-	if (!pump(5000, reply_at_a) || !take(tx_.sw[0], SM_PORT))
+	if (!pump(5000, reply_at_a) || !take_from(tx_.sw[0], SM_PORT))
 		return -1;
 	memcpy(resp, pout.payload, 256);
 	CHECK_EQ(get_be(resp + 8, 8), tid);
@@ -776,8 +717,8 @@ static bool sock_node_info(int fd, uint8_t hops, const uint8_t *path)
 	};
 	ssize_t n;
 
-	dr_smp(1, 0x0011, 0, hops, path, NULL);
-	ud(15, 0xffff, 0xffff, 0, mad, 256);
+	dr_smp(1, 0x0011, 0, hops, path);
+	smp_wire();
 	memcpy(msg, &h, sizeof(h));
 	memcpy(msg + sizeof(h), wire, wire_len);
 	CHECK_EQ(send(fd, msg, sizeof(h) + wire_len, 0),
