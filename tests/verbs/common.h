@@ -479,6 +479,24 @@ static inline unsigned long long emu_stat(const char *key)
 	return stats_value(reply, key);
 }
 
+/* Port 1's hw_counters/NAME of device DEV; ~0 if it cannot be read */
+static inline unsigned long long hw_counter(const char *dev, const char *name)
+{
+	char path[256];
+	unsigned long long v = ~0ULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return v;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = ~0ULL;
+	fclose(f);
+	return v;
+}
+
 /* ------------------------------------------------------------------ */
 /* System-call probe: run this program under strace and count the    */
 /* system calls it makes between two markers                          */

@@ -128,23 +128,6 @@ out:
 	}
 }
 
-static unsigned long long hw_counter(const char *dev, const char *name)
-{
-	char path[256];
-	unsigned long long v = ~0ULL;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
-	f = fopen(path, "r");
-	if (!f)
-		return v;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = ~0ULL;
-	fclose(f);
-	return v;
-}
-
 static void flood(const char *dev, struct ibv_pd *pd, struct ibv_cq *cq)
 {
 	struct ibv_qp *qp = rts_qp(pd, cq, IBV_QPT_RC);

@@ -88,7 +88,7 @@ klog_has() { klog_since "kverbs: run $id" | grep -q -- "$1"; }
 comp_irqs() { awk '/orca-comp/ { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) n += $i } END { print n + 0 }' /proc/interrupts; }
 reload() { rmmod orca && hostctl misbehave clear > /dev/null && insmod "$ko" && wait_dev 1; }
 
-plan 12
+plan 13
 mark="kverbs: $(now_us)"
 echo "$mark" > /dev/kmsg
 [[ -r $ktest ]]
@@ -102,7 +102,18 @@ hostctl comp-irq-hold 0 > /dev/null
 hostctl reuse-handles 0 > /dev/null
 reload
 ok $? "orca reloaded ($WAITED s)"
+# the kicks the driver rang for the module's posts, each seen by the device
+cnt=/sys/class/infiniband/$dev/ports/1/hw_counters/kernel_kicks
+db_writes() { hostctl stats | sed -n 's/.* db_writes=\([0-9]*\).*/\1/p'; }
+kk0=$(< "$cnt") db0=$(db_writes)
 kverbs_run "kernel verbs on $dev after a reload" "$KVERBS_CHECKS"
+sleep 0.05 # past the hw_counters lifespan (10 ms)
+kk1=$(< "$cnt")
+# shellcheck disable=SC2317  # called by wait_until
+all_seen() { db1=$(db_writes) && ((db1 - db0 >= kk1 - kk0)); }
+wait_until "$ORCA_WAIT" all_seen
+((kk1 > kk0 && db1 - db0 >= kk1 - kk0))
+ok $? "hw_counters/kernel_kicks counts the kernel QPs' kicks: $kk0 -> $kk1; the device's db_writes $db0 -> $db1"
 kverbs_run "the device dies under kernel QPs with work outstanding" "$KVERBS_DEAD_CHECKS" dead=1
 reload
 ok $? "rmmod of the dead device, reload: $dev back ($WAITED s)"

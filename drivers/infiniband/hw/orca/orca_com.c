@@ -132,7 +132,7 @@ bool orca_com_is_dead(struct orca_com *com)
 	return test_bit(ORCA_COM_DEAD, &com->state);
 }
 
-static void orca_com_count(struct orca_com *com, enum orca_com_stat stat)
+void orca_com_count(struct orca_com *com, enum orca_com_stat stat)
 {
 	atomic64_inc(&com->stats.v[stat]);
 }
@@ -150,6 +150,7 @@ static const char *const orca_com_stat_names[] = {
 	[ORCA_STAT_STALE_COMPLETIONS] = "fw_stale_completions",
 	[ORCA_STAT_ASYNC_EVENTS] = "async_events",
 	[ORCA_STAT_LOST_EVENTS] = "async_events_lost",
+	[ORCA_STAT_KERNEL_KICKS] = "kernel_kicks",
 };
 
 static_assert(ARRAY_SIZE(orca_com_stat_names) == ORCA_STAT_NUM);

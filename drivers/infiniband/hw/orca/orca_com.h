@@ -68,6 +68,7 @@ enum orca_com_stat {
 	ORCA_STAT_STALE_COMPLETIONS,
 	ORCA_STAT_ASYNC_EVENTS,
 	ORCA_STAT_LOST_EVENTS,
+	ORCA_STAT_KERNEL_KICKS,		/* doorbells rung for kernel QPs */
 	ORCA_STAT_NUM
 };
 
@@ -153,6 +154,7 @@ int orca_com_exec(struct orca_com *com, u16 opcode, const void *in,
 		  size_t in_len, void *out, size_t out_len);
 void orca_com_set_dead(struct orca_com *com, const char *why);
 bool orca_com_is_dead(struct orca_com *com);
+void orca_com_count(struct orca_com *com, enum orca_com_stat stat);
 u64 orca_com_stat(struct orca_com *com, enum orca_com_stat stat);
 const char *orca_com_stat_name(enum orca_com_stat stat);
 int orca_com_status_to_errno(u8 status);

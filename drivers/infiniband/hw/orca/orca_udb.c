@@ -435,8 +435,15 @@ void orca_kick(struct orca_dev *dev)
  */
 void orca_kick_kernel(struct orca_dev *dev)
 {
-	if (!orca_com_is_dead(&dev->com))
+	if (!orca_com_is_dead(&dev->com)) {
+		/*
+		 * Counted (hw_counters/kernel_kicks) so that the device's
+		 * count of kicks can be told from user space's, and before
+		 * the ring, so that no reader sees the kick uncounted.
+		 */
+		orca_com_count(&dev->com, ORCA_STAT_KERNEL_KICKS);
 		dev->com.ops->ring(&dev->com, ORCA_FW_VEC_DB);
-	else if (orca_dead_stopped(dev))
+	} else if (orca_dead_stopped(dev)) {
 		queue_work(system_dfl_wq, &dev->dead_comp_work);
+	}
 }

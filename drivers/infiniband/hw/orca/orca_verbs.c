@@ -537,6 +537,7 @@ static const struct rdma_stat_desc orca_port_stat_descs[] = {
 	[ORCA_STAT_STALE_COMPLETIONS].name = "fw_stale_completions",
 	[ORCA_STAT_ASYNC_EVENTS].name = "async_events",
 	[ORCA_STAT_LOST_EVENTS].name = "async_events_lost",
+	[ORCA_STAT_KERNEL_KICKS].name = "kernel_kicks",
 	ORCA_DEV_STAT(cmds),
 	ORCA_DEV_STAT(cmd_errors),
 	ORCA_DEV_STAT(async_events),
