@@ -648,7 +648,11 @@ check:
 # old translation of kernel text another vCPU had just patched (an int3
 # oops in __schedule, text_poke_bp), most often with guests side by side;
 # with one thread a write to translated code invalidates it before any
-# vCPU runs again.  The bounds are GUEST_JOBS times longer
+# vCPU runs again.  One thread has a cost: this QEMU (7.2) then drops the
+# guest's memory barriers, so a store of the driver's may pass its next
+# load as the device, another process, sees them; the device's heartbeat
+# catches what that can lose (a CQ's arm: orca_cq.c cq_arm_sweep(); a
+# post that skipped its kick: every QP once a second).  The bounds are GUEST_JOBS times longer
 # (ORCA_BOUND_SCALE) and each stage's output is printed when it ends.
 # The guest-kernel builds hold a lock that vm-6.12 takes too.
 GUEST_JOBS	?= 2

@@ -503,6 +503,8 @@ static int cmd_resize_cq(struct orca_dev *dev, struct cmd *c)
 	cq->ring = nc.ring;
 	cq->log_depth = nc.log_depth;
 	cq->dbrec_off = nc.dbrec_off;
+	/* the last solicited CQE, if unread, moved with the others */
+	cq->sol_pi = (int32_t)(cq->sol_pi - ci) > 0 ? cq->sol_pi - ci : 0;
 	cq->pi = n;
 	cq->ci = 0;
 	cq->cqe = (1U << nc.log_depth) - 1;

@@ -38,7 +38,7 @@ int cq_ring_create(struct orca_dev *dev, struct cmd *c, struct orca_cq *cq,
 	}
 	cq->log_depth = in->log_depth;
 	cq->dbrec_off = off;
-	cq->pi = cq->ci = 0;
+	cq->pi = cq->ci = cq->sol_pi = 0;
 	cq->overrun = false;
 	return ORCA_STATUS_OK;
 }
@@ -136,26 +136,67 @@ static void ceq_post(struct orca_dev *dev, uint32_t cqn)
 	dev->comp_irq_pending |= dev->irq_enabled;
 }
 
-/* After a CQE: an event if the CQ is armed for it and not yet fired. */
-static void cq_arm_check(struct orca_dev *dev, uint32_t cqn,
-			 struct orca_cq *cq, bool solicited)
+/*
+ * An event if the CQ's arm word asks for one not yet raised: for any
+ * CQE, or with ORCA_CQ_ARM_SOLICITED only if @solicited.
+ */
+static bool cq_arm_fire(struct orca_dev *dev, uint32_t cqn,
+			struct orca_cq *cq, bool solicited)
 {
 	struct orca_cq_dbrec *db = pages_ptr(dev, &cq->ring, cq->dbrec_off,
 					     sizeof(*db));
 	uint32_t arm, sn;
 
-	/* the CQE before the arm word: seq_cst orders the store and load */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (!db)
-		return;
+		return false;
 	arm = le32toh(__atomic_load_n(&db->arm, __ATOMIC_ACQUIRE));
 	sn = arm >> ORCA_CQ_ARM_SN_SHIFT;
 	if (!(arm & ORCA_CQ_ARM_NEXT) || (cq->fired && cq->fired_sn == sn) ||
 	    ((arm & ORCA_CQ_ARM_SOLICITED) && !solicited))
-		return;
+		return false;
 	cq->fired = true;
 	cq->fired_sn = sn;
 	ceq_post(dev, cqn);
+	return true;
+}
+
+/* After a CQE: an event if the CQ is armed for it and not yet fired. */
+static void cq_arm_check(struct orca_dev *dev, uint32_t cqn,
+			 struct orca_cq *cq, bool solicited)
+{
+	/* the CQE before the arm word: seq_cst orders the store and load */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	cq_arm_fire(dev, cqn, cq, solicited);
+}
+
+/*
+ * Every heartbeat, a CQ armed while it holds CQEs its consumer has not
+ * taken gets the event it asked for (orca_hw_io.h).  The consumer stores
+ * its arm, then looks for a CQE; the device stores a CQE, then reads the
+ * arm.  If the host does not keep the consumer's store before its load,
+ * both may miss the other and no event would ever come: QEMU before 8.1
+ * drops a TCG guest's memory barriers when one thread runs all its vCPUs
+ * (thread=single), though the device is another process.
+ */
+void cq_arm_sweep(struct orca_dev *dev)
+{
+	uint32_t cqn, ci;
+
+	for (cqn = 1; cqn <= dev->cfg.max_cq; cqn++) {
+		struct orca_cq *cq = &dev->cqs[cqn];
+
+		if (!cq->used || !cq->ring.n || cq->overrun ||
+		    cq->pi == cq->ci)
+			continue;
+		ci = cq_read_ci(dev, cq);
+		/* a consumer index ahead of pi is garbage: no event for it */
+		if (cq->pi - ci > 1U << cq->log_depth)
+			continue;
+		cq->ci = ci;
+		if (ci != cq->pi &&
+		    cq_arm_fire(dev, cqn, cq, (int32_t)(cq->sol_pi - ci) > 0))
+			dev->stats.comp_events_late++;
+	}
 }
 
 bool cq_post(struct orca_dev *dev, uint32_t cqn, struct orca_cqe *cqe,
@@ -192,6 +233,8 @@ bool cq_post(struct orca_dev *dev, uint32_t cqn, struct orca_cqe *cqe,
 	if (cqe->status)
 		dev->stats.cqe_errors++;
 	/* IBTA: an error completion satisfies a solicited-only arm too */
+	if (solicited || cqe->status)
+		cq->sol_pi = cq->pi;
 	cq_arm_check(dev, cqn, cq, solicited || cqe->status);
 	return true;
 }

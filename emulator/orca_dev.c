@@ -177,6 +177,7 @@ void orca_dev_tick(struct orca_dev *dev)
 	post_deferred(dev);
 	if (dev->n_draining)
 		sqd_drain(dev);
+	cq_arm_sweep(dev);
 	/*
 	 * Kicks and kick rings are hints: a QP no ring named is looked at
 	 * once a second all the same (an unringed one in every round).
@@ -372,7 +373,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	unsigned int op;
 
 	off = snprintf(buf, len,
-		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu window_waits=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu events_deferred=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu port_xmit_octets=%llu port_xmit_pkts=%llu port_rcv_octets=%llu port_xmit_discards=%llu mcast_groups=%u mcast_attached=%u mcast_copies=%llu port_mcast_xmit_pkts=%llu port_mcast_rcv_pkts=%llu fast_regs=%llu mr_invalidations=%llu mr_remote_invalidations=%llu kick_rings=%u kick_entries=%llu kick_overflows=%llu qp_visits=%llu",
+		       "cmds=%llu failed=%llu doorbells=%llu completions=%llu events=%llu eq_overflows=%u eq_full=%llu bad_addr=%llu mirror_writes=%llu irqs=%llu dma_writes=%llu dma_high=0x%llx func_resets=%llu pending=%u qps=%u cqs=%u pds=%u mrs=%u health=%u hung=%d db_kicks=%llu wqes=%llu pkts=%llu pkt_bytes=%llu pkts_dropped=%llu peer_drops=%llu cqes=%llu cqe_errors=%llu naks=%llu rnr_naks=%llu retries=%llu window_waits=%llu cq_overruns=%llu comp_events=%llu events_lost=%llu events_deferred=%llu comp_events_lost=%llu rx_pkts=%llu rx_bytes=%llu port_mirror_writes=%llu bad_pkey_cntr=%u qkey_viol_cntr=%u dio_scrambled=%llu link_drops=%llu link_dups=%llu link_reorders=%llu db_hint_stops=%llu db_hint_catches=%llu db_poll_catches=%llu db_poll_misses=%llu db_writes=%llu comp_events_late=%llu port_xmit_octets=%llu port_xmit_pkts=%llu port_rcv_octets=%llu port_xmit_discards=%llu mcast_groups=%u mcast_attached=%u mcast_copies=%llu port_mcast_xmit_pkts=%llu port_mcast_rcv_pkts=%llu fast_regs=%llu mr_invalidations=%llu mr_remote_invalidations=%llu kick_rings=%u kick_entries=%llu kick_overflows=%llu qp_visits=%llu",
 		       (unsigned long long)s->cmds,
 		       (unsigned long long)s->cmds_failed,
 		       (unsigned long long)s->doorbells,
@@ -417,6 +418,7 @@ void orca_dev_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 		       (unsigned long long)s->db_poll_catches,
 		       (unsigned long long)s->db_poll_misses,
 		       (unsigned long long)s->db_writes,
+		       (unsigned long long)s->comp_events_late,
 		       (unsigned long long)s->port_xmit_octets,
 		       (unsigned long long)s->port_xmit_pkts,
 		       (unsigned long long)s->port_rcv_octets,

@@ -163,6 +163,8 @@ bool cq_post(struct orca_dev *dev, uint32_t cqn, struct orca_cqe *cqe,
 	     bool solicited);
 /* The CQ_ERROR events that waited for room in the EQ; how many still do. */
 uint32_t cq_post_deferred(struct orca_dev *dev);
+/* Each heartbeat: the event of a CQ armed with CQEs unread (orca_hw_io.h). */
+void cq_arm_sweep(struct orca_dev *dev);
 
 /* orca_wq.c, orca_srq.c: taking a receive WQE for the responder */
 enum rwqe_take {

@@ -102,6 +102,7 @@ struct orca_cq {
 	uint32_t dbrec_off;
 	uint32_t pi;			/* CQEs written */
 	uint32_t ci;			/* last consumer index read */
+	uint32_t sol_pi;		/* pi after the last solicited or error CQE */
 	bool overrun;			/* in error: no more CQEs */
 	bool err_event_pending;		/* CQ_ERROR waits for room in the EQ */
 	bool fired;			/* an event was raised for fired_sn */
@@ -297,6 +298,7 @@ struct orca_stats {
 	uint64_t db_hint_catches;	/* work the last read found instead */
 	uint64_t db_poll_catches;	/* posts found by polling after a kick */
 	uint64_t db_poll_misses;	/* polls that found nothing */
+	uint64_t comp_events_late;	/* raised by the heartbeat's arm sweep */
 	uint64_t db_writes;		/* ORCA_FW_VEC_DB writes, uncoalesced */
 	uint64_t kick_entries;		/* QPs kick rings named */
 	uint64_t kick_overflows;	/* rings found full: all QPs read */

@@ -384,6 +384,81 @@ static void cq_events(void)
 	fx_free(f);
 }
 
+/*
+ * An arm stored after the CQEs came, and not seen by the device when it
+ * wrote them (a host that reorders the consumer's store after its load,
+ * orca_hw_io.h): the heartbeat gives the event, once per arm, only while
+ * CQEs are unread, and for a solicited-only arm only if one of those is
+ * solicited.
+ */
+static void cq_arm_late(void)
+{
+	struct fx *f;
+	uint64_t buf;
+	struct ring_qp a, b;
+	struct ring_cq cq;
+	struct orca_cqe c;
+	__le32 *arm;
+	uint32_t lk;
+
+	heap_next = HEAP_BASE;
+	f = fx_new_cfg(NULL);
+	f->regs->ceq_base = htole64(CEQ_BASE);
+	f->regs->ceq_log_depth = htole32(4);
+	fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
+	buf = heap_alloc(PAGE);
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, &lk), 0);
+	CHECK(make_cq(f, &cq, 4));
+	CHECK(make_qp(f, &a, cq.cqn));
+	CHECK(make_qp(f, &b, cq.cqn));
+	CHECK(connect_rc(f, &a, b.qpn, 0, 5));
+	CHECK(connect_rc(f, &b, a.qpn, 0, 5));
+	arm = gpa(f, cq.base + (64ULL << cq.log_depth) + 4);
+
+	/* two CQEs unread, then the arm: the next heartbeat fires */
+	post_recv(f, &b, buf, 64, lk);
+	post_send(f, &a, ORCA_WR_SEND, buf + 64, 8, lk, 0, 0);
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 0);
+	*arm = htole32(ORCA_CQ_ARM_NEXT);
+	orca_dev_tick(&f->dev);
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 1);
+	CHECK_EQ(f->dev.stats.comp_events, 1);
+	CHECK_EQ(f->dev.stats.comp_events_late, 1);
+	/* once per arm: the same arm, still unread, no second event */
+	orca_dev_tick(&f->dev);
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 1);
+
+	/* all read, then armed (sn 1): nothing to tell of */
+	CHECK(poll_cqe(f, &cq, &c) && poll_cqe(f, &cq, &c));
+	*arm = htole32(ORCA_CQ_ARM_NEXT | 1U << ORCA_CQ_ARM_SN_SHIFT);
+	orca_dev_tick(&f->dev);
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 1);
+
+	/* solicited only (sn 2) over unsolicited CQEs: none ... */
+	*arm = htole32(0);
+	post_recv(f, &b, buf, 64, lk);
+	post_send(f, &a, ORCA_WR_SEND, buf + 64, 8, lk, 0, 0);
+	*arm = htole32(ORCA_CQ_ARM_NEXT | ORCA_CQ_ARM_SOLICITED |
+		       2U << ORCA_CQ_ARM_SN_SHIFT);
+	orca_dev_tick(&f->dev);
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 1);
+	CHECK(poll_cqe(f, &cq, &c) && poll_cqe(f, &cq, &c));
+	/* ... one over a solicited CQE unread */
+	*arm = htole32(0);
+	wqe_extra_flags = ORCA_WQE_F_SOLICITED;
+	post_recv(f, &b, buf, 64, lk);
+	post_send(f, &a, ORCA_WR_SEND, buf + 64, 8, lk, 0, 0);
+	wqe_extra_flags = 0;
+	*arm = htole32(ORCA_CQ_ARM_NEXT | ORCA_CQ_ARM_SOLICITED |
+		       2U << ORCA_CQ_ARM_SN_SHIFT);
+	orca_dev_tick(&f->dev);
+	CHECK_EQ(le32toh(f->regs->ceq_pi), 2);
+	CHECK_EQ(f->dev.stats.comp_events, 2);
+	CHECK_EQ(f->dev.stats.comp_events_late, 2);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+}
+
 /* RESIZE_CQ: unread CQEs move to the new ring's start, or it is refused. */
 static void cq_resize(void)
 {
@@ -798,6 +873,7 @@ int main(int argc, char **argv)
 	RUN(cq_overrun);
 	RUN(bad_sq_pi);
 	RUN(cq_events);
+	RUN(cq_arm_late);
 	RUN(cq_resize);
 	RUN(port_mirror_updates);
 	RUN(port_mirror_bad_address);

@@ -66,7 +66,10 @@ struct orca_srq_dbrec {
  * ORCA_CQ_ARM_SOLICITED only for a solicited or error one.  The sequence
  * number in bits 31:2 is the consumer's count of events it received; the
  * device fires once per sequence number, so an arm is one-shot and a
- * stale one never fires twice.  The device reads the word after each CQE.
+ * stale one never fires twice.  The device reads the word after each CQE,
+ * and once a heartbeat for a CQ whose ci is behind its CQEs: an arm over
+ * CQEs unread may fire then (a host may let the consumer's look at the
+ * ring pass its store of the arm).
  */
 struct orca_cq_dbrec {
 	__le32 ci;
