@@ -425,13 +425,15 @@ vm-twohost-ece:
 	    $(T)/lib/run-tests.sh $(T)/vm/tenant.sh $(T)/vm/twohost.sh $(T)/vm/rdmacm.sh \
 	    $(T)/vm/partition.sh || true
 
-# Fabrics of several switches (issue 37): four switches in one
-# orca-fabric (tests/vm/fabric.topo), two ways of three switches between
-# the guests, 16 more CA ports with no guest behind them, the real
-# OpenSM here; the cable on the guests' route pulled and put back
-# (tests/vm/fabric.sh)
+# Fabrics of several switches (issue 37): four switches in two
+# orca-fabric processes as on two machines, joined over TCP on 127.0.0.1
+# (tests/vm/fabric.topo, fabric-b.topo), two ways of three switches and
+# one TCP link between the guests, 16 more CA ports with no guest behind
+# them, the real OpenSM here; the cable on the guests' route pulled and
+# put back (tests/vm/fabric.sh)
 vm-fabric:
-	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --topology $(T)/vm/fabric.topo --guestless 16 \
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --topology $(T)/vm/fabric.topo \
+	    --topology-b $(T)/vm/fabric-b.topo --guestless 16 \
 	    --timeout 900 -- env ORCA_GUESTLESS=16 $(T)/lib/run-tests.sh $(T)/vm/fabric.sh || true
 
 # an admin's install: the Debian packages built now (make deb) go into a

@@ -13,6 +13,7 @@ DRY=0
 
 PKGS=(
     build-essential make gcc bc flex bison libelf-dev libssl-dev kmod cpio xz-utils
+    dwarves     # pahole: kbuild gives modules BTF where the headers ship vmlinux (Debian's 6.12)
     linux-image-amd64 linux-headers-amd64 linux-source-6.1 sparse
     qemu-system-x86 busybox-static
     libibverbs-dev librdmacm-dev ibverbs-utils ibverbs-providers rdma-core rdmacm-utils perftest python3-pyverbs

@@ -28,7 +28,7 @@ TIMEOUT=900
 NAME=
 FABRIC=1
 SM=builtin
-TOPOLOGY=
+TOPOLOGY='' TOPOLOGY_B=''
 GUESTLESS=0
 ARGS_BOTH=() ARGS_A=() ARGS_B=()
 PEER_PORT=7777
@@ -54,6 +54,10 @@ in the first, with tests/lib/peer reaching the second.
   --topology FILE      orca-fabric --sm none --topology FILE: several
                        switches (README, "Several switches"); pin the
                        guests' port GUIDs ...a2 and ...b2 with 'ca' lines
+  --topology-b FILE    a second orca-fabric, as on another machine, with
+                       the second guest's port: its 'remote' lines join
+                       it to the first one's over TCP on 127.0.0.1.  In
+                       both files @TCP1@..@TCP4@ stand for free TCP ports
   --guestless N        N more CA ports on the fabric with no guest behind
                        them: orca-emu processes alone (their firmware's
                        SMA and PMA, port_pin=all), node GUIDs
@@ -88,6 +92,8 @@ while (($#)); do
         GUESTLESS=$2; shift 2 ;;
     --topology) [[ $# -ge 2 && -r $2 ]] || die "--topology needs a readable file"
         TOPOLOGY=$(cd "$(dirname "$2")" && pwd -P)/$(basename "$2") SM=none; shift 2 ;;
+    --topology-b) [[ $# -ge 2 && -r $2 ]] || die "--topology-b needs a readable file"
+        TOPOLOGY_B=$(cd "$(dirname "$2")" && pwd -P)/$(basename "$2"); shift 2 ;;
     --keep) ARGS_A+=(--keep); shift ;;
     --root-a) [[ $# -ge 2 ]] || die "--root-a needs a value"
         ARGS_A+=(--root "$2"); shift 2 ;;
@@ -112,7 +118,7 @@ if ((FABRIC)) && [[ ! -x $FABRIC_BIN ]]; then
     die "$FABRIC_BIN not built (make build), or use --no-fabric"
 fi
 
-RUN='' FABRIC_PID='' B_PID='' RC=125 GL_PIDS=()
+RUN='' FABRIC_PID='' FABRIC_B_PID='' B_PID='' RC=125 GL_PIDS=()
 alive() { [[ -n $1 ]] && kill -0 "$1" 2>/dev/null; }
 stop_pid() {    # stop_pid PID GRACE_SECONDS: TERM, wait, then KILL
     local pid=$1 grace=$2 i
@@ -134,6 +140,7 @@ cleanup() {
     fi
     for i in "${GL_PIDS[@]}"; do stop_pid "$i" 3; done
     stop_pid "$FABRIC_PID" 3
+    stop_pid "$FABRIC_B_PID" 3
     [[ -n $RUN ]] && rm -rf "$RUN"
     if ((RC == 0)); then rm -rf "$JOB"; else say "job dir kept: $JOB"; fi
     return "$rc"
@@ -154,17 +161,48 @@ for x in s:
     x.bind(("127.0.0.1", 0))
 print(*[x.getsockname()[1] for x in s])')
 
-FAB_ARGS=()
+[[ -z $TOPOLOGY_B || -n $TOPOLOGY ]] || die "--topology-b needs --topology"
+((FABRIC)) || [[ -z $TOPOLOGY ]] || die "--topology needs the fabric"
+# the topologies as run: @TCP1@..@TCP4@ made free TCP ports of 127.0.0.1
+if [[ -n $TOPOLOGY ]]; then
+    read -r -a TCP < <(/usr/bin/python3 -c '
+import socket
+s = [socket.socket() for _ in range(4)]
+for x in s:
+    x.bind(("127.0.0.1", 0))
+print(*[x.getsockname()[1] for x in s])')
+    for f in a b; do
+        src=$TOPOLOGY
+        [[ $f == b ]] && src=$TOPOLOGY_B
+        [[ -n $src ]] || continue
+        sed -e "s/@TCP1@/${TCP[0]}/g" -e "s/@TCP2@/${TCP[1]}/g" -e "s/@TCP3@/${TCP[2]}/g" \
+            -e "s/@TCP4@/${TCP[3]}/g" "$src" > "$JOB/topology-$f"
+    done
+fi
+
+# start_fabric NAME [TOPOLOGY]: orca-fabric with its sockets in $RUN
+start_fabric() {
+    local name=$1 topo=${2:-} i
+    "$FABRIC_BIN" --socket "$RUN/$name.sock" --ctl "$RUN/$name-ctl.sock" \
+        --sm "$SM" ${topo:+--topology "$topo"} --log "$JOB/$name.log" \
+        > "$JOB/$name.out" 2>&1 < /dev/null &
+    STARTED_PID=$!
+    for ((i = 0; i < 100; i++)); do [[ -S $RUN/$name.sock ]] && break; sleep 0.05; done
+    [[ -S $RUN/$name.sock ]] || { cat "$JOB/$name.out" >&2; die "orca-fabric ($name) did not start"; }
+}
+FAB_ARGS=() FAB_ARGS_B=()
 FABRIC_CTL=
 if ((FABRIC)); then
-    "$FABRIC_BIN" --socket "$RUN/fabric.sock" --ctl "$RUN/fabric-ctl.sock" \
-        --sm "$SM" ${TOPOLOGY:+--topology "$TOPOLOGY"} --log "$JOB/fabric.log" \
-        > "$JOB/fabric.out" 2>&1 < /dev/null &
-    FABRIC_PID=$!
-    for ((i = 0; i < 100; i++)); do [[ -S $RUN/fabric.sock ]] && break; sleep 0.05; done
-    [[ -S $RUN/fabric.sock ]] || { cat "$JOB/fabric.out" >&2; die "orca-fabric did not start"; }
+    start_fabric fabric ${TOPOLOGY:+"$JOB/topology-a"}
+    FABRIC_PID=$STARTED_PID
     FAB_ARGS=(--emu-set "fabric=$RUN/fabric.sock")
+    FAB_ARGS_B=("${FAB_ARGS[@]}")
     FABRIC_CTL=$RUN/fabric-ctl.sock
+    if [[ -n $TOPOLOGY_B ]]; then
+        start_fabric fabric-b "$JOB/topology-b"
+        FABRIC_B_PID=$STARTED_PID
+        FAB_ARGS_B=(--emu-set "fabric=$RUN/fabric-b.sock")
+    fi
 fi
 # the guest-less ports: an emulator with no QEMU is a port and its
 # firmware, which the SM discovers and programs like any other; the
@@ -185,7 +223,7 @@ say "guests $NAME-a ($ADDR_A) and $NAME-b ($ADDR_B); link 127.0.0.1:$PORT_A <-> 
 # ('hostctl fabric REQUEST', scripts/vm.sh)
 export ORCA_FABRIC_CTL=$FABRIC_CTL
 BUILD=$BUILD "$REPO/scripts/vm.sh" --name "$NAME-b" --timeout $((TIMEOUT + 120)) --hostname orca-b \
-    --link "$PORT_B:$PORT_A:$ADDR_B/24" "${ARGS_BOTH[@]}" "${FAB_ARGS[@]}" \
+    --link "$PORT_B:$PORT_A:$ADDR_B/24" "${ARGS_BOTH[@]}" "${FAB_ARGS_B[@]}" \
     --emu-set node_guid=0x00ca7afffe0000b1 "${ARGS_B[@]}" -- \
     "peer-agent $ADDR_B:$PEER_PORT \$ORCA_JOB/stop" > "$JOB/b.out" 2>&1 &
 B_PID=$!
@@ -202,8 +240,8 @@ if ((RC != 0)); then
     say "--- second guest ($NAME-b), last 40 lines ($JOB/b.out)"
     tail -n 40 "$JOB/b.out" >&2
     if [[ -n $FABRIC_CTL ]]; then
-        say "--- fabric log, last 20 lines ($JOB/fabric.log)"
-        tail -n 20 "$JOB/fabric.log" "$JOB/fabric.out" >&2 2>/dev/null
+        say "--- fabric logs, last 20 lines ($JOB/fabric*.log)"
+        tail -n 20 "$JOB"/fabric*.log "$JOB"/fabric*.out >&2 2>/dev/null
     fi
 fi
 exit "$RC"

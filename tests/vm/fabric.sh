@@ -1,8 +1,10 @@
 #!/bin/bash
-# Guest test, first guest of scripts/vm2.sh --topology tests/vm/fabric.topo:
-# four switches in one orca-fabric, this host on s1, the other on s4, two
-# ways between them of three switches each (s1-s2-s4, s1-s3-s4), and the
-# real OpenSM here managing all of it.
+# Guest test, first guest of scripts/vm2.sh --topology tests/vm/fabric.topo
+# --topology-b tests/vm/fabric-b.topo: four switches in two orca-fabric
+# processes as on two machines, this host on s1 (the first), the other on
+# s4 (the second), two ways between them of three switches each, the
+# second link of each over TCP (s1-s2=s4, s1-s3=s4), and the real OpenSM
+# here managing all of it.
 #  - OpenSM logs SUBNET UP; both ports ACTIVE with distinct LIDs;
 #  - ibnetdiscover finds the four switches (their NodeDescriptions,
 #    "orca-fabric sN"), the two CAs, each in its pinned port, and the
@@ -10,7 +12,8 @@
 #    port with a LID from OpenSM;
 #  - ibtracert from here to the other port crosses three switches, s1,
 #    s2 or s3, and s4, entering each by a port the topology has;
-#  - ibv_rc_pingpong -c (each buffer checked) across them;
+#  - ibv_rc_pingpong -c (each buffer checked) across them, its packets
+#    over the route's TCP link both ways (the first fabric's stats);
 #  - the cable between s1 and the middle switch of that route pulled
 #    (hostctl fabric link): the switches raise PortStateChange, OpenSM
 #    sweeps and routes the other way, which ibtracert shows, with the
@@ -32,7 +35,7 @@ tmp=$(mktemp -d)
 osm=/tmp/orca-opensm-fabric
 mkdir -p "$osm"
 trap 'rm -rf "$tmp"' EXIT
-plan 11
+plan 12
 
 # shellcheck source=tests/lib/sm.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/sm.sh"
@@ -100,8 +103,14 @@ read -r _ mid _ <<< "$r1"
 [[ $r1 == "s1 s2 s4 " || $r1 == "s1 s3 s4 " ]]
 ok $? "ibtracert $la $lb: three switches, $r1"
 
+# the middle switch's port 2 is its TCP link to s4 (fabric.topo)
+tcp_frames() { echo "$(fab_stat "$mid" p2_remote_frames_out) $(fab_stat "$mid" p2_remote_frames_in)"; }
+read -r out0 in0 <<< "$(tcp_frames)"
 rc_pp -n 200 -s 4096
 ok $? "ibv_rc_pingpong -c across three switches: $(grep -o '[0-9]* bytes in [0-9.]* seconds' "$tmp/client")"
+read -r out1 in1 <<< "$(tcp_frames)"
+((out1 - out0 >= 200 && in1 - in0 >= 200))
+ok $? "its 200 messages each way crossed the TCP link $mid:2 = s4 (frames out $out0 -> $out1, in $in0 -> $in1)"
 
 # the cable between s1 and the middle switch of that route, pulled
 case $mid in
