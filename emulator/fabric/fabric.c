@@ -346,6 +346,9 @@ static bool poll_once(struct fabric *f, bool once)
 		n += fab_topo_pollfds(f->topo, pfd + n);
 		wait_ms = FAB_REMOTE_RETRY_MS;
 	}
+	/* frames a delayed link holds: back soon, to send them in time */
+	if (f->topo && fab_topo_holding(f->topo))
+		wait_ms = 1;
 	/* packets left between switches by the last pass: no sleep */
 	if (f->topo && fab_topo_busy(f->topo))
 		wait_ms = 0;

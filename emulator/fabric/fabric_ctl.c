@@ -144,14 +144,17 @@ static void switch_stats(struct fabric *f, unsigned int s, char *reply,
 		if (r->sw != s)
 			continue;
 		off += snprintf(reply + off, len - off,
-				" p%u_remote=%s p%u_remote_frames_out=%llu p%u_remote_frames_in=%llu p%u_remote_drops=%llu p%u_remote_connects=%llu p%u_remote_bad_frames=%llu",
+				" p%u_remote=%s p%u_remote_frames_out=%llu p%u_remote_frames_in=%llu p%u_remote_drops=%llu p%u_remote_connects=%llu p%u_remote_bad_frames=%llu p%u_remote_loss_ppm=%u p%u_remote_delay_us=%u p%u_remote_fault_drops=%llu p%u_remote_delayed=%llu",
 				r->port, r->up ? "up" :
 				r->admin_down ? "pulled" : "down",
 				r->port, (unsigned long long)r->frames_out,
 				r->port, (unsigned long long)r->frames_in,
 				r->port, (unsigned long long)r->drops,
 				r->port, (unsigned long long)r->connects,
-				r->port, (unsigned long long)r->bad_frames);
+				r->port, (unsigned long long)r->bad_frames,
+				r->port, r->loss_ppm, r->port, r->delay_us,
+				r->port, (unsigned long long)r->fault_drops,
+				r->port, (unsigned long long)r->delayed);
 	}
 	for (i = 0; i <= sw->nports && off < len; i++) {
 		const struct orca_mad_port *mp = &sw->node.port[i];
@@ -211,6 +214,29 @@ void fab_ctl_execute(struct fabric *f, const char *line, char *reply,
 		}
 		orca_log("inter-switch link %s %s (control socket)", end, what);
 		snprintf(reply, len, "ok link %s %s", end, what);
+		return;
+	}
+	/*
+	 * "link-faults SWITCH:PORT LOSS_PPM DELAY_US": what that end of a
+	 * link to another fabric sends, lost and delayed from now on
+	 */
+	if (f->topo && !strncmp(line, "link-faults ", 12)) {
+		char end[64], err[128];
+		unsigned int loss, delay;
+
+		if (sscanf(line + 12, "%63s %u %u", end, &loss, &delay) != 3) {
+			snprintf(reply, len, "error link-faults SWITCH:PORT LOSS_PPM DELAY_US");
+			return;
+		}
+		if (fab_topo_link_faults(f->topo, end, loss, delay, err,
+					 sizeof(err))) {
+			snprintf(reply, len, "error %s", err);
+			return;
+		}
+		orca_log("link %s: loss %u ppm, delay %u us (control socket)",
+			 end, loss, delay);
+		snprintf(reply, len, "ok link-faults %s %u %u", end, loss,
+			 delay);
 		return;
 	}
 	/* "stats SWITCH": that switch of a topology */

@@ -536,6 +536,32 @@ int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
 	return 0;
 }
 
+int fab_topo_link_faults(struct fab_topo *t, const char *end,
+			 uint32_t loss_ppm, uint32_t delay_us, char *err,
+			 size_t len)
+{
+	struct fab_topo_end a;
+	const struct fab_topo_end *b;
+
+	if (parse_end(t, end, &a, err, len, 0))
+		return -1;
+	b = &t->peer[a.sw][a.port];
+	if (b->sw != FAB_TOPO_REMOTE)
+		return fail(err, len, 0, "%s is no link to another fabric", end);
+	return fab_remote_faults(&t->remote[b->port], loss_ppm, delay_us, err,
+				 len);
+}
+
+bool fab_topo_holding(const struct fab_topo *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n_remote; i++)
+		if (fab_remote_holding(&t->remote[i]))
+			return true;
+	return false;
+}
+
 bool fab_topo_busy(const struct fab_topo *t)
 {
 	unsigned int s, p;

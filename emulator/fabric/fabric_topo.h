@@ -114,8 +114,18 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget);
  */
 int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
 		  size_t len);
+/*
+ * The faults of the link to another fabric at "NAME:PORT" @end, for what
+ * this end sends (fab_remote_faults()); 0, or -1 with @err (no such
+ * switch or port, not a link to another fabric, out of range).
+ */
+int fab_topo_link_faults(struct fab_topo *t, const char *end,
+			 uint32_t loss_ppm, uint32_t delay_us, char *err,
+			 size_t len);
 /* Is anything queued on an ISL port? */
 bool fab_topo_busy(const struct fab_topo *t);
+/* Does a delayed link to another fabric hold frames? */
+bool fab_topo_holding(const struct fab_topo *t);
 /* The remote links' descriptors to poll now into @pfd; how many. */
 int fab_topo_pollfds(struct fab_topo *t, struct pollfd *pfd);
 /*

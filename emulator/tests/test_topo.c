@@ -663,6 +663,86 @@ static void remote_link(void)
 	fab_topo_free(&ty_);
 }
 
+/*
+ * The faults of a link to another fabric, at its sending end: packets
+ * lost (every one, then about half), frames held for a delay (the reply
+ * of a DR SMP across comes no sooner), LINK_UP messages never lost.
+ */
+static void remote_faults(void)
+{
+	static const uint8_t to_y1[] = { 1, 1 };
+	struct fab_remote *rx = &tx_.remote[0];
+	char x[256], y[256], err[128];
+	unsigned int s, i, tcp = free_tcp_port();
+	uint64_t out0, t0, ms;
+
+	snprintf(x, sizeof(x),
+		 "switch x1 4 0x00ca7a0000f0a000\nremote x1:1 listen 127.0.0.1:%u\n",
+		 tcp);
+	snprintf(y, sizeof(y),
+		 "switch y1 4 0x00ca7a0000f0b000\nremote y1:1 connect 127.0.0.1:%u\n",
+		 tcp);
+	CHECK_EQ(fab_topo_parse(&tx_, x, err, sizeof(err)), 0);
+	CHECK_EQ(fab_topo_parse(&ty_, y, err, sizeof(err)), 0);
+	if (!tx_.n_sw || !ty_.n_sw)
+		return;
+	CHECK_EQ(fab_topo_attach(&tx_, GUID(1), GUID(1) + 1, &s), SM_PORT);
+	fab_sw_link(tx_.sw[0], SM_PORT, true);
+	CHECK(fab_sw_pop(tx_.sw[0], SM_PORT, msg));
+	CHECK(pump(5000, both_init));
+
+	/* only links to other fabrics, only in range */
+	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:2", 0, 0, err, sizeof(err)), -1);
+	CHECK(strstr(err, "x1:2 is no link to another fabric") != NULL);
+	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:1", 1000001, 0, err,
+				      sizeof(err)), -1);
+	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:1", 0, FAB_REMOTE_MAX_DELAY_US + 1,
+				      err, sizeof(err)), -1);
+
+	/* all lost: the SMP never reaches y1, and is counted */
+	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:1", 1000000, 0, err,
+				      sizeof(err)), 0);
+	out0 = rx->frames_out;
+	dr_smp_data(1, 0x0011, 0, ROUTE(to_y1), NULL);
+	smp_wire();
+	fab_sw_input(tx_.sw[0], SM_PORT, wire, wire_len);
+	CHECK(!pump(300, reply_at_a));
+	CHECK_EQ(rx->fault_drops, 1);
+	CHECK_EQ(rx->frames_out, out0);
+	CHECK_EQ(ty_.isl_pkts, 0);
+
+	/* half lost: of 200, some of each, and every one accounted */
+	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:1", 500000, 0, err,
+				      sizeof(err)), 0);
+	for (i = 0; i < 200; i++) {
+		fab_sw_input(tx_.sw[0], SM_PORT, wire, wire_len);
+		fab_topo_carry(&tx_, 100000);
+	}
+	pump(300, NULL);
+	CHECK(rx->fault_drops - 1 >= 50 && rx->fault_drops - 1 <= 150);
+	CHECK_EQ(rx->fault_drops - 1 + rx->frames_out - out0, 200);
+	CHECK_EQ(ty_.isl_pkts, rx->frames_out - out0);
+	while (fab_sw_pop(tx_.sw[0], SM_PORT, msg))
+		;
+
+	/* no loss, 300 ms late: the reply comes, no sooner */
+	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:1", 0, 300000, err,
+				      sizeof(err)), 0);
+	t0 = now_ms_();
+	CHECK_EQ(sm_dr_x(1, 0x0011, 0, ROUTE(to_y1), NULL), 0);
+	ms = now_ms_() - t0;
+	CHECK(ms >= 300);
+	CHECK_EQ(get_be(resp + DATA + 12, 8), 0x00ca7a0000f0b000ULL);
+	CHECK_EQ(rx->delayed, 1);
+	CHECK(!fab_topo_holding(&tx_));
+	/* and none again */
+	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:1", 0, 0, err, sizeof(err)), 0);
+	CHECK_EQ(sm_dr_x(1, 0x0011, 0, ROUTE(to_y1), NULL), 0);
+	CHECK_EQ(rx->delayed, 1);
+	fab_topo_free(&tx_);
+	fab_topo_free(&ty_);
+}
+
 /* ---- orca-fabric --topology ---- */
 
 static const char *fab_bin, *emu_bin;
@@ -876,6 +956,7 @@ int main(int argc, char **argv)
 	RUN(link_pulled);
 	RUN(carry_budget);
 	RUN(remote_link);
+	RUN(remote_faults);
 	fab_topo_free(&topo);
 	if (fab_bin)
 		RUN(fabric_process);

@@ -15,9 +15,12 @@
 #  - ibv_rc_pingpong -c (each buffer checked) across them, its packets
 #    over the route's TCP link both ways (the first fabric's stats);
 #  - the cable between s1 and the middle switch of that route pulled
-#    (hostctl fabric link): the switches raise PortStateChange, OpenSM
+#    (hostctl fabric link) under an RC stream (ib_write_bw -D, its QPs'
+#    timeout 4.3 s, -u 20): the switches raise PortStateChange, OpenSM
 #    sweeps and routes the other way, which ibtracert shows, with the
-#    LIDs kept; a new pingpong crosses it;
+#    LIDs kept; the stream goes on by retransmission (this device's
+#    retries counter rises) and both ends exit 0; a new pingpong
+#    crosses the new route;
 #  - the cable back: OpenSM takes both ends ACTIVE again.
 # Prints TAP.
 # (the functions wait_until calls look unreachable to shellcheck)
@@ -35,7 +38,7 @@ tmp=$(mktemp -d)
 osm=/tmp/orca-opensm-fabric
 mkdir -p "$osm"
 trap 'rm -rf "$tmp"' EXIT
-plan 12
+plan 13
 
 # shellcheck source=tests/lib/sm.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/sm.sh"
@@ -118,11 +121,31 @@ s2) cut=s1:1 other=s3 ;;
 s3) cut=s1:2 other=s2 ;;
 *) cut='' other='' ;;
 esac
+# an RC stream across it, long enough for the pull and the reroute; a
+# QP timeout of 4.3 s (-u 20) and 7 retries outlast OpenSM's sweep
+bw_secs=12
+port=$((port + 1))
+retries0=$(emu_stat_on here retries)
+pair_server "$tmp/bw-server" "$port" timeout -k 5 $((bw_secs + 60)) \
+    ib_write_bw -d "$dev" -p "$port" -u 20 -D "$bw_secs" -F || diag "the ib_write_bw server did not listen"
+timeout -k 5 $((bw_secs + 60)) ib_write_bw -d "$dev" -p "$port" -u 20 -D "$bw_secs" -F \
+    "$(pair_server_addr)" > "$tmp/bw-client" 2>&1 &
+bw_pid=$!
+sleep 3
 out=$(fab link "$cut" down 2>&1)
 rerouted() { [[ $(route) == "s1 $other s4 " ]]; }
 t0=$(now_us)
 [[ -n $cut && $out == "ok link $cut down" ]] && wait_until "$ORCA_WAIT" rerouted
-ok $? "the cable $cut pulled ($out): OpenSM routes $(route)instead, after $(secs_since "$t0") s"
+ok $? "the cable $cut pulled ($out) under an RC stream: OpenSM routes $(route)instead, after $(secs_since "$t0") s"
+wait "$bw_pid"
+crc=$?
+wait "$PAIR_SPID"
+src=$?
+retries1=$(emu_stat_on here retries)
+((crc == 0 && src == 0 && retries1 > retries0))
+ok $? "the RC stream (ib_write_bw -u 20 -D $bw_secs) went on through the reroute: client rc $crc, server rc $src, retransmissions here $retries0 -> $retries1"
+((crc || src)) && diag "$(tail -n 5 "$tmp/bw-client")" "$(tail -n 5 "$tmp/bw-server")"
+diag "ib_write_bw: $(grep -E '^ *[0-9]+ +[0-9]+ ' "$tmp/bw-client" | tail -n 1)"
 [[ $(lid_of "$(pattr lid)") == "$la" && $(lid_of "$(rattr lid)") == "$lb" ]] && active
 ok $? "LIDs kept ($la, $lb), both ports ACTIVE"
 rc_pp -n 200 -s 4096
