@@ -44,9 +44,16 @@ out=$cache/kernel-$rel
 mkdir -p "$cache"
 exec 9> "$cache/.guest-kernel.lock"
 flock 9
+# The 7.3 tree is prepared with the host's compiler and pahole, whose
+# versions its config records (kbuild warns at a module built with
+# others): prepared again when they change.
+toolchain() { gcc --version | head -n 1; pahole --version 2> /dev/null || echo "no pahole"; }
 if [[ -f $out/.orca-done ]]; then
-    echo "$out"
-    exit 0
+    if [[ $name != 7.3 || $(toolchain) == "$(cat "$out/.orca-toolchain" 2> /dev/null)" ]]; then
+        echo "$out"
+        exit 0
+    fi
+    say "the host's gcc or pahole is not the one $rel was prepared with: preparing it again"
 fi
 
 # A private apt state for $suite: sources, lists and archives in the cache.
@@ -122,6 +129,7 @@ case $name in
     ;;
 esac
 rm -rf "$out/root"
+[[ $name == 7.3 ]] && toolchain > "$out/.orca-toolchain"
 touch "$out/.orca-done"
 say "$name ready in $out"
 echo "$out"
