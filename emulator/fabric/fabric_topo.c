@@ -516,15 +516,24 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 	return moved;
 }
 
+/* The switch port "NAME:PORT" @end into @a, and what it is cabled to. */
+static const struct fab_topo_end *cabled(struct fab_topo *t, const char *end,
+					 struct fab_topo_end *a, char *err,
+					 size_t len)
+{
+	if (parse_end(t, end, a, err, len, 0))
+		return NULL;
+	return &t->peer[a->sw][a->port];
+}
+
 int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
 		  size_t len)
 {
 	struct fab_topo_end a;
-	const struct fab_topo_end *b;
+	const struct fab_topo_end *b = cabled(t, end, &a, err, len);
 
-	if (parse_end(t, end, &a, err, len, 0))
+	if (!b)
 		return -1;
-	b = &t->peer[a.sw][a.port];
 	if (b->sw == FAB_TOPO_NONE)
 		return fail(err, len, 0, "%s is no inter-switch link", end);
 	if (b->sw == FAB_TOPO_REMOTE) {
@@ -541,11 +550,10 @@ int fab_topo_link_faults(struct fab_topo *t, const char *end,
 			 size_t len)
 {
 	struct fab_topo_end a;
-	const struct fab_topo_end *b;
+	const struct fab_topo_end *b = cabled(t, end, &a, err, len);
 
-	if (parse_end(t, end, &a, err, len, 0))
+	if (!b)
 		return -1;
-	b = &t->peer[a.sw][a.port];
 	if (b->sw != FAB_TOPO_REMOTE)
 		return fail(err, len, 0, "%s is no link to another fabric", end);
 	return fab_remote_faults(&t->remote[b->port], loss_ppm, delay_us, err,

@@ -300,6 +300,30 @@ static void bad_sq_pi(void)
 /* Arming in the CQ's doorbell record, events on the completion EQ. */
 #define CEQ_BASE	0x2c0000ULL
 
+/*
+ * A device with a completion EQ of 16 at CEQ_BASE, an MR over the page
+ * @buf (@lk), and RC QPs @a and @b connected, both on @cq; its arm word.
+ */
+static __le32 *ceq_pair(struct fx **fp, struct ring_cq *cq, struct ring_qp *a,
+			struct ring_qp *b, uint64_t *buf, uint32_t *lk)
+{
+	struct fx *f;
+
+	heap_next = HEAP_BASE;
+	f = *fp = fx_new_cfg(NULL);
+	f->regs->ceq_base = htole64(CEQ_BASE);
+	f->regs->ceq_log_depth = htole32(4);
+	fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
+	*buf = heap_alloc(PAGE);
+	CHECK_EQ(reg_mr(f, f->pdn, *buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, lk), 0);
+	CHECK(make_cq(f, cq, 4));
+	CHECK(make_qp(f, a, cq->cqn));
+	CHECK(make_qp(f, b, cq->cqn));
+	CHECK(connect_rc(f, a, b->qpn, 0, 5));
+	CHECK(connect_rc(f, b, a->qpn, 0, 5));
+	return gpa(f, cq->base + (64ULL << cq->log_depth) + 4);
+}
+
 static void cq_events(void)
 {
 	struct fx *f;
@@ -311,19 +335,7 @@ static void cq_events(void)
 	__le32 *arm;
 	uint32_t lk, i;
 
-	heap_next = HEAP_BASE;
-	f = fx_new_cfg(NULL);
-	f->regs->ceq_base = htole64(CEQ_BASE);
-	f->regs->ceq_log_depth = htole32(4);
-	fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
-	buf = heap_alloc(PAGE);
-	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, &lk), 0);
-	CHECK(make_cq(f, &cq, 4));
-	CHECK(make_qp(f, &a, cq.cqn));
-	CHECK(make_qp(f, &b, cq.cqn));
-	CHECK(connect_rc(f, &a, b.qpn, 0, 5));
-	CHECK(connect_rc(f, &b, a.qpn, 0, 5));
-	arm = gpa(f, cq.base + (64ULL << cq.log_depth) + 4);
+	arm = ceq_pair(&f, &cq, &a, &b, &buf, &lk);
 
 	/* not armed: no event */
 	post_recv(f, &b, buf, 64, lk);
@@ -401,19 +413,7 @@ static void cq_arm_late(void)
 	__le32 *arm;
 	uint32_t lk;
 
-	heap_next = HEAP_BASE;
-	f = fx_new_cfg(NULL);
-	f->regs->ceq_base = htole64(CEQ_BASE);
-	f->regs->ceq_log_depth = htole32(4);
-	fx_bringup_flags(f, ORCA_INIT_F_EQ_IRQ);
-	buf = heap_alloc(PAGE);
-	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE, &lk), 0);
-	CHECK(make_cq(f, &cq, 4));
-	CHECK(make_qp(f, &a, cq.cqn));
-	CHECK(make_qp(f, &b, cq.cqn));
-	CHECK(connect_rc(f, &a, b.qpn, 0, 5));
-	CHECK(connect_rc(f, &b, a.qpn, 0, 5));
-	arm = gpa(f, cq.base + (64ULL << cq.log_depth) + 4);
+	arm = ceq_pair(&f, &cq, &a, &b, &buf, &lk);
 
 	/* two CQEs unread, then the arm: the next heartbeat fires */
 	post_recv(f, &b, buf, 64, lk);

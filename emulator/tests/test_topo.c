@@ -587,6 +587,17 @@ static unsigned int free_tcp_port(void)
 	return port;
 }
 
+/* The two fabrics' files: x1 and y1, cabled by port 1 over TCP @tcp. */
+static void remote_files(char *x, char *y, size_t len, unsigned int tcp)
+{
+	snprintf(x, len,
+		 "switch x1 4 0x00ca7a0000f0a000\nremote x1:1 listen 127.0.0.1:%u\n",
+		 tcp);
+	snprintf(y, len,
+		 "switch y1 4 0x00ca7a0000f0b000\nremote y1:1 connect 127.0.0.1:%u\n",
+		 tcp);
+}
+
 static void remote_link(void)
 {
 	static const uint8_t to_x1[] = { 1 }, to_y1[] = { 1, 1 };
@@ -594,12 +605,7 @@ static void remote_link(void)
 	unsigned int s, state, tcp = free_tcp_port();
 	int fd;
 
-	snprintf(x, sizeof(x),
-		 "switch x1 4 0x00ca7a0000f0a000\nremote x1:1 listen 127.0.0.1:%u\n",
-		 tcp);
-	snprintf(y, sizeof(y),
-		 "switch y1 4 0x00ca7a0000f0b000\nremote y1:1 connect 127.0.0.1:%u\n",
-		 tcp);
+	remote_files(x, y, sizeof(x), tcp);
 	CHECK_EQ(fab_topo_parse(&tx_, x, err, sizeof(err)), 0);
 	CHECK_EQ(fab_topo_parse(&ty_, y, err, sizeof(err)), 0);
 	/* a second listener on that port: refused at start, with its line */
@@ -676,12 +682,7 @@ static void remote_faults(void)
 	unsigned int s, i, tcp = free_tcp_port();
 	uint64_t out0, t0, ms;
 
-	snprintf(x, sizeof(x),
-		 "switch x1 4 0x00ca7a0000f0a000\nremote x1:1 listen 127.0.0.1:%u\n",
-		 tcp);
-	snprintf(y, sizeof(y),
-		 "switch y1 4 0x00ca7a0000f0b000\nremote y1:1 connect 127.0.0.1:%u\n",
-		 tcp);
+	remote_files(x, y, sizeof(x), tcp);
 	CHECK_EQ(fab_topo_parse(&tx_, x, err, sizeof(err)), 0);
 	CHECK_EQ(fab_topo_parse(&ty_, y, err, sizeof(err)), 0);
 	if (!tx_.n_sw || !ty_.n_sw)
