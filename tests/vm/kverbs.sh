@@ -104,13 +104,12 @@ reload
 ok $? "orca reloaded ($WAITED s)"
 # the kicks the driver rang for the module's posts, each seen by the device
 cnt=/sys/class/infiniband/$dev/ports/1/hw_counters/kernel_kicks
-db_writes() { hostctl stats | sed -n 's/.* db_writes=\([0-9]*\).*/\1/p'; }
-kk0=$(< "$cnt") db0=$(db_writes)
+kk0=$(< "$cnt") db0=$(emu_stat db_writes)
 kverbs_run "kernel verbs on $dev after a reload" "$KVERBS_CHECKS"
 sleep 0.05 # past the hw_counters lifespan (10 ms)
 kk1=$(< "$cnt")
 # shellcheck disable=SC2317  # called by wait_until
-all_seen() { db1=$(db_writes) && ((db1 - db0 >= kk1 - kk0)); }
+all_seen() { db1=$(emu_stat db_writes) && ((db1 - db0 >= kk1 - kk0)); }
 wait_until "$ORCA_WAIT" all_seen
 ((kk1 > kk0 && db1 - db0 >= kk1 - kk0))
 ok $? "hw_counters/kernel_kicks counts the kernel QPs' kicks: $kk0 -> $kk1; the device's db_writes $db0 -> $db1"
