@@ -11,9 +11,9 @@
  * only ever 0 or 1.  In the orca VM, from the emulator's counters: with
  * the device held awake (hostctl db-awake-hold 1) a second ping-pong
  * rings no kick at all: the device sees no kick beyond those the driver
- * rang for the kernel's QPs (hw_counters/kernel_kicks); left to itself the device sleeps and wakes as
- * the timing goes, and how many posts skipped their kick is printed, not
- * judged (a speed, make bench's).  With db_hint=N there is no such
+ * rang for the kernel's QPs (hw_counters/kernel_kicks); left to itself
+ * the device sleeps and wakes as the timing goes, and how many posts
+ * skipped their kick is printed, not judged (a speed, make bench's).  With db_hint=N there is no such
  * mapping and every post kicks.
  *
  *   verbs_dbhint [-d orca0]
