@@ -675,12 +675,20 @@ check-host-lane:
 	@$(MAKE) model-ties reliability-host upstream-check PART=$(TAPDIR)
 
 # ------------------------------------------------------------------ bench
+# BENCH_ONLY=fabric: only the fabric scale part (tests/bench/fabric.sh:
+# OpenSM over 16 .. 1024 guest-less ports against ibsim, RC across 1, 3
+# and 5 switches; FABRIC_SIZES, FABRIC_HOPS choose)
 bench:
 	@$(MAKE) deps build
+ifeq ($(BENCH_ONLY),fabric)
+	@$(call header,"bench: fabric scale (tests/bench/fabric.sh)")
+	@BUILD=$(BUILD) RESULTS=$(RESULTS)/bench tests/bench/fabric.sh
+else
 	@$(MAKE) -C tests/bench BUILD=$(BUILD)
 	@$(MAKE) -C emulator BUILD=$(BUILD) bench
 	@$(call header,"bench: orca0 vs rxe0 in one VM boot (tests/bench/bench.sh)")
 	@BUILD=$(BUILD) RESULTS=$(RESULTS)/bench tests/bench/run.sh
+endif
 
 clean:
 	rm -rf $(BUILD)

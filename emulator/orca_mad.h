@@ -100,7 +100,7 @@ enum {
 #define ORCA_CAP_CLIENT_REREG		(1u << 25)
 #define ORCA_MAD_LID_MCAST_BASE		0xc000
 
-#define ORCA_MAD_MAX_PORTS	32	/* switch external ports */
+#define ORCA_MAD_MAX_PORTS	64	/* switch external ports */
 #define ORCA_MAD_PKEYS		64	/* PartitionCap at most: 2 blocks */
 #define ORCA_MAD_GUIDS		8	/* GUIDInfo: block 0 only */
 #define ORCA_MAD_LFT_CAP	0xc000	/* unicast LIDs, 768 blocks of 64 */

@@ -17,6 +17,7 @@ PKGS=(
     linux-image-amd64 linux-headers-amd64 linux-source-6.1 sparse
     qemu-system-x86 busybox-static
     libibverbs-dev librdmacm-dev ibverbs-utils ibverbs-providers rdma-core rdmacm-utils perftest python3-pyverbs
+    ibsim-utils     # OpenSM's MAD simulator: make bench's fabric rows set orca beside it
     infiniband-diags opensm iputils-ping iperf3 nvme-cli fio ucx-utils openmpi-bin python3-mpi4py
     nfs-kernel-server
     iproute2 python3 strace pciutils python3-ply python3-git python3-docutils

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -271,6 +272,36 @@ static bool conn_input(struct fabric *f, struct fab_conn *c)
 	return true;
 }
 
+/*
+ * A connection is a descriptor: FAB_MAX_PORTS of them need more than the
+ * 1024 a login shell often allows, so take what the hard limit gives, and
+ * accept no more than it leaves room for (poll() fails with EINVAL past
+ * RLIMIT_NOFILE descriptors).
+ */
+#define FAB_FD_RESERVE	(8 + FAB_CTL_CLIENTS + FAB_TOPO_MAX_REMOTE)
+
+static unsigned int conn_limit(void)
+{
+	rlim_t want = FAB_MAX_PORTS + FAB_FD_RESERVE;
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return FAB_MAX_PORTS;
+	if (r.rlim_cur < want) {
+		r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > want ?
+			     want : r.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &r) || getrlimit(RLIMIT_NOFILE, &r))
+			return FAB_MAX_PORTS;
+	}
+	if (r.rlim_cur >= want)
+		return FAB_MAX_PORTS;
+	orca_log("RLIMIT_NOFILE %llu: at most %llu ports",
+		 (unsigned long long)r.rlim_cur,
+		 r.rlim_cur > FAB_FD_RESERVE ?
+		 (unsigned long long)(r.rlim_cur - FAB_FD_RESERVE) : 0ULL);
+	return r.rlim_cur > FAB_FD_RESERVE ? r.rlim_cur - FAB_FD_RESERVE : 0;
+}
+
 static void accept_conn(struct fabric *f)
 {
 	int fd = accept4(f->listen_fd, NULL, NULL,
@@ -280,7 +311,7 @@ static void accept_conn(struct fabric *f)
 
 	if (fd < 0)
 		return;
-	for (i = 0; i < FAB_MAX_PORTS && !c; i++)
+	for (i = 0; i < FAB_MAX_PORTS && !c && f->n_conns < f->max_conns; i++)
 		if (f->conns[i].fd < 0)
 			c = &f->conns[i];
 	/* in switch mode the queues are the switch ports' */
@@ -538,6 +569,7 @@ int main(int argc, char **argv)
 		f.mkey_seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
 	if (mkey_protect && !f.mkey_seed)
 		f.mkey_seed = 1;
+	f.max_conns = conn_limit();
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);

@@ -21,7 +21,7 @@
 #include "orca_msgq.h"
 #include "fabric_topo.h"
 
-#define FAB_MAX_PORTS	64	/* connections at once */
+#define FAB_MAX_PORTS	2048	/* connections at once */
 #define FAB_MAX_LIDS	256	/* port GUIDs the SM remembers */
 #define FAB_QUEUE	ORCA_FAB_PORT_QUEUE	/* held for a slow port */
 #define FAB_CTL_CLIENTS	8
@@ -80,6 +80,7 @@ struct fabric {
 	uint64_t mkey_seed;
 	uint8_t mkey_protect;
 	unsigned int n_conns;
+	unsigned int max_conns;		/* RLIMIT_NOFILE's room, <= FAB_MAX_PORTS */
 	bool had_conn;			/* --once: a port came */
 	/* dropped with no port to blame: malformed, unknown sender */
 	uint64_t bad_msgs;

@@ -33,9 +33,9 @@
 #include "fabric_remote.h"
 #include "fabric_switch.h"
 
-#define FAB_TOPO_MAX_SW		64
+#define FAB_TOPO_MAX_SW		128
 #define FAB_TOPO_NAME		24
-#define FAB_TOPO_MAX_PINS	256
+#define FAB_TOPO_MAX_PINS	2048
 #define FAB_TOPO_LINE		256
 #define FAB_TOPO_MAX_REMOTE	16
 /* fab_topo_end.sw of a port with no cable to a switch */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -209,8 +210,8 @@ static void parse_errors(void)
 		{ "", "no switch" },
 		{ "# only a comment\n", "no switch" },
 		{ "switch a 8\nrouter b 8\n", "line 2: unknown statement 'router'" },
-		{ "switch a 0\n", "PORTS 1..32" },
-		{ "switch a 33\n", "PORTS 1..32" },
+		{ "switch a 0\n", "PORTS 1..64" },
+		{ "switch a 65\n", "PORTS 1..64" },
 		{ "switch a 8\nswitch a 4\n", "declared twice" },
 		{ "switch a:b 8\n", "no ':'" },
 		{ "switch a 8 0\n", "bad GUID" },
@@ -939,6 +940,83 @@ static void guestless_port(void)
 	rmdir(dir);
 }
 
+/*
+ * More CA ports than the 1024 descriptors a shell often allows and than
+ * the 64 connections the fabric once held: two switches of 64 ports
+ * (ORCA_MAD_MAX_PORTS), 126 CA ports, the fabric started with a soft
+ * RLIMIT_NOFILE of 64 which it raises itself.  Then with a hard limit of
+ * 80: the ports past what that leaves room for (80 less FAB_FD_RESERVE,
+ * 32) are refused, and the process goes on answering.
+ */
+static pid_t fabric_limited(const char *topo_path, rlim_t soft, rlim_t hard)
+{
+	pid_t pid = fork();
+	struct rlimit r = { .rlim_cur = soft, .rlim_max = hard };
+	int i;
+
+	if (!pid) {
+		if (setrlimit(RLIMIT_NOFILE, &r))
+			_exit(126);
+		execl(fab_bin, "orca-fabric", "--socket", sock_path, "--ctl",
+		      ctl_path, "--sm", "none", "--topology", topo_path,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; pid > 0 && i < 10000 && !*ctl("ping"); i++)
+		usleep(1000);
+	return pid;
+}
+
+static void many_ports(void)
+{
+	enum { N = 126, ROOM = 80 - 32 };
+	static int fd[N];
+	char topo_path[128], want[64];
+	int i, port, got, status;
+	pid_t pid;
+
+	snprintf(dir, sizeof(dir), "/tmp/orca-topo.XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(topo_path, sizeof(topo_path), "%s/two.topo", dir);
+	write_file(topo_path, "switch a 64\nswitch b 64\nlink a:64 b:64\n");
+	snprintf(sock_path, sizeof(sock_path), "%s/fabric.sock", dir);
+	snprintf(ctl_path, sizeof(ctl_path), "%s/fabric.ctl", dir);
+
+	pid = fabric_limited(topo_path, 64, 4096);
+	CHECK(pid > 0);
+	for (i = 0, got = 0; i < N; i++) {
+		port = fab_hello(sock_path, &fd[i], GUID(0x1000 + i), GUID(0x1000 + i) - 1);
+		/* a's ports 1..63, then b's */
+		got += port == (i < 63 ? i + 1 : i - 62);
+	}
+	CHECK_EQ(got, N);
+	CHECK(strstr(ctl("stats"), " ports=126 ") != NULL);
+	snprintf(want, sizeof(want), " p63_guid=0x%016llx ",
+		 (unsigned long long)GUID(0x1000 + N - 1));
+	CHECK(strstr(ctl("stats b"), want) != NULL);
+	for (i = 0; i < N; i++)
+		close(fd[i]);
+	kill(pid, SIGTERM);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	pid = fabric_limited(topo_path, 80, 80);
+	CHECK(pid > 0);
+	for (i = 0, got = 0; i < ROOM + 10; i++)
+		got += fab_hello(sock_path, &fd[i], GUID(0x1000 + i), GUID(0x1000 + i) - 1) > 0;
+	CHECK_EQ(got, ROOM);
+	snprintf(want, sizeof(want), " ports=%d ", ROOM);
+	CHECK(strstr(ctl("stats"), want) != NULL);
+	for (i = 0; i < ROOM + 10; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	kill(pid, SIGTERM);
+	CHECK_EQ(waitpid(pid, &status, 0), pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	unlink(topo_path);
+	rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	verbose = argc > 1 && !strcmp(argv[1], "-v");
@@ -959,8 +1037,10 @@ int main(int argc, char **argv)
 	RUN(remote_link);
 	RUN(remote_faults);
 	fab_topo_free(&topo);
-	if (fab_bin)
+	if (fab_bin) {
 		RUN(fabric_process);
+		RUN(many_ports);
+	}
 	if (fab_bin && emu_bin)
 		RUN(guestless_port);
 	return tap_done();

@@ -14,6 +14,10 @@
 # (through orca-fabric) and on rxe0 (over the guest link), and a table of
 # orca two-host next to orca one-host and rxe two-host
 # ($RESULTS/twohost_table.txt).
+# Last (BENCH_FABRIC=0 leaves it out), fabric scale: OpenSM over fat
+# trees of orca-fabric switches and guest-less ports, against ibsim, and
+# RC across 1, 3 and 5 switches (tests/bench/fabric.sh,
+# $RESULTS/fabric_scale_table.txt; alone: make bench BENCH_ONLY=fabric).
 # Exit status: vm.sh's (that of bench.sh: 0 = measured, whatever the
 # targets; 1 also when a query-verb row is FAIL, i.e. calls of that verb
 # failed; the summary after the first boot counts and lists such rows), or
@@ -257,6 +261,17 @@ if [[ ${BENCH_ULP:-1} != 0 ]]; then
         cat "$RESULTS/ulp_table.txt"
     else
         echo "bench: kernel-ULP measurement FAILED (vm2.sh exit status $rc4)" >&2
+        ((rc == 0)) && rc=1
+    fi
+fi
+# ------------------------------------------------------------ fabric scale
+# OpenSM over fat trees of 16 .. 1024 guest-less ports, against ibsim, and
+# RC across 1, 3 and 5 switches (tests/bench/fabric.sh,
+# $RESULTS/fabric_scale_table.txt); BENCH_FABRIC=0 leaves it out.
+if [[ ${BENCH_FABRIC:-1} != 0 ]]; then
+    echo
+    if ! BUILD=$BUILD RESULTS=$RESULTS "$REPO/tests/bench/fabric.sh"; then
+        echo "bench: fabric measurement FAILED (see $RESULTS/fabric_scale_table.txt)" >&2
         ((rc == 0)) && rc=1
     fi
 fi

@@ -13,7 +13,9 @@
 #  - ibtracert from here to the other port crosses three switches, s1,
 #    s2 or s3, and s4, entering each by a port the topology has;
 #  - ibv_rc_pingpong -c (each buffer checked) across them, its packets
-#    over the route's TCP link both ways (the first fabric's stats);
+#    over a TCP link each way: the route's there, the way back's (which
+#    ibtracert from there names: routes need not be symmetric) back (the
+#    first fabric's stats);
 #  - the cable between s1 and the middle switch of that route pulled
 #    (hostctl fabric link) under an RC stream (ib_write_bw -D, its QPs'
 #    timeout 4.3 s, -u 20): the switches raise PortStateChange, OpenSM
@@ -22,9 +24,14 @@
 #    retries counter rises) and both ends exit 0; a new pingpong
 #    crosses the new route;
 #  - the cable back: OpenSM takes both ends ACTIVE again;
-#  - OpenSM again with routing_engine updn (roots s2 and s3), then minhop
-#    (its default, named): each says it configured the switches' tables with that
-#    engine, the route crosses three switches, a pingpong -c crosses it.
+#  - OpenSM again with routing_engine ftree, updn (roots s2 and s3, the
+#    spines of the fat tree s1, s4 are the leaves of), then minhop (its
+#    default, named): each says it configured the switches' tables with
+#    that engine, the route crosses three switches, a pingpong -c
+#    crosses it;
+#  - IPoIB across those three switches: ib0 up on both hosts, iperf3
+#    moves all it was asked to; rping -V (rdma_cm over IPoIB's
+#    addresses) verifies each of its ten pings.
 # Prints TAP.
 # (the functions wait_until calls look unreachable to shellcheck)
 # shellcheck disable=SC2317
@@ -41,7 +48,7 @@ tmp=$(mktemp -d)
 osm=/tmp/orca-opensm-fabric
 mkdir -p "$osm"
 trap 'rm -rf "$tmp"' EXIT
-plan 15
+plan 19
 
 # shellcheck source=tests/lib/sm.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/sm.sh"
@@ -100,8 +107,8 @@ ok $? "this CA in s1 port 8, the other in s4 port 8 (their 'ca' lines)"
 ((rc)) || diag "$(grep -A10 "$(sw_guid 1)" "$tmp/net" | head -n 12)"
 
 # the route: ibtracert by LID lists each switch it crosses
-route() {   # the "orca-fabric sN" names ibtracert prints, in order
-    ibtracert "$la" "$lb" 2> /dev/null | grep -o '"orca-fabric s[0-9]*"' | tr -d '"' |
+route() {   # [FROM TO]: the "orca-fabric sN" names ibtracert prints, in order
+    ibtracert "${1:-$la}" "${2:-$lb}" 2> /dev/null | grep -o '"orca-fabric s[0-9]*"' | tr -d '"' |
         sed 's/orca-fabric //' | tr '\n' ' '
 }
 r1=$(route)
@@ -109,14 +116,18 @@ read -r _ mid _ <<< "$r1"
 [[ $r1 == "s1 s2 s4 " || $r1 == "s1 s3 s4 " ]]
 ok $? "ibtracert $la $lb: three switches, $r1"
 
-# the middle switch's port 2 is its TCP link to s4 (fabric.topo)
-tcp_frames() { echo "$(fab_stat "$mid" p2_remote_frames_out) $(fab_stat "$mid" p2_remote_frames_in)"; }
+# the middle switch's port 2 is its TCP link to s4 (fabric.topo); the
+# way back may be the other one (each LFT is its own: routes need not be
+# symmetric), which ibtracert from there says
+read -r _ back _ <<< "$(route "$lb" "$la")"
+[[ $back == s2 || $back == s3 ]] || back=$mid
+tcp_frames() { echo "$(fab_stat "$mid" p2_remote_frames_out) $(fab_stat "$back" p2_remote_frames_in)"; }
 read -r out0 in0 <<< "$(tcp_frames)"
 rc_pp -n 200 -s 4096
 ok $? "ibv_rc_pingpong -c across three switches: $(grep -o '[0-9]* bytes in [0-9.]* seconds' "$tmp/client")"
 read -r out1 in1 <<< "$(tcp_frames)"
 ((out1 - out0 >= 200 && in1 - in0 >= 200))
-ok $? "its 200 messages each way crossed the TCP link $mid:2 = s4 (frames out $out0 -> $out1, in $in0 -> $in1)"
+ok $? "its 200 messages each way crossed a TCP link: there by $mid:2 = s4 (frames out $out0 -> $out1), back by $back:2 = s4 (frames in $in0 -> $in1)"
 
 # the cable between s1 and the middle switch of that route, pulled
 case $mid in
@@ -162,12 +173,13 @@ t0=$(now_us)
 [[ $out == "ok link $cut up" ]] && wait_until "$ORCA_WAIT" both_active
 ok $? "the cable $cut back ($out): ACTIVE again after $(secs_since "$t0") s"
 
-# OpenSM's routing engines (ftree wants CAs on leaf switches only, and
-# the guest-less ports fill the spines' free ports too: not here)
+# OpenSM's routing engines (ftree wants CAs on leaf switches only: the
+# guest-less ports are in s1, fabric.topo)
 sm_gone() { ! pgrep -x opensm > /dev/null; }
-# updn's roots: the middle switches, s2 and s3 (their GUIDs, as sw_guid)
+# ftree's and updn's roots: the middle switches, s2 and s3 (their GUIDs,
+# as sw_guid)
 printf '0x%s\n' "$(sw_guid 2)" "$(sw_guid 3)" > "$osm/roots"
-for engine in updn minhop; do
+for engine in ftree updn minhop; do
     pkill -TERM -x opensm
     wait_until "$ORCA_WAIT" sm_gone
     log=$osm/log-$engine
@@ -181,4 +193,33 @@ for engine in updn minhop; do
     ok $? "OpenSM with routing_engine $engine: SUBNET UP, its tables on all switches ($(secs_since "$t0") s), route $r, ibv_rc_pingpong -c across"
     ((rc)) && diag "$(tail -n 10 "$log")"
 done
+
+# IPoIB and rdma_cm across the three switches of minhop's route
+ip_a=10.79.0.1 ip_b=10.79.0.2
+carrier() { [[ $(< /sys/class/net/ib0/carrier) == 1 && $(peer "cat /sys/class/net/ib0/carrier") == 1 ]] 2> /dev/null; }
+t0=$(now_us)
+modprobe ib_ipoib && peer "modprobe ib_ipoib" &&
+    ip addr replace "$ip_a/24" dev ib0 && ip link set ib0 up &&
+    peer "ip addr replace $ip_b/24 dev ib0 && ip link set ib0 up" &&
+    wait_until "$ORCA_WAIT" carrier
+ok $? "IPoIB on both hosts: ib0 up with carrier (the broadcast group joined through three switches) after $(secs_since "$t0") s"
+peer "iperf3 -s -D -1 -p 5201 --logfile /tmp/iperf3-fabric.out; for i in \$(seq 100); do ss -Hltn 'sport = :5201' | grep -q . && break; sleep 0.1; done"
+timeout -k 5 150 iperf3 -c "$ip_b" -p 5201 -n 8M > "$tmp/iperf" 2>&1
+rc=$?
+# the sender's summary line counts what it sent: 8.00 MBytes
+sent=$(awk '$NF == "sender" { for (i = 2; i <= NF; i++) if ($i == "MBytes") printf "%d", $(i - 1) }' "$tmp/iperf")
+((rc == 0 && ${sent:-0} >= 8))
+ok $? "iperf3 -n 8M over IPoIB across three switches: exit $rc, $(grep -E 'receiver$' "$tmp/iperf" | tr -s ' ' | cut -d' ' -f5-8)"
+((rc)) && diag "$(tail -n 5 "$tmp/iperf")"
+port=$((port + 1))
+PAIR_RDMA_CM=1 pair_server "$tmp/server" "$port" timeout -k 5 120 rping -s -a "$ip_b" -p "$port" -v -V -C 10 ||
+    diag "rping: the server did not listen" "$(tail -n 5 "$tmp/server")"
+timeout -k 5 120 rping -c -a "$ip_b" -p "$port" -v -V -C 10 > "$tmp/client" 2>&1
+crc=$?
+wait "$PAIR_SPID"
+src=$?
+n=$(grep -c '^ping data: rdma-ping-[0-9]' "$tmp/client")
+((crc == 0 && src == 0 && n == 10))
+ok $? "rping -V -C 10 over rdma_cm across three switches: $n verified pings (client rc $crc, server rc $src)"
+ip link set ib0 down; rmmod ib_ipoib; peer "ip link set ib0 down; rmmod ib_ipoib"
 ok_no_oopses_both "$mark"
