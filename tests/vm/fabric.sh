@@ -18,12 +18,12 @@
 #    first fabric's stats);
 #  - the cable between s1 and the middle switch of that route pulled
 #    (hostctl fabric link) under an RC stream (ib_write_bw -D, its QPs'
-#    timeout 4.3 s, -u 20): the switches raise PortStateChange, OpenSM
-#    sweeps and routes the other way, which ibtracert shows, with the
-#    LIDs kept; the stream goes on by retransmission (this device's
-#    retries counter rises) and both ends exit 0; a new pingpong
-#    crosses the new route;
-#  - the cable back: OpenSM takes both ends ACTIVE again;
+#    timeout 4.3 s, -u 20): the switches raise PortStateChange and send
+#    Trap 128, which OpenSM logs; it sweeps and routes the other way,
+#    which ibtracert shows, with the LIDs kept; the stream goes on by
+#    retransmission (this device's retries counter rises) and both ends
+#    exit 0; a new pingpong crosses the new route;
+#  - the cable back: Trap 128 again, OpenSM takes both ends ACTIVE;
 #  - OpenSM again with routing_engine ftree, updn (roots s2 and s3, the
 #    spines of the fat tree s1, s4 are the leaves of), then minhop (its
 #    default, named): each says it configured the switches' tables with
@@ -48,7 +48,7 @@ tmp=$(mktemp -d)
 osm=/tmp/orca-opensm-fabric
 mkdir -p "$osm"
 trap 'rm -rf "$tmp"' EXIT
-plan 19
+plan 20
 
 # shellcheck source=tests/lib/sm.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/sm.sh"
@@ -146,11 +146,19 @@ timeout -k 5 $((bw_secs + 60)) ib_write_bw -d "$dev" -p "$port" -u 20 -D "$bw_se
     "$(pair_server_addr)" > "$tmp/bw-client" 2>&1 &
 bw_pid=$!
 sleep 3
+# OpenSM logs each trap it receives: "Received Generic Notice type:1
+# num:128 (Link state change) Producer:2 (Switch) from LID:N ..."
+traps128() { grep -c 'num:128 ' "$osm/log" 2> /dev/null; }
+trap_lids() { grep 'num:128 ' "$osm/log" | tail -n "$1" | grep -o 'from LID:[0-9]*' | sort -u | tr '\n' ' '; }
+n128=$(traps128)
 out=$(fab link "$cut" down 2>&1)
 rerouted() { [[ $(route) == "s1 $other s4 " ]]; }
 t0=$(now_us)
 [[ -n $cut && $out == "ok link $cut down" ]] && wait_until "$ORCA_WAIT" rerouted
 ok $? "the cable $cut pulled ($out) under an RC stream: OpenSM routes $(route)instead, after $(secs_since "$t0") s"
+n=$(($(traps128) - n128))
+((n > 0))
+ok $? "the pull reached OpenSM as Trap 128 (Link state change): $n of them, $(trap_lids "$n")"
 wait "$bw_pid"
 crc=$?
 wait "$PAIR_SPID"
@@ -166,12 +174,17 @@ rc_pp -n 200 -s 4096
 ok $? "ibv_rc_pingpong -c the other way round: $(grep -o '[0-9]* bytes in [0-9.]* seconds' "$tmp/client")"
 
 # back: the switch ends INIT at once, OpenSM takes them ACTIVE
+n128=$(traps128)
 out=$(fab link "$cut" up 2>&1)
 sw=${cut%%:*} p=${cut##*:}
 both_active() { [[ $(fab_stat "$sw" "p${p}_state") == active ]]; }
 t0=$(now_us)
 [[ $out == "ok link $cut up" ]] && wait_until "$ORCA_WAIT" both_active
-ok $? "the cable $cut back ($out): ACTIVE again after $(secs_since "$t0") s"
+rc=$?
+n=$(($(traps128) - n128))
+((rc == 0 && n > 0))
+ok $? "the cable $cut back ($out): ACTIVE again after $(secs_since "$t0") s, through Trap 128: $n of them, $(trap_lids "$n")"
+((rc == 0 && n > 0)) || diag "$(grep -iE 'notice|trap|sweep' "$osm/log" | tail -n 12)" "$(fab stats "$sw" | tr ' ' '\n' | grep -E '^traps_')"
 
 # OpenSM's routing engines (ftree wants CAs on leaf switches only: the
 # guest-less ports are in s1, fabric.topo)
