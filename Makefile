@@ -251,6 +251,7 @@ unit:
 	@$(STAGE) unit-provider-56 -- $(MAKE) -C providers BUILD=$(BUILD) RDMA_CORE=56 test || true
 	@$(STAGE) unit-provider-65 -- $(MAKE) -C providers BUILD=$(BUILD) RDMA_CORE=65 test || true
 	@$(STAGE) unit-modinfo -- sh -c '$(MAKE) -s driver > /dev/null; BUILD=$(BUILD) tests/modinfo.sh' || true
+	@$(STAGE) unit-fabric-topo -- env BUILD=$(BUILD) tests/fabric-topo.sh || true
 	$(if $(IN_CHECK),,@$(MAKE) model-ties PART=$(TAPDIR))
 	@$(finish)
 

@@ -11,13 +11,18 @@
 #                  "-": no ibsim run
 #   OUT            key=value lines go here (on the host's job dir)
 # Keys: the epochs of OpenSM's start, SUBNET UP, the forced heavy sweep's
-# start and end (host and guest clocks agree under TCG, so that the host
-# can charge the emulators' CPU to that window), what ibnetdiscover found
-# (switches, CAs, CAs with a LID), the routing engine OpenSM logged, and
-# ibsim's figures prefixed ibsim_.  Exit status 0 when the whole fabric
+# start and end (SIGHUP to the next SUBNET UP, once OpenSM's log is
+# quiet; the ends from its log's timestamps, tests/bench/osm-log.sh; host
+# and guest clocks agree under TCG, so that the host can charge the
+# emulators' CPU to that window), what ibnetdiscover found (switches,
+# CAs, CAs with a LID), the routing engine OpenSM logged, and ibsim's
+# figures (tests/bench/ibsim.sh) prefixed ibsim_.  Exit status 0 when the whole fabric
 # came up with every CA port given a LID; 1 otherwise (the keys say how
 # far it got).
 set -u
+export LC_ALL=C
+# shellcheck source=tests/bench/osm-log.sh
+. "$(dirname "${BASH_SOURCE[0]}")/osm-log.sh"
 cas=$1 switches=$2 net=$3 out=$4
 dev=${ORCA_DEV:-orca0}
 engine=${ROUTING_ENGINE:-ftree}
@@ -36,8 +41,7 @@ wait_for() {
         sleep 0.5
     done
 }
-ups() { grep -c 'SUBNET UP' "$osm/log" 2> /dev/null; }
-more_ups() { (($(ups) > $1)); }
+more_ups() { (($(osm_ups "$osm/log") > $1)); }
 
 modprobe ib_umad || { put error "modprobe ib_umad failed"; exit 1; }
 guid=$(printf '0x%s' "$(tr -d : < "/sys/class/infiniband/$dev/ports/1/gids/0" | cut -c17-)")
@@ -51,9 +55,8 @@ if ! wait_for "$bound" more_ups 0; then
     put error "no SUBNET UP within $bound s: $(tail -n 3 "$osm/log" | tr '\n' ' ')"
     exit 1
 fi
-put t_up "$(now)"
-used=$(sed -n 's/.*: \([a-z_0-9]*\) tables configured on all switches.*/\1/p' "$osm/log" | tail -n 1)
-put routing_engine_used "${used:-none}"
+put t_up "$(osm_nth_up "$osm/log" 1)"
+put routing_engine_used "$(osm_engine "$osm/log")"
 
 # what the SM found, as a user sees it
 ibnetdiscover > "$osm/net" 2> /dev/null
@@ -63,13 +66,14 @@ put found_ca_lids "$(awk '/^Ca/ { ca = 1; next } /^$/ { ca = 0 }
     ca && /^\[1\]/ && match($0, /# lid [0-9]+/) {
         split(substr($0, RSTART, RLENGTH), w, " "); if (w[3] > 0) n++ } END { print n + 0 }' "$osm/net")"
 
-# a heavy sweep on demand: OpenSM rescans its configuration and sweeps
-# the whole subnet again on SIGHUP, and logs SUBNET UP at its end
-n=$(ups)
+# a heavy sweep on demand: OpenSM sets force_heavy_sweep on SIGHUP and
+# sweeps at once, and logs SUBNET UP at its end
+wait_for "$bound" osm_quiet "$osm/log"
+n=$(osm_ups "$osm/log")
 put t_sweep "$(now)"
 pkill -HUP -x opensm
 if wait_for "$bound" more_ups "$n"; then
-    put t_swept "$(now)"
+    put t_swept "$(osm_nth_up "$osm/log" $((n + 1)))"
 else
     put error "the heavy sweep did not end within $bound s"
 fi
@@ -80,7 +84,7 @@ wait_for 60 eval '! pgrep -x opensm > /dev/null'
 if [[ $net != - ]]; then
     if command -v ibsim > /dev/null; then
         "$(dirname "${BASH_SOURCE[0]}")/ibsim.sh" "$net" 2> "$osm/ibsim.err" |
-            sed 's/^/ibsim_/' >> "$out"
+            sed '/^ibsim_/!s/^/ibsim_/' >> "$out"
         grep -q '^ibsim_subnet_up_s=' "$out" ||
             put ibsim_error "$(tail -n 3 "$osm/ibsim.err" | tr '\n' ' ')"
     else

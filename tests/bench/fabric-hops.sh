@@ -3,7 +3,7 @@
 # OpenSM here over a chain of ORCA_HOPS switches, this port in the first,
 # the other guest's in the last; then one RC stream, ib_write_bw -D 10
 # of 64 KiB messages, from here to there.  Prints key=value lines:
-# switches_crossed (ibtracert), bw_mib_s, msg_rate_k.  Exit status 0
+# switches_crossed (ibtracert), bw_mb_s, msg_rate_k.  Exit status 0
 # when it measured.
 set -u
 # shellcheck source=tests/lib/tap.sh
@@ -41,5 +41,5 @@ if ((crc || src)) || [[ -z ${bw:-} ]]; then
     echo "error=ib_write_bw: client rc $crc, server rc $src: $(tail -n 3 "$tmp/client" | tr '\n' ' ')"
     exit 1
 fi
-echo "bw_mib_s=$bw"
+echo "bw_mb_s=$bw"
 echo "msg_rate_k=$(awk -v r="$rate" 'BEGIN { printf "%.1f", r * 1000 }')"

@@ -21,8 +21,8 @@
 # (tests/bench/fabric-hops.sh in the first guest), ib_write_bw RC.
 #
 # Writes $RESULTS/fabric_scale_table.txt (and fabric-*.txt, the raw
-# keys); exit status 0 when every size came up whole and every hop row
-# measured, 1 otherwise.
+# keys, fattree-*.topo and .net, the topologies); exit status 0 when
+# every size came up whole and every hop row measured, 1 otherwise.
 set -u
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 BUILD=${BUILD:-$REPO/build}
@@ -87,7 +87,9 @@ rows=()
 for n in $SIZES; do
     cas=$((n + 1))
     raw=$RESULTS/fabric-$n.txt
-    topo=$(mktemp /tmp/orca-bench-topo.XXXXXX)
+    # where the guest sees it too (its /tmp is its own): the build tree
+    topo=$BUILD/bench-fabric/fattree-$cas.topo
+    mkdir -p "${topo%/*}"
     "$REPO/scripts/fattree.py" "$cas" --first $((GUEST_NODE + 1)) > "$topo"
     switches=$(grep -c '^switch' "$topo")
     net=-
@@ -98,7 +100,7 @@ for n in $SIZES; do
     if [[ $(fab_stat ports) != "$n" ]]; then
         say "$n ports: only $(fab_stat ports) connected"
         rows+=("$(printf '%6d %6d  FAIL: only %s of the guest-less ports connected' "$cas" "$switches" "$(fab_stat ports)")")
-        status=1; cleanup; rm -f "$topo" "$topo.net"; continue
+        status=1; cleanup; continue
     fi
     c0=$(cpu_us); sleep 5; c1=$(cpu_us)
     idle_us=$(( (c1 - c0) / 5 / n ))     # CPU us per second per port
@@ -127,9 +129,12 @@ for n in $SIZES; do
             END { if (s == "" || e == "") print "-"; else printf "%.2f", (e - s) / 1000 / n }' "$RUN/cpu.txt")
     fi
     echo "work_cpu_ms_per_port=$work_ms" >> "$raw"
+    # ibsim's cost where orca's emulators run, natively on this host (its
+    # times in the guest are the ones set beside OpenSM's over orca)
+    [[ $net != - ]] && "$REPO/tests/bench/ibsim.sh" "$net" 2> /dev/null | sed 's/^/host_/' >> "$raw"
     ((rc == 0)) && rm -rf "${BUILD:?}/vm/$name"
     cleanup
-    rm -f "$topo" "$topo.net"
+    mv -f "$topo" "$topo.net" "$RESULTS"/ 2> /dev/null
     up=$(awk -v a="$t0" -v b="$(key t_up "$raw")" 'BEGIN { if (a != "" && b != "") printf "%.1f", b - a; else print "-" }')
     sw=$(awk -v a="$(key t_sweep "$raw")" -v b="$t1" 'BEGIN { if (a != "" && b != "") printf "%.1f", b - a; else print "-" }')
     verdict=ok
@@ -138,7 +143,7 @@ for n in $SIZES; do
         "$cas" "$switches" "$up" "$sw" "$(key routing_engine_used "$raw")" \
         "$((pss / n))" "$idle_us" "$work_ms" \
         "$(key ibsim_subnet_up_s "$raw")" "$(key ibsim_heavy_sweep_s "$raw")" \
-        "$(key ibsim_rss_per_port_kib "$raw")" "$(key ibsim_cpu_ms_per_port "$raw")" "$verdict")")
+        "$(key host_ibsim_rss_per_port_kib "$raw")" "$(key host_ibsim_cpu_ms_per_port "$raw")" "$verdict")")
 done
 
 hop_rows=()
@@ -156,7 +161,7 @@ for h in $HOPS; do
         env ORCA_HOPS="$h" "$REPO/tests/bench/fabric-hops.sh" > "$raw" 2>&1
     rc=$?
     rm -f "$topo"
-    bw=$(key bw_mib_s "$raw") seen=$(key switches_crossed "$raw")
+    bw=$(key bw_mb_s "$raw") seen=$(key switches_crossed "$raw")
     if ((rc == 0)) && [[ -n $bw && $seen == "$h" ]]; then
         hop_rows+=("$(printf '%5d %12s %10s  ok' "$h" "$bw" "$(key msg_rate_k "$raw")")")
     else
@@ -167,20 +172,23 @@ done
 
 {
     echo "orca fabric scale: OpenSM (in one guest, QEMU TCG) over one orca-fabric process"
-    echo "and N orca-emu processes with no QEMU, a 2-level fat tree (scripts/fattree.py);"
-    echo "ibsim: OpenSM through umad2sim over ibsim on the same guest and topology."
-    echo "up: OpenSM's start to SUBNET UP; sweep: SIGHUP to its SUBNET UP (s)."
-    echo "KiB/port: the emulators' PSS; idle: CPU us per second per port, no SM;"
-    echo "cpu ms/port: emulators + fabric, OpenSM's start to the sweep's end."
+    echo "and N orca-emu processes with no QEMU, a 2-level fat tree (scripts/fattree.py),"
+    echo "routing_engine ftree; beside it OpenSM through umad2sim over ibsim (OpenSM's MAD"
+    echo "simulator) on the same topology (scripts/topo2ibnet.py, tests/bench/ibsim.sh)."
+    echo "up_s: OpenSM's start to SUBNET UP; sweep_s: SIGHUP to the next SUBNET UP (a heavy"
+    echo "sweep), both in the guest, from OpenSM's log.  KiB/port: the emulators' PSS;"
+    echo "idle_us: their and the fabric's CPU us per second per port, no SM; cpu_ms: per"
+    echo "port, OpenSM's start to the sweep's end.  ibsim_KiB, ibsim_ms: ibsim's RSS and"
+    echo "CPU per port for the same two sweeps, run on this host as orca's emulators are."
     echo
     printf '%6s %6s %9s %9s %10s %7s %9s %9s %10s %9s %9s %9s\n' CAs sw up_s sweep_s engine \
         KiB/port idle_us cpu_ms ibsim_up_s ibsim_swp ibsim_KiB ibsim_ms
-    printf '%s\n' "${rows[@]}"
+    ((${#rows[@]})) && printf '%s\n' "${rows[@]}"
     if ((${#hop_rows[@]})); then
         echo
-        echo "one RC stream (ib_write_bw -D 10, 64 KiB messages) between two guests across a"
-        echo "chain of switches (switches crossed: ibtracert)"
-        printf '%5s %12s %10s\n' sw MiB/s kmsg/s
+        echo "one RC stream (ib_write_bw -D 10, 64 KiB messages; MB/s as perftest prints it)"
+        echo "between two guests across a chain of switches (switches crossed: ibtracert)"
+        printf '%5s %12s %10s\n' sw MB/s kmsg/s
         printf '%s\n' "${hop_rows[@]}"
     fi
 } > "$RESULTS/fabric_scale_table.txt"
