@@ -152,9 +152,23 @@ static void switch_stats(struct fabric *f, unsigned int s, char *reply,
 				r->port, (unsigned long long)r->drops,
 				r->port, (unsigned long long)r->connects,
 				r->port, (unsigned long long)r->bad_frames,
-				r->port, r->loss_ppm, r->port, r->delay_us,
-				r->port, (unsigned long long)r->fault_drops,
-				r->port, (unsigned long long)r->delayed);
+				r->port, r->fault.loss_ppm, r->port,
+				r->fault.delay_us, r->port,
+				(unsigned long long)r->fault.drops, r->port,
+				(unsigned long long)r->fault.delayed);
+	}
+	/* the faults of its ends of links to switches here */
+	for (i = 1; i <= sw->nports && off < len; i++) {
+		const struct fab_fault *ft = f->topo->isl_fault[s][i];
+
+		if (!ft)
+			continue;
+		off += snprintf(reply + off, len - off,
+				" p%u_isl_loss_ppm=%u p%u_isl_delay_us=%u p%u_isl_fault_drops=%llu p%u_isl_delayed=%llu p%u_isl_overflows=%llu",
+				i, ft->loss_ppm, i, ft->delay_us,
+				i, (unsigned long long)ft->drops,
+				i, (unsigned long long)ft->delayed,
+				i, (unsigned long long)ft->overflows);
 	}
 	for (i = 0; i <= sw->nports && off < len; i++) {
 		const struct orca_mad_port *mp = &sw->node.port[i];
@@ -217,8 +231,8 @@ void fab_ctl_execute(struct fabric *f, const char *line, char *reply,
 		return;
 	}
 	/*
-	 * "link-faults SWITCH:PORT LOSS_PPM DELAY_US": what that end of a
-	 * link to another fabric sends, lost and delayed from now on
+	 * "link-faults SWITCH:PORT LOSS_PPM DELAY_US": what that end of an
+	 * inter-switch link sends, lost and delayed from now on
 	 */
 	if (f->topo && !strncmp(line, "link-faults ", 12)) {
 		char end[64], err[128];

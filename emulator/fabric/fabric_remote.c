@@ -101,17 +101,7 @@ void fab_remote_free(struct fab_remote *r)
 	r->fd = r->listen_fd = -1;
 	free(r->tx);
 	r->tx = NULL;
-	free(r->held);
-	r->held = NULL;
-	r->held_n = 0;
-}
-
-static uint64_t now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	fab_fault_free(&r->fault);
 }
 
 static void flush_tx(struct fab_remote *r);
@@ -140,7 +130,7 @@ static void down(struct fab_remote *r, uint64_t now_ms, const char *why,
 	r->fd = -1;
 	r->up = false;
 	r->rx_len = r->tx_off = r->tx_len = 0;
-	r->held_n = 0;			/* what was on the cable is gone */
+	fab_fault_flush(&r->fault);	/* what was on the cable is gone */
 	r->retry_at_ms = now_ms + FAB_REMOTE_RETRY_MS;
 	if (was_up) {
 		orca_log("remote link %u:%u (%s) down: %s", r->sw, r->port,
@@ -172,80 +162,30 @@ static bool frame_out(struct fab_remote *r, const uint8_t *msg, size_t len)
 	return true;
 }
 
-/* xorshift64*: the loss's dice, a million faces */
-static uint32_t dice(struct fab_remote *r)
-{
-	r->rng ^= r->rng >> 12;
-	r->rng ^= r->rng << 25;
-	r->rng ^= r->rng >> 27;
-	return (r->rng * 0x2545f4914f6cdd1dULL >> 32) % 1000000;
-}
-
 /* The frames held whose time has come, in order. */
 static void release_due(struct fab_remote *r)
 {
-	uint64_t now = r->held_n ? now_us() : 0;
+	uint64_t now = fab_fault_holding(&r->fault) ? fab_fault_now_us() : 0;
+	const uint8_t *msg;
+	size_t n;
 
-	while (r->held_n && r->held[r->held_first].due_us <= now) {
-		const struct fab_remote_frame *f = &r->held[r->held_first];
-
-		frame_out(r, f->msg, f->len);
-		r->held_first = (r->held_first + 1) % FAB_REMOTE_HELD;
-		r->held_n--;
-	}
+	while ((n = fab_fault_due(&r->fault, now, &msg)))
+		frame_out(r, msg, n);
 }
 
 bool fab_remote_send(struct fab_remote *r, const uint8_t *msg, size_t len)
 {
-	struct fab_remote_frame *f;
-
 	if (!r->up || len > ORCA_FAB_MSG_MAX)
 		return false;
-	if (r->loss_ppm && msg[0] == ORCA_FAB_PKT && dice(r) < r->loss_ppm) {
-		r->fault_drops++;
-		return true;
-	}
-	if (!r->delay_us && !r->held_n)
+	switch (fab_fault_admit(&r->fault, msg, len, fab_fault_now_us())) {
+	case FAB_FAULT_PASS:
 		return frame_out(r, msg, len);
-	/* behind what is held already, even after the delay went */
-	if (r->held_n == FAB_REMOTE_HELD) {
+	case FAB_FAULT_FULL:
 		r->drops++;
 		return false;
+	default:			/* lost counts as sent; held will go */
+		return true;
 	}
-	f = &r->held[(r->held_first + r->held_n) % FAB_REMOTE_HELD];
-	f->due_us = now_us() + r->delay_us;
-	f->len = len;
-	memcpy(f->msg, msg, len);
-	r->held_n++;
-	r->delayed++;
-	return true;
-}
-
-int fab_remote_faults(struct fab_remote *r, uint32_t loss_ppm,
-		      uint32_t delay_us, char *err, size_t len)
-{
-	if (loss_ppm > 1000000 || delay_us > FAB_REMOTE_MAX_DELAY_US) {
-		snprintf(err, len, "loss up to 1000000 ppm, delay up to %u us",
-			 FAB_REMOTE_MAX_DELAY_US);
-		return -1;
-	}
-	if (delay_us && !r->held) {
-		r->held = calloc(FAB_REMOTE_HELD, sizeof(*r->held));
-		if (!r->held) {
-			snprintf(err, len, "out of memory for the delay");
-			return -1;
-		}
-	}
-	if (loss_ppm && !r->rng)
-		r->rng = now_us() | 1;
-	r->loss_ppm = loss_ppm;
-	r->delay_us = delay_us;
-	return 0;
-}
-
-bool fab_remote_holding(const struct fab_remote *r)
-{
-	return r->held_n;
 }
 
 /* What the socket takes now; an error is found by the next poll. */

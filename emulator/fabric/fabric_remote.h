@@ -9,8 +9,8 @@
  * endian, then the message.  The link is up while the connection is;
  * what does not fit the send buffer (FAB_REMOTE_TX bytes) is dropped and
  * counted, as a switch's full egress queue drops.  A link's faults
- * (fab_remote_faults()) are its sending end's: packets lost at random,
- * and every frame held back for a delay (up to FAB_REMOTE_HELD of them).
+ * (fab_remote_faults(), fabric_fault.h) are its sending end's: packets
+ * lost at random, and every frame held back for a delay.
  *
  * No switch here: fabric_topo.c hands what the local switch sends out of
  * the port to fab_remote_send() and takes what arrives from the
@@ -25,19 +25,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fabric_fault.h"
 #include "orca_fabric_proto.h"
 
 #define FAB_REMOTE_TX		(256 * 1024)
 #define FAB_REMOTE_RETRY_MS	200
-#define FAB_REMOTE_HELD		512
-#define FAB_REMOTE_MAX_DELAY_US	10000000
-
-/* A frame a delay holds, and when it goes. */
-struct fab_remote_frame {
-	uint64_t due_us;
-	size_t len;
-	uint8_t msg[ORCA_FAB_MSG_MAX];
-};
 
 struct fab_remote {
 	unsigned int sw, port;		/* the local end */
@@ -53,12 +45,7 @@ struct fab_remote {
 	size_t tx_off, tx_len;
 	uint8_t *tx;			/* FAB_REMOTE_TX bytes */
 	uint64_t frames_out, frames_in, drops, connects, bad_frames;
-	/* faults of what this end sends */
-	uint32_t loss_ppm, delay_us;
-	uint64_t rng;
-	struct fab_remote_frame *held;	/* FAB_REMOTE_HELD, once delayed */
-	unsigned int held_first, held_n;
-	uint64_t fault_drops, delayed;
+	struct fab_fault fault;		/* of what this end sends */
 };
 
 struct fab_remote_cb {
@@ -86,16 +73,6 @@ void fab_remote_free(struct fab_remote *r);
  */
 bool fab_remote_send(struct fab_remote *r, const uint8_t *msg, size_t len);
 
-/*
- * What this end sends from now on: @loss_ppm of its packets (not its
- * LINK_UP messages) lost, every frame @delay_us late (at most
- * FAB_REMOTE_MAX_DELAY_US); 0 and 0 for none.  Frames held by an
- * earlier delay keep their time.  0, or -1 with @err.
- */
-int fab_remote_faults(struct fab_remote *r, uint32_t loss_ppm,
-		      uint32_t delay_us, char *err, size_t len);
-/* Frames held by a delay: the loop must come back within a millisecond. */
-bool fab_remote_holding(const struct fab_remote *r);
 
 /* The descriptor to poll now, into @pfd: 1, or 0 (none, waiting). */
 int fab_remote_pollfd(const struct fab_remote *r, struct pollfd *pfd);

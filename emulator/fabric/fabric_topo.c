@@ -61,6 +61,15 @@ void fab_topo_free(struct fab_topo *t)
 	for (s = 0; s < t->n_remote; s++)
 		fab_remote_free(&t->remote[s]);
 	t->n_remote = 0;
+	for (s = 0; s < t->n_faulty; s++) {
+		struct fab_fault **f =
+			&t->isl_fault[t->faulty[s].sw][t->faulty[s].port];
+
+		fab_fault_free(*f);
+		free(*f);
+		*f = NULL;
+	}
+	t->n_faulty = 0;
 	for (s = 0; s < t->n_sw; s++) {
 		fab_sw_free(t->sw[s]);
 		free(t->sw[s]);
@@ -475,13 +484,54 @@ static void link_came_up(struct fab_topo *t, unsigned int s, unsigned int p)
 		fab_sw_link(t->sw[s], p, false);
 }
 
+/* Message @m of @n bytes out of switch @s port @p arrives at its peer. */
+static void deliver(struct fab_topo *t, unsigned int s, unsigned int p,
+		    const uint8_t *m, size_t n)
+{
+	const struct fab_topo_end *e = &t->peer[s][p];
+	const size_t hdr = sizeof(struct orca_fab_hdr);
+
+	if (m[0] == ORCA_FAB_LINK_UP) {
+		link_came_up(t, s, p);
+	} else if (m[0] == ORCA_FAB_PKT && n > hdr) {
+		t->isl_pkts++;
+		fab_sw_input(t->sw[e->sw], e->port, m + hdr, n - hdr);
+	}
+}
+
+/* What the local ISLs' delays held and whose time has come; how many. */
+static unsigned int deliver_due(struct fab_topo *t)
+{
+	unsigned int i, moved = 0;
+	uint64_t now = 0;
+	const uint8_t *m;
+	size_t n;
+
+	for (i = 0; i < t->n_faulty; i++) {
+		const struct fab_topo_end *e = &t->faulty[i];
+		struct fab_fault *f = t->isl_fault[e->sw][e->port];
+
+		if (!fab_fault_holding(f))
+			continue;
+		if (!now)
+			now = fab_fault_now_us();
+		while ((n = fab_fault_due(f, now, &m))) {
+			deliver(t, e->sw, e->port, m, n);
+			moved++;
+		}
+	}
+	return moved;
+}
+
 unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 {
 	static uint8_t m[ORCA_FAB_MSG_MAX];
-	const size_t hdr = sizeof(struct orca_fab_hdr);
 	unsigned int s, p, moved = 0, before;
+	struct fab_fault *f;
 	size_t n;
 
+	if (t->n_faulty)
+		moved = deliver_due(t);
 	do {
 		before = moved;
 		for (s = 0; s < t->n_sw; s++) {
@@ -491,7 +541,7 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 				if (e->sw == FAB_TOPO_NONE)
 					continue;
 				/* one at a time per port: fair to all */
-				if (moved == budget)
+				if (moved >= budget)
 					return moved;
 				n = fab_sw_pop(t->sw[s], p, m);
 				if (!n)
@@ -503,13 +553,12 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 							n);
 					continue;
 				}
-				if (m[0] == ORCA_FAB_LINK_UP) {
-					link_came_up(t, s, p);
-				} else if (m[0] == ORCA_FAB_PKT && n > hdr) {
-					t->isl_pkts++;
-					fab_sw_input(t->sw[e->sw], e->port,
-						     m + hdr, n - hdr);
-				}
+				f = t->isl_fault[s][p];
+				if (f && fab_fault_admit(f, m, n,
+							 fab_fault_now_us()) !=
+					 FAB_FAULT_PASS)
+					continue;	/* lost, or later */
+				deliver(t, s, p, m, n);
 			}
 		}
 	} while (moved != before);
@@ -540,6 +589,11 @@ int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
 		fab_remote_admin(&t->remote[b->port], up, &remote_cb(t));
 		return 0;
 	}
+	/* what the cable held is gone with it */
+	if (!up && t->isl_fault[a.sw][a.port])
+		fab_fault_flush(t->isl_fault[a.sw][a.port]);
+	if (!up && t->isl_fault[b->sw][b->port])
+		fab_fault_flush(t->isl_fault[b->sw][b->port]);
 	fab_sw_link(t->sw[a.sw], a.port, up);
 	fab_sw_link(t->sw[b->sw], b->port, up);
 	return 0;
@@ -551,13 +605,25 @@ int fab_topo_link_faults(struct fab_topo *t, const char *end,
 {
 	struct fab_topo_end a;
 	const struct fab_topo_end *b = cabled(t, end, &a, err, len);
+	struct fab_fault **f;
 
 	if (!b)
 		return -1;
-	if (b->sw != FAB_TOPO_REMOTE)
-		return fail(err, len, 0, "%s is no link to another fabric", end);
-	return fab_remote_faults(&t->remote[b->port], loss_ppm, delay_us, err,
-				 len);
+	if (b->sw == FAB_TOPO_NONE)
+		return fail(err, len, 0, "%s is no inter-switch link", end);
+	if (b->sw == FAB_TOPO_REMOTE)
+		return fab_fault_set(&t->remote[b->port].fault, loss_ppm,
+				     delay_us, err, len);
+	f = &t->isl_fault[a.sw][a.port];
+	if (!*f) {
+		if (!loss_ppm && !delay_us)
+			return 0;
+		*f = calloc(1, sizeof(**f));
+		if (!*f)
+			return fail(err, len, 0, "out of memory");
+		t->faulty[t->n_faulty++] = a;
+	}
+	return fab_fault_set(*f, loss_ppm, delay_us, err, len);
 }
 
 bool fab_topo_holding(const struct fab_topo *t)
@@ -565,7 +631,11 @@ bool fab_topo_holding(const struct fab_topo *t)
 	unsigned int i;
 
 	for (i = 0; i < t->n_remote; i++)
-		if (fab_remote_holding(&t->remote[i]))
+		if (fab_fault_holding(&t->remote[i].fault))
+			return true;
+	for (i = 0; i < t->n_faulty; i++)
+		if (fab_fault_holding(t->isl_fault[t->faulty[i].sw]
+						  [t->faulty[i].port]))
 			return true;
 	return false;
 }

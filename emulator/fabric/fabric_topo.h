@@ -68,6 +68,13 @@ struct fab_topo {
 	struct fab_remote remote[FAB_TOPO_MAX_REMOTE];
 	unsigned int n_remote;
 	int remote_pfd[FAB_TOPO_MAX_REMOTE];	/* in the last pollfds, -1 */
+	/*
+	 * the faults of what a local ISL end sends (link-faults), made on
+	 * first use; the ends that have them, for the sweep of due messages
+	 */
+	struct fab_fault *isl_fault[FAB_TOPO_MAX_SW][ORCA_MAD_MAX_PORTS + 1];
+	struct fab_topo_end faulty[FAB_TOPO_MAX_SW * ORCA_MAD_MAX_PORTS];
+	unsigned int n_faulty;
 	uint64_t isl_pkts;		/* carried from switch to switch */
 	uint64_t isl_retrains;		/* an end retrained its peer */
 };
@@ -115,16 +122,16 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget);
 int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
 		  size_t len);
 /*
- * The faults of the link to another fabric at "NAME:PORT" @end, for what
- * this end sends (fab_remote_faults()); 0, or -1 with @err (no such
- * switch or port, not a link to another fabric, out of range).
+ * The faults of what the end "NAME:PORT" @end of an inter-switch link
+ * sends, to a switch of this fabric or of another (fabric_fault.h); 0,
+ * or -1 with @err (no such switch or port, not an ISL, out of range).
  */
 int fab_topo_link_faults(struct fab_topo *t, const char *end,
 			 uint32_t loss_ppm, uint32_t delay_us, char *err,
 			 size_t len);
 /* Is anything queued on an ISL port? */
 bool fab_topo_busy(const struct fab_topo *t);
-/* Does a delayed link to another fabric hold frames? */
+/* Does a delayed link hold messages? */
 bool fab_topo_holding(const struct fab_topo *t);
 /* The remote links' descriptors to poll now into @pfd; how many. */
 int fab_topo_pollfds(struct fab_topo *t, struct pollfd *pfd);

@@ -501,6 +501,108 @@ static void carry_budget(void)
 	CHECK(!fab_sw_pending(S("s1"), SM_PORT));
 }
 
+/* A's packets to B that reached s3 port 3 now, each B's bytes. */
+static unsigned int arrived_at_b(void)
+{
+	unsigned int n = 0;
+
+	while (take_from(S("s3"), 3)) {
+		CHECK(same_bytes());
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Faults on a cable between two switches here (link-faults on a local
+ * ISL end, fabric_fault.h): what s1 sends to s2 lost, every packet then
+ * about half (every one accounted), held 200 ms (it comes, no sooner,
+ * whole), and what a pulled cable held gone with it.
+ */
+static void isl_faults(void)
+{
+	static uint8_t pay[200];
+	struct fab_fault *f;
+	unsigned int i, got, state;
+	uint64_t isl0, t0;
+	char err[128];
+
+	program();
+	CHECK_EQ(fab_topo_link_faults(&topo, "s1:2", 0, 0, err, sizeof(err)), -1);
+	CHECK(strstr(err, "s1:2 is no inter-switch link") != NULL);
+	CHECK_EQ(fab_topo_link_faults(&topo, "s1:1", 1000001, 0, err, sizeof(err)), -1);
+	/* none asked of an end that has none: nothing made */
+	CHECK_EQ(fab_topo_link_faults(&topo, "s2:2", 0, 0, err, sizeof(err)), 0);
+	CHECK(!topo.isl_fault[1][2]);
+	for (i = 0; i < sizeof(pay); i++)
+		pay[i] = i * 7;
+	data_pkt(LID_B, LID_A, pay, sizeof(pay));
+
+	/* all lost */
+	CHECK_EQ(fab_topo_link_faults(&topo, "s1:1", 1000000, 0, err, sizeof(err)), 0);
+	f = topo.isl_fault[0][1];
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	isl0 = topo.isl_pkts;
+	for (i = 0; i < 20; i++)
+		fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	settle();
+	CHECK_EQ(arrived_at_b(), 0);
+	CHECK_EQ(f->drops, 20);
+	CHECK_EQ(topo.isl_pkts, isl0);
+
+	/* half lost */
+	CHECK_EQ(fab_topo_link_faults(&topo, "s1:1", 500000, 0, err, sizeof(err)), 0);
+	for (i = 0, got = 0; i < 200; i++) {
+		fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+		settle();
+		got += arrived_at_b();
+	}
+	CHECK(f->drops - 20 >= 50 && f->drops - 20 <= 150);
+	CHECK_EQ(f->drops - 20 + got, 200);
+
+	/* no loss, 200 ms late */
+	CHECK_EQ(fab_topo_link_faults(&topo, "s1:1", 0, 200000, err, sizeof(err)), 0);
+	t0 = now_ms_();
+	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	settle();
+	CHECK_EQ(arrived_at_b(), 0);
+	CHECK(fab_topo_holding(&topo));
+	for (got = 0; !got && now_ms_() - t0 < 5000; got = arrived_at_b()) {
+		usleep(1000);
+		settle();
+	}
+	CHECK_EQ(got, 1);
+	CHECK(now_ms_() - t0 >= 200);
+	CHECK_EQ(f->delayed, 1);
+	CHECK(!fab_topo_holding(&topo));
+
+	/* held when the cable goes: gone with it */
+	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	settle();
+	CHECK(fab_topo_holding(&topo));
+	CHECK_EQ(fab_topo_link(&topo, "s2:1", false, err, sizeof(err)), 0);
+	CHECK(!fab_topo_holding(&topo));
+	usleep(250000);
+	settle();
+	CHECK_EQ(arrived_at_b(), 0);
+
+	/* none again, the cable back and walked up: as before */
+	CHECK_EQ(fab_topo_link_faults(&topo, "s1:1", 0, 0, err, sizeof(err)), 0);
+	CHECK_EQ(fab_topo_link(&topo, "s1:1", true, err, sizeof(err)), 0);
+	settle();
+	for (state = 3; state <= 4; state++) {
+		pi_set(ROUTE(to_s2), 1, set_state, state);
+		pi_set(ROUTE(to_s1), 1, set_state, state);
+	}
+	data_pkt(LID_B, LID_A, pay, sizeof(pay));
+	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	settle();
+	CHECK_EQ(arrived_at_b(), 1);
+	CHECK_EQ(f->delayed, 2);
+}
+
 /* ---- a link to another fabric, over TCP ---- */
 
 static struct fab_topo tx_, ty_;	/* "two machines" */
@@ -695,10 +797,10 @@ static void remote_faults(void)
 
 	/* only links to other fabrics, only in range */
 	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:2", 0, 0, err, sizeof(err)), -1);
-	CHECK(strstr(err, "x1:2 is no link to another fabric") != NULL);
+	CHECK(strstr(err, "x1:2 is no inter-switch link") != NULL);
 	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:1", 1000001, 0, err,
 				      sizeof(err)), -1);
-	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:1", 0, FAB_REMOTE_MAX_DELAY_US + 1,
+	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:1", 0, FAB_FAULT_MAX_DELAY_US + 1,
 				      err, sizeof(err)), -1);
 
 	/* all lost: the SMP never reaches y1, and is counted */
@@ -709,7 +811,7 @@ static void remote_faults(void)
 	smp_wire();
 	fab_sw_input(tx_.sw[0], SM_PORT, wire, wire_len);
 	CHECK(!pump(300, reply_at_a));
-	CHECK_EQ(rx->fault_drops, 1);
+	CHECK_EQ(rx->fault.drops, 1);
 	CHECK_EQ(rx->frames_out, out0);
 	CHECK_EQ(ty_.isl_pkts, 0);
 
@@ -721,8 +823,8 @@ static void remote_faults(void)
 		fab_topo_carry(&tx_, 100000);
 	}
 	pump(300, NULL);
-	CHECK(rx->fault_drops - 1 >= 50 && rx->fault_drops - 1 <= 150);
-	CHECK_EQ(rx->fault_drops - 1 + rx->frames_out - out0, 200);
+	CHECK(rx->fault.drops - 1 >= 50 && rx->fault.drops - 1 <= 150);
+	CHECK_EQ(rx->fault.drops - 1 + rx->frames_out - out0, 200);
 	CHECK_EQ(ty_.isl_pkts, rx->frames_out - out0);
 	while (fab_sw_pop(tx_.sw[0], SM_PORT, msg))
 		;
@@ -735,12 +837,12 @@ static void remote_faults(void)
 	ms = now_ms_() - t0;
 	CHECK(ms >= 300);
 	CHECK_EQ(get_be(resp + DATA + 12, 8), 0x00ca7a0000f0b000ULL);
-	CHECK_EQ(rx->delayed, 1);
+	CHECK_EQ(rx->fault.delayed, 1);
 	CHECK(!fab_topo_holding(&tx_));
 	/* and none again */
 	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:1", 0, 0, err, sizeof(err)), 0);
 	CHECK_EQ(sm_dr_x(1, 0x0011, 0, ROUTE(to_y1), NULL), 0);
-	CHECK_EQ(rx->delayed, 1);
+	CHECK_EQ(rx->fault.delayed, 1);
 	fab_topo_free(&tx_);
 	fab_topo_free(&ty_);
 }
@@ -1034,6 +1136,7 @@ int main(int argc, char **argv)
 	RUN(retrain);
 	RUN(link_pulled);
 	RUN(carry_budget);
+	RUN(isl_faults);
 	RUN(remote_link);
 	RUN(remote_faults);
 	fab_topo_free(&topo);
