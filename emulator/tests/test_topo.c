@@ -422,12 +422,28 @@ static void retrain(void)
 	CHECK_EQ(topo.isl_retrains, 1);
 }
 
+/*
+ * The SM takes both ends of the s1-s2 cable ARMED, then ACTIVE; A sends
+ * B a packet of @len bytes of @pay across it.
+ */
+static void walk_up_and_send(const uint8_t *pay, uint32_t len)
+{
+	unsigned int state;
+
+	for (state = 3; state <= 4; state++) {
+		pi_set(ROUTE(to_s2), 1, set_state, state);
+		pi_set(ROUTE(to_s1), 1, set_state, state);
+	}
+	data_pkt(LID_B, LID_A, pay, len);
+	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
+	settle();
+}
+
 /* The cable between s1 and s2 pulled, then put back. */
 static void link_pulled(void)
 {
 	static uint8_t pay[200];
 	char err[128];
-	unsigned int state;
 
 	program();
 	CHECK_EQ(fab_topo_link(&topo, "s1:2", false, err, sizeof(err)), -1);
@@ -455,13 +471,7 @@ static void link_pulled(void)
 	CHECK_EQ(S("s1")->node.port[1].state, ORCA_MAD_PORT_INIT);
 	CHECK_EQ(S("s2")->node.port[1].state, ORCA_MAD_PORT_INIT);
 	CHECK_EQ(topo.isl_retrains, 0);
-	for (state = 3; state <= 4; state++) {
-		pi_set(ROUTE(to_s2), 1, set_state, state);
-		pi_set(ROUTE(to_s1), 1, set_state, state);
-	}
-	data_pkt(LID_B, LID_A, pay, sizeof(pay));
-	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
-	settle();
+	walk_up_and_send(pay, sizeof(pay));
 	CHECK(take_from(S("s3"), 3));
 	CHECK(same_bytes());
 }
@@ -523,7 +533,7 @@ static void isl_faults(void)
 {
 	static uint8_t pay[200];
 	struct fab_fault *f;
-	unsigned int i, got, state;
+	unsigned int i, got;
 	uint64_t isl0, t0;
 	char err[128];
 
@@ -592,13 +602,7 @@ static void isl_faults(void)
 	CHECK_EQ(fab_topo_link_faults(&topo, "s1:1", 0, 0, err, sizeof(err)), 0);
 	CHECK_EQ(fab_topo_link(&topo, "s1:1", true, err, sizeof(err)), 0);
 	settle();
-	for (state = 3; state <= 4; state++) {
-		pi_set(ROUTE(to_s2), 1, set_state, state);
-		pi_set(ROUTE(to_s1), 1, set_state, state);
-	}
-	data_pkt(LID_B, LID_A, pay, sizeof(pay));
-	fab_sw_input(S("s1"), SM_PORT, wire, wire_len);
-	settle();
+	walk_up_and_send(pay, sizeof(pay));
 	CHECK_EQ(arrived_at_b(), 1);
 	CHECK_EQ(f->delayed, 2);
 }

@@ -32,15 +32,6 @@ trap 'pkill -TERM -x opensm; rm -rf "$osm"' EXIT
 : > "$out"
 put() { printf '%s=%s\n' "$1" "$2" >> "$out"; }
 now() { printf '%s' "$EPOCHREALTIME"; }
-# wait_for SECONDS CMD...: CMD true within SECONDS (polled twice a second)
-wait_for() {
-    local end=$((SECONDS + $1))
-    shift
-    until "$@"; do
-        ((SECONDS < end)) || return 1
-        sleep 0.5
-    done
-}
 more_ups() { (($(osm_ups "$osm/log") > $1)); }
 
 modprobe ib_umad || { put error "modprobe ib_umad failed"; exit 1; }

@@ -96,15 +96,6 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 cd "$tmp" || fail "cd $tmp"
 
-# wait_for SECONDS CMD...: CMD true within SECONDS (polled every 0.1 s)
-wait_for() {
-    local end=$((SECONDS + $1))
-    shift
-    until "$@"; do
-        ((SECONDS < end)) || return 1
-        sleep 0.1
-    done
-}
 alive() { kill -0 "$1" 2> /dev/null; }
 # the Nth "SUBNET UP" is logged, or OpenSM is gone (checked after)
 up_or_gone() { (($(osm_ups "$tmp/osm.log") >= $1)) || ! alive "$osm_pid"; }

@@ -3,6 +3,16 @@
 # durations from the microsecond timestamps of its lines, not from when a
 # poll saw them.  Source it; LOG is the path of OpenSM's log (-f).
 
+# wait_for SECONDS CMD...: CMD true within SECONDS (polled every 0.1 s)
+wait_for() {
+    local end=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        ((SECONDS < end)) || return 1
+        sleep 0.1
+    done
+}
+
 # osm_ups LOG: how many sweeps have ended ("SUBNET UP": SYS level the
 # first time, INFO after each heavy sweep; both at -D 0x03)
 osm_ups() { local n; n=$(grep -c ' -> SUBNET UP' "$1" 2> /dev/null); echo "${n:-0}"; }
