@@ -296,6 +296,8 @@ soak:
 	@$(MAKE) kunit PART=$(TAPDIR)
 	@$(MAKE) vm-fuzz-long vm-debug-full vm-lossy-heavy vm-twohost-lossy-heavy vm-twohost-ulp-long \
 	    vm-7.3 vm-twohost-6.12 vm-twohost-7.3 vm-packages PART=$(TAPDIR)
+	@$(CSTAGE) fabric-scale -- env BUILD=$(BUILD) RESULTS=$(TAPDIR)/fabric-scale FABRIC_HOPS= \
+	    tests/bench/fabric.sh || true
 	@$(finish)
 
 # the verbs fuzzer: every regression seed, then 100000 steps (check's

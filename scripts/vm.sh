@@ -391,7 +391,7 @@ agent() {
                 else
                     out="error emulator not running"; rc=1
                 fi
-            elif [[ $line =~ ^fabric\ [a-z]+(\ [A-Za-z0-9_.=:,-]+){0,3}$ ]]; then
+            elif [[ $line =~ ^fabric\ [a-z][a-z-]*(\ [A-Za-z0-9_.=:,-]+){0,3}$ ]]; then
                 # for the fabric's control socket (vm2.sh's ORCA_FABRIC_CTL)
                 if [[ -n ${ORCA_FABRIC_CTL:-} ]]; then
                     out=$(timeout -k 2 15 "$EMU" --ctl-send "$ORCA_FABRIC_CTL" "${line#fabric }" 2>&1)

@@ -153,24 +153,26 @@ rm -rf "$JOB"
 mkdir -p "$JOB"
 RUN=$(mktemp -d /tmp/orca-vm2.XXXXXX)
 
-# two free UDP ports on the loopback for the guest link
-read -r PORT_A PORT_B < <(/usr/bin/python3 -c '
-import socket
-s = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(2)]
+# free_ports udp|tcp N: N ports of 127.0.0.1 the kernel has free now
+# (bound at once, all N, so that they differ; released on exit)
+free_ports() {
+    /usr/bin/python3 -c '
+import socket, sys
+kind = socket.SOCK_DGRAM if sys.argv[1] == "udp" else socket.SOCK_STREAM
+s = [socket.socket(socket.AF_INET, kind) for _ in range(int(sys.argv[2]))]
 for x in s:
     x.bind(("127.0.0.1", 0))
-print(*[x.getsockname()[1] for x in s])')
+print(*[x.getsockname()[1] for x in s])' "$@"
+}
+
+# two free UDP ports on the loopback for the guest link
+read -r PORT_A PORT_B < <(free_ports udp 2)
 
 [[ -z $TOPOLOGY_B || -n $TOPOLOGY ]] || die "--topology-b needs --topology"
 ((FABRIC)) || [[ -z $TOPOLOGY ]] || die "--topology needs the fabric"
 # the topologies as run: @TCP1@..@TCP4@ made free TCP ports of 127.0.0.1
 if [[ -n $TOPOLOGY ]]; then
-    read -r -a TCP < <(/usr/bin/python3 -c '
-import socket
-s = [socket.socket() for _ in range(4)]
-for x in s:
-    x.bind(("127.0.0.1", 0))
-print(*[x.getsockname()[1] for x in s])')
+    read -r -a TCP < <(free_ports tcp 4)
     for f in a b; do
         src=$TOPOLOGY
         [[ $f == b ]] && src=$TOPOLOGY_B

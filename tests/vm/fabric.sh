@@ -11,14 +11,18 @@
 #    ORCA_GUESTLESS ports with no guest (vm2.sh --guestless), every CA
 #    port with a LID from OpenSM;
 #  - ibtracert from here to the other port crosses three switches, s1,
-#    s2 or s3, and s4, entering each by a port the topology has;
+#    s2 or s3, and s4, entering each by a port the topology has; s1's
+#    LFT (ibroute) sends the other port's LID out of its cable to that
+#    middle switch;
 #  - ibv_rc_pingpong -c (each buffer checked) across them, its packets
 #    over a TCP link each way: the route's there, the way back's (which
 #    ibtracert from there names: routes need not be symmetric) back (the
 #    first fabric's stats);
-#  - the cable between s1 and the middle switch of that route pulled
-#    (hostctl fabric link) under an RC stream (ib_write_bw -D, its QPs'
-#    timeout 4.3 s, -u 20): the switches raise PortStateChange and send
+#  - s1's end of the cable to the middle switch of that route losing 5 %
+#    of what it sends and 2 ms late (hostctl fabric link-faults): a
+#    pingpong -c gets through by retransmission, the losses counted;
+#  - that cable pulled (hostctl fabric link) under an RC stream
+#    (ib_write_bw -D, its QPs' timeout 4.3 s, -u 20): the switches raise PortStateChange and send
 #    Trap 128, which OpenSM logs; it sweeps and routes the other way,
 #    which ibtracert shows, with the LIDs kept; the stream goes on by
 #    retransmission (this device's retries counter rises) and both ends
@@ -48,7 +52,7 @@ tmp=$(mktemp -d)
 osm=/tmp/orca-opensm-fabric
 mkdir -p "$osm"
 trap 'rm -rf "$tmp"' EXIT
-plan 20
+plan 22
 
 # shellcheck source=tests/lib/sm.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/sm.sh"
@@ -116,6 +120,16 @@ read -r _ mid _ <<< "$r1"
 [[ $r1 == "s1 s2 s4 " || $r1 == "s1 s3 s4 " ]]
 ok $? "ibtracert $la $lb: three switches, $r1"
 
+# s1's unicast LFT as OpenSM programmed it (ibroute): the other CA's LID
+# goes out of the port to that middle switch (s1:1 to s2, s1:2 to s3)
+s1lid=$(awk '/^Switch/ && /"S-00ca7a0000f00000"/ { for (i = 1; i < NF; i++) if ($i == "lid") print $(i + 1) }' "$tmp/net")
+timeout 30 ibroute "${s1lid:-0}" > "$tmp/lft" 2>&1
+out_port=$(awk -v l="$(printf '0x%04x' "$lb")" '$1 "" == l { print $2 + 0; exit }' "$tmp/lft")
+case $mid in s2) want=1 ;; s3) want=2 ;; *) want=none ;; esac
+[[ ${out_port:-} == "$want" ]]
+ok $? "ibroute $s1lid (s1): LID $lb out of port ${out_port:-none}, its cable to $mid (port $want)"
+[[ ${out_port:-} == "$want" ]] || diag "$(grep -i "^$(printf "0x%04x" "$lb")" "$tmp/lft")"
+
 # the middle switch's port 2 is its TCP link to s4 (fabric.topo); the
 # way back may be the other one (each LFT is its own: routes need not be
 # symmetric), which ibtracert from there says
@@ -129,12 +143,28 @@ read -r out1 in1 <<< "$(tcp_frames)"
 ((out1 - out0 >= 200 && in1 - in0 >= 200))
 ok $? "its 200 messages each way crossed a TCP link: there by $mid:2 = s4 (frames out $out0 -> $out1), back by $back:2 = s4 (frames in $in0 -> $in1)"
 
-# the cable between s1 and the middle switch of that route, pulled
+# the cable between s1 and the middle switch of that route
 case $mid in
 s2) cut=s1:1 other=s3 ;;
 s3) cut=s1:2 other=s2 ;;
 *) cut='' other='' ;;
 esac
+
+# lossy and slow at s1's end (link-faults on a cable between two
+# switches of one fabric): 5 % of what it sends lost, all of it 2 ms
+# late; RC gets every message through by retransmission
+retries0=$(emu_stat_on here retries)
+out=$(fab link-faults "$cut" 50000 2000 2>&1)
+rc_pp -n 200 -s 4096
+rc=$?
+fab link-faults "$cut" 0 0 > /dev/null
+retries1=$(emu_stat_on here retries)
+sw=${cut%%:*} p=${cut##*:}
+lost=$(fab_stat "$sw" "p${p}_isl_fault_drops") late=$(fab_stat "$sw" "p${p}_isl_delayed")
+((rc == 0 && ${lost:-0} > 0 && ${late:-0} > 0 && retries1 > retries0)) && [[ $out == "ok link-faults $cut 50000 2000" ]]
+ok $? "ibv_rc_pingpong -c through $cut losing 5 % and 2 ms late ($out): $(grep -o '[0-9]* bytes in [0-9.]* seconds' "$tmp/client"), $lost lost and $late delayed there, retransmissions here $retries0 -> $retries1"
+
+# the cable pulled
 # an RC stream across it, long enough for the pull and the reroute; a
 # QP timeout of 4.3 s (-u 20) and 7 retries outlast OpenSM's sweep
 bw_secs=12
