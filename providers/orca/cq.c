@@ -14,7 +14,7 @@
 
 /* Ring and doorbell record for @cqe entries, then the create command. */
 static int cq_init(struct orca_context *ctx, struct orca_cq *cq, int cqe,
-		   struct orca_ibv_create_cq *drv)
+		   struct ibv_pd *parent, struct orca_ibv_create_cq *drv)
 {
 	size_t ring;
 	int ret;
@@ -25,7 +25,8 @@ static int cq_init(struct orca_context *ctx, struct orca_cq *cq, int cqe,
 	/* one more entry than asked for: the device reports 2^n - 1 */
 	cq->log_depth = orca_ilog2_up(cqe + 1);
 	ring = sizeof(struct orca_cqe) << cq->log_depth;
-	ret = orca_buf_alloc(&cq->buf, ring + sizeof(struct orca_cq_dbrec));
+	ret = orca_buf_alloc(&cq->buf, ring + sizeof(struct orca_cq_dbrec),
+			     parent, ORCA_RES_TYPE_CQ);
 	if (ret)
 		return ret;
 	cq->dbrec = (struct orca_cq_dbrec *)((uint8_t *)cq->buf.va + ring);
@@ -55,7 +56,7 @@ struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
-	ret = cq_init(to_octx(context), cq, cqe, &cmd.drv_payload);
+	ret = cq_init(to_octx(context), cq, cqe, NULL, &cmd.drv_payload);
 	if (ret)
 		goto err_free;
 	ret = ibv_cmd_create_cq(context, cqe, channel, comp_vector,
@@ -391,18 +392,30 @@ struct ibv_cq_ex *orca_create_cq_ex(struct ibv_context *context,
 	struct orca_cq *cq;
 	int ret;
 
+	struct ibv_pd *parent = NULL;
+
 	/* what the device completes: no timestamps, flow tags, ... */
 	if ((attr->wc_flags & ~(uint64_t)IBV_WC_STANDARD_FLAGS) ||
-	    !check_comp_mask(attr->comp_mask, IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    !check_comp_mask(attr->comp_mask, IBV_CQ_INIT_ATTR_MASK_FLAGS |
+					      IBV_CQ_INIT_ATTR_MASK_PD) ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	     (attr->flags & ~IBV_CREATE_CQ_ATTR_SINGLE_THREADED))) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
+	/* its buffer from a parent domain's allocator: one of this context */
+	if (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_PD) {
+		parent = attr->parent_domain;
+		if (!parent || parent->context != context ||
+		    !orca_parent_of(parent)) {
+			errno = EINVAL;
+			return NULL;
+		}
+	}
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return NULL;
-	ret = cq_init(to_octx(context), cq, attr->cqe, &cmd.drv_payload);
+	ret = cq_init(to_octx(context), cq, attr->cqe, parent, &cmd.drv_payload);
 	if (ret)
 		goto err_free;
 	ret = ibv_cmd_create_cq_ex(context, attr, NULL,
@@ -543,7 +556,10 @@ int orca_resize_cq(struct ibv_cq *ibcq, int cqe)
 		return EINVAL;
 	log_depth = orca_ilog2_up(cqe + 1);
 	ring = sizeof(struct orca_cqe) << log_depth;
-	ret = orca_buf_alloc(&nb, ring + sizeof(struct orca_cq_dbrec));
+	/* from where the first one came */
+	ret = orca_buf_alloc(&nb, ring + sizeof(struct orca_cq_dbrec),
+			     cq->buf.parent ? &cq->buf.parent->ibv_pd : NULL,
+			     ORCA_RES_TYPE_CQ);
 	if (ret)
 		return ret;
 	pthread_spin_lock(&cq->lock);

@@ -248,7 +248,9 @@ static const struct verbs_device_ops orca_dev_ops = {
 
 static const struct verbs_context_ops orca_ctx_ops = {
 	.alloc_mw = orca_alloc_mw,
+	.alloc_parent_domain = orca_alloc_parent_domain,
 	.alloc_pd = orca_alloc_pd,
+	.alloc_td = orca_alloc_td,
 	.async_event = orca_async_event,
 	/* the kernel asks the device: nothing of the group is in userspace */
 	.attach_mcast = ibv_cmd_attach_mcast,
@@ -263,6 +265,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.cq_event = orca_cq_event,
 	.dealloc_mw = orca_dealloc_mw,
 	.dealloc_pd = orca_dealloc_pd,
+	.dealloc_td = orca_dealloc_td,
 	.dereg_mr = orca_dereg_mr,
 	.destroy_ah = orca_destroy_ah,
 	.destroy_cq = orca_destroy_cq,

@@ -24,6 +24,7 @@
 #ifndef __ORCA_H__
 #define __ORCA_H__
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,9 +89,47 @@ struct orca_context {
 	bool fatal;
 };
 
+/*
+ * A protection domain, or a parent domain (ibv_alloc_parent_domain):
+ * one that names a protection domain (@protection), whose handle it
+ * carries, with the allocators its objects' queue buffers come from and
+ * the thread domain that spares its QPs' posts their locks.  @refs:
+ * parent domains naming a protection domain; buffers allocated through
+ * a parent domain.  Neither is freed while they hold it.
+ */
+struct orca_pd {
+	struct ibv_pd ibv_pd;
+	struct orca_pd *protection;	/* NULL: this is a protection domain */
+	atomic_uint refs;
+	struct orca_td *td;
+	void *(*alloc)(struct ibv_pd *pd, void *pd_context, size_t size,
+		       size_t alignment, uint64_t resource_type);
+	void (*free)(struct ibv_pd *pd, void *pd_context, void *ptr,
+		     uint64_t resource_type);
+	void *pd_context;
+};
+
+/* A thread domain: what its objects do, one thread at a time does. */
+struct orca_td {
+	struct ibv_td ibv_td;
+	atomic_uint refs;		/* parent domains naming it */
+};
+
+/*
+ * The resource_type the allocators of a parent domain are asked with:
+ * what the buffer is for (each holds its doorbell record too).
+ */
+enum {
+	ORCA_RES_TYPE_QP = 1,		/* a QP's send and receive rings */
+	ORCA_RES_TYPE_SRQ = 2,
+	ORCA_RES_TYPE_CQ = 3,
+};
+
 struct orca_buf {
 	void *va;
 	size_t len;
+	struct orca_pd *parent;		/* its allocator's; NULL: ours */
+	uint64_t type;
 };
 
 struct orca_cq {
@@ -112,6 +151,7 @@ struct orca_cq {
 /* One work queue of a QP, in the QP's buffer. */
 struct orca_wq {
 	pthread_spinlock_t lock;	/* post */
+	bool lockless;			/* a thread domain's: no lock */
 	uint8_t *base;
 	uint32_t depth;			/* entries, a power of two; 0 = none */
 	unsigned int log_stride;
@@ -167,6 +207,29 @@ struct orca_srq {
 	unsigned int qp_refs;		/* QPs naming it (orca_qp_refs_get) */
 };
 
+static inline struct orca_pd *to_opd(struct ibv_pd *pd)
+{
+	return container_of(pd, struct orca_pd, ibv_pd);
+}
+
+/* @pd's parent domain, or NULL if it is a protection domain (or none). */
+static inline struct orca_pd *orca_parent_of(struct ibv_pd *pd)
+{
+	return pd && to_opd(pd)->protection ? to_opd(pd) : NULL;
+}
+
+static inline void orca_wq_lock(struct orca_wq *wq)
+{
+	if (!wq->lockless)
+		pthread_spin_lock(&wq->lock);
+}
+
+static inline void orca_wq_unlock(struct orca_wq *wq)
+{
+	if (!wq->lockless)
+		pthread_spin_unlock(&wq->lock);
+}
+
 static inline struct orca_device *to_odev(struct ibv_device *ibdev)
 {
 	return container_of(ibdev, struct orca_device, ibv_dev.device);
@@ -211,6 +274,11 @@ int orca_query_port(struct ibv_context *context, uint8_t port,
 
 struct ibv_pd *orca_alloc_pd(struct ibv_context *context);
 int orca_dealloc_pd(struct ibv_pd *pd);
+struct ibv_pd *orca_alloc_parent_domain(struct ibv_context *context,
+					struct ibv_parent_domain_init_attr *attr);
+struct ibv_td *orca_alloc_td(struct ibv_context *context,
+			     struct ibv_td_init_attr *init_attr);
+int orca_dealloc_td(struct ibv_td *td);
 
 struct ibv_cq *orca_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,
@@ -230,7 +298,8 @@ int orca_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask,
 int orca_destroy_qp(struct ibv_qp *qp);
 
 /* buf.c */
-int orca_buf_alloc(struct orca_buf *buf, size_t len);
+int orca_buf_alloc(struct orca_buf *buf, size_t len, struct ibv_pd *pd,
+		   uint64_t type);
 void orca_buf_free(struct orca_buf *buf);
 
 /* cq.c */

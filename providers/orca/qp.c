@@ -34,6 +34,7 @@ int orca_qp_rings_init(struct orca_context *ctx, struct orca_qp *qp,
 		       struct orca_ibv_create_qp *cmd)
 {
 	struct ibv_qp_cap *cap = &attr->cap;
+	struct ibv_pd *pd;
 	uint32_t swr, rwr, inl;
 	size_t sq_bytes = 0, rq_bytes = 0, rq_off, db_off;
 	int ret;
@@ -69,7 +70,9 @@ int orca_qp_rings_init(struct orca_context *ctx, struct orca_qp *qp,
 	db_off = align_up(rq_off + rq_bytes, 64);
 	if (db_off + sizeof(struct orca_qp_dbrec) > UINT32_MAX)
 		return EINVAL;
-	ret = orca_buf_alloc(&qp->buf, db_off + sizeof(struct orca_qp_dbrec));
+	pd = attr->comp_mask & IBV_QP_INIT_ATTR_PD ? attr->pd : NULL;
+	ret = orca_buf_alloc(&qp->buf, db_off + sizeof(struct orca_qp_dbrec),
+			     pd, ORCA_RES_TYPE_QP);
 	if (ret)
 		return ret;
 	qp->sq.base = qp->buf.va;
@@ -87,6 +90,9 @@ int orca_qp_rings_init(struct orca_context *ctx, struct orca_qp *qp,
 	}
 	pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	/* a thread domain's QP: one thread at a time posts, no lock needed */
+	qp->sq.lockless = orca_parent_of(pd) && orca_parent_of(pd)->td;
+	qp->rq.lockless = qp->sq.lockless;
 	cmd->buf_va = (uintptr_t)qp->buf.va;
 	cmd->buf_len = qp->buf.len;
 	cmd->rq_off = rq_off;
@@ -117,16 +123,16 @@ void orca_qp_rings_free(struct orca_qp *qp)
 /* RESET: the device starts over at index 0, and so do we. */
 void orca_qp_reset_rings(struct orca_qp *qp)
 {
-	pthread_spin_lock(&qp->sq.lock);
-	pthread_spin_lock(&qp->rq.lock);
+	orca_wq_lock(&qp->sq);
+	orca_wq_lock(&qp->rq);
 	qp->sq.head = qp->sq.tail = 0;
 	qp->rq.head = qp->rq.tail = 0;
 	if (qp->dbrec) {
 		__atomic_store_n(&qp->dbrec->sq_pi, 0, __ATOMIC_RELEASE);
 		__atomic_store_n(&qp->dbrec->rq_pi, 0, __ATOMIC_RELEASE);
 	}
-	pthread_spin_unlock(&qp->rq.lock);
-	pthread_spin_unlock(&qp->sq.lock);
+	orca_wq_unlock(&qp->rq);
+	orca_wq_unlock(&qp->sq);
 }
 
 /*
@@ -455,7 +461,7 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&sq->lock);
+	orca_wq_lock(sq);
 	start = sq->head;
 	posted = false;
 	for (; wr; wr = wr->next) {
@@ -478,7 +484,7 @@ int orca_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 				 __ATOMIC_RELEASE);
 		posted = true;
 	}
-	pthread_spin_unlock(&sq->lock);
+	orca_wq_unlock(sq);
 	/* the record is published: the kick (perhaps a system call) needs no lock */
 	if (posted)
 		orca_qp_kick(qp);
@@ -500,7 +506,7 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		*bad_wr = wr;
 		return EINVAL;
 	}
-	pthread_spin_lock(&rq->lock);
+	orca_wq_lock(rq);
 	start = rq->head;
 	for (; wr; wr = wr->next) {
 		uint32_t slot = rq->head & (rq->depth - 1);
@@ -533,7 +539,7 @@ int orca_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		/* in ERR nothing arrives: the device must be told to flush */
 		kick = ibqp->state == IBV_QPS_ERR;
 	}
-	pthread_spin_unlock(&rq->lock);
+	orca_wq_unlock(rq);
 	if (kick)
 		orca_qp_kick(qp);
 	if (ret)

@@ -17,7 +17,7 @@
 
 /* Ring, record and id tables for @attr, then the create command. */
 static int srq_init(struct orca_srq *srq, const struct ibv_srq_attr *attr,
-		    struct orca_ibv_create_srq *cmd)
+		    struct ibv_pd *pd, struct orca_ibv_create_srq *cmd)
 {
 	size_t ring;
 	int ret;
@@ -30,7 +30,8 @@ static int srq_init(struct orca_srq *srq, const struct ibv_srq_attr *attr,
 	if (srq->log_stride > ORCA_RQ_MAX_LOG_STRIDE)
 		return EINVAL;
 	ring = (size_t)srq->depth << srq->log_stride;
-	ret = orca_buf_alloc(&srq->buf, ring + sizeof(struct orca_srq_dbrec));
+	ret = orca_buf_alloc(&srq->buf, ring + sizeof(struct orca_srq_dbrec),
+			     pd, ORCA_RES_TYPE_SRQ);
 	if (ret)
 		return ret;
 	srq->dbrec = (struct orca_srq_dbrec *)((uint8_t *)srq->buf.va + ring);
@@ -106,7 +107,7 @@ struct ibv_srq *orca_create_srq_ex(struct ibv_context *context,
 	srq = calloc(1, sizeof(*srq));
 	if (!srq)
 		return NULL;
-	ret = srq_init(srq, &attr->attr, &cmd.drv_payload);
+	ret = srq_init(srq, &attr->attr, attr->pd, &cmd.drv_payload);
 	if (ret)
 		goto err_free;
 	ret = ibv_cmd_create_srq_ex(context, &srq->vsrq, attr, &cmd.ibv_cmd,

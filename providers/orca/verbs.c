@@ -97,32 +97,115 @@ struct ibv_pd *orca_alloc_pd(struct ibv_context *context)
 {
 	struct ib_uverbs_alloc_pd_resp resp;
 	struct ibv_alloc_pd cmd;
-	struct ibv_pd *pd;
+	struct orca_pd *pd;
 	int ret;
 
 	pd = calloc(1, sizeof(*pd));
 	if (!pd)
 		return NULL;
 
-	ret = ibv_cmd_alloc_pd(context, pd, &cmd, sizeof(cmd), &resp,
+	ret = ibv_cmd_alloc_pd(context, &pd->ibv_pd, &cmd, sizeof(cmd), &resp,
 			       sizeof(resp));
 	if (ret) {
 		free(pd);
 		errno = ret;
 		return NULL;
 	}
-	return pd;
+	return &pd->ibv_pd;
 }
 
-int orca_dealloc_pd(struct ibv_pd *pd)
+/*
+ * A parent domain is the provider's alone: the kernel sees only the
+ * handle of the protection domain it names.  Busy while a parent domain
+ * names the protection domain, or a buffer of its allocator lives.
+ */
+int orca_dealloc_pd(struct ibv_pd *ibpd)
 {
+	struct orca_pd *pd = to_opd(ibpd);
 	int ret;
 
-	ret = ibv_cmd_dealloc_pd(pd);
+	if (atomic_load(&pd->refs))
+		return EBUSY;
+	if (pd->protection) {
+		atomic_fetch_sub(&pd->protection->refs, 1);
+		if (pd->td)
+			atomic_fetch_sub(&pd->td->refs, 1);
+		free(pd);
+		return 0;
+	}
+	ret = ibv_cmd_dealloc_pd(ibpd);
 	if (ret)
 		return ret;
 
 	free(pd);
+	return 0;
+}
+
+struct ibv_pd *orca_alloc_parent_domain(struct ibv_context *context,
+					struct ibv_parent_domain_init_attr *attr)
+{
+	struct orca_pd *pd;
+
+	if (!check_comp_mask(attr->comp_mask,
+			     IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS |
+			     IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	/*
+	 * a protection domain (not a parent) and thread domain of this
+	 * context; both allocators or none
+	 */
+	if (!attr->pd || attr->pd->context != context ||
+	    to_opd(attr->pd)->protection ||
+	    (attr->td && attr->td->context != context) ||
+	    ((attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) &&
+	     (!attr->alloc || !attr->free))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->protection = to_opd(attr->pd);
+	if (attr->td) {
+		pd->td = container_of(attr->td, struct orca_td, ibv_td);
+		atomic_fetch_add(&pd->td->refs, 1);
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_ALLOCATORS) {
+		pd->alloc = attr->alloc;
+		pd->free = attr->free;
+	}
+	if (attr->comp_mask & IBV_PARENT_DOMAIN_INIT_ATTR_PD_CONTEXT)
+		pd->pd_context = attr->pd_context;
+	atomic_fetch_add(&pd->protection->refs, 1);
+	ibv_initialize_parent_domain(&pd->ibv_pd, attr->pd);
+	return &pd->ibv_pd;
+}
+
+struct ibv_td *orca_alloc_td(struct ibv_context *context,
+			     struct ibv_td_init_attr *init_attr)
+{
+	struct orca_td *td;
+
+	if (init_attr->comp_mask) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	td = calloc(1, sizeof(*td));
+	if (!td)
+		return NULL;
+	td->ibv_td.context = context;
+	return &td->ibv_td;
+}
+
+int orca_dealloc_td(struct ibv_td *ibtd)
+{
+	struct orca_td *td = container_of(ibtd, struct orca_td, ibv_td);
+
+	if (atomic_load(&td->refs))
+		return EBUSY;
+	free(td);
 	return 0;
 }
 

@@ -53,7 +53,7 @@ static void wr_start(struct ibv_qp_ex *qpx)
 {
 	struct orca_qp *qp = qpx_to_oqp(qpx);
 
-	pthread_spin_lock(&qp->sq.lock);
+	orca_wq_lock(&qp->sq);
 	qp->wr_err = 0;
 	qp->wr_start = qp->sq.head;
 	qp->wr_cur = NULL;
@@ -309,7 +309,7 @@ static int wr_complete(struct ibv_qp_ex *qpx)
 		kick = true;
 	}
 	qp->wr_cur = NULL;
-	pthread_spin_unlock(&qp->sq.lock);
+	orca_wq_unlock(&qp->sq);
 	/* the record is published: the kick needs no lock */
 	if (kick)
 		orca_qp_kick(qp);
@@ -322,7 +322,7 @@ static void wr_abort(struct ibv_qp_ex *qpx)
 
 	qp->sq.head = qp->wr_start;
 	qp->wr_cur = NULL;
-	pthread_spin_unlock(&qp->sq.lock);
+	orca_wq_unlock(&qp->sq);
 }
 
 /* After create: the QP answers ibv_qp_to_qp_ex() with these. */
