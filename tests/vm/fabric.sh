@@ -7,7 +7,8 @@
 # here managing all of it.
 #  - OpenSM logs SUBNET UP; both ports ACTIVE with distinct LIDs;
 #  - ibnetdiscover finds the four switches (their NodeDescriptions,
-#    "orca-fabric sN"), the two CAs, each in its pinned port, and the
+#    "orca-fabric sN"), the cables between them that the two topology
+#    files describe and no other, the two CAs, each in its pinned port, and the
 #    ORCA_GUESTLESS ports with no guest (vm2.sh --guestless), every CA
 #    port with a LID from OpenSM;
 #  - ibtracert from here to the other port crosses three switches, s1,
@@ -52,7 +53,7 @@ tmp=$(mktemp -d)
 osm=/tmp/orca-opensm-fabric
 mkdir -p "$osm"
 trap 'rm -rf "$tmp"' EXIT
-plan 22
+plan 23
 
 # shellcheck source=tests/lib/sm.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/sm.sh"
@@ -97,6 +98,57 @@ lids=$(awk '/^Ca/ { ca = 1; next } /^$/ { ca = 0 } ca && /^\[1\]/ && match($0, /
 [[ $sws == 4 && $cas == $((2 + guestless)) && $lids == "$cas" &&
     $names == "orca-fabric s1,orca-fabric s2,orca-fabric s3,orca-fabric s4," ]]
 ok $? "ibnetdiscover: $sws switches ($names), $cas CAs (2 guests, $guestless with no guest), $lids with a LID"
+# every cable between switches, as the topology files describe them
+# (the default GUID of a switch: 0x00ca7a0000f00000 + its index in its
+# file; a remote pair: the two ends naming the same @TCPn@) and as
+# ibnetdiscover found them (the switch sections' "[p] "S-guid"[q]"
+# lines), each "S-guid[p] S-guid[q]" in order
+topo_cables() {
+    /usr/bin/python3 - "$@" <<'PY'
+import sys
+far, out = {}, set()
+for path in sys.argv[1:]:
+    guid = {}
+    def end(w):
+        sw, port = w.split(":")
+        return "S-%016x[%s]" % (guid[sw], port)
+    for line in open(path):
+        w = line.split("#")[0].split()
+        if w and w[0] == "switch":
+            guid[w[1]] = int(w[3], 0) if len(w) > 3 else 0x00ca7a0000f00000 + len(guid)
+        elif w and w[0] == "link":
+            out.add(" ".join(sorted((end(w[1]), end(w[2])))))
+        elif w and w[0] == "remote":
+            if w[3] in far:
+                out.add(" ".join(sorted((far[w[3]], end(w[1])))))
+            else:
+                far[w[3]] = end(w[1])
+print("\n".join(sorted(out)))
+PY
+}
+net_cables() {
+    /usr/bin/python3 - "$1" <<'PY'
+import re, sys
+me, out = None, set()
+for line in open(sys.argv[1]):
+    m = re.match(r'Switch\s+\d+\s+"(S-[0-9a-f]+)"', line)
+    if m:
+        me = m.group(1)
+        continue
+    if not line.strip():
+        me = None
+    m = re.match(r'\[(\d+)\]\s+"(S-[0-9a-f]+)"\[(\d+)\]', line)
+    if me and m:
+        out.add(" ".join(sorted(("%s[%s]" % (me, m.group(1)), "%s[%s]" % (m.group(2), m.group(3))))))
+print("\n".join(sorted(out)))
+PY
+}
+here=$(dirname "${BASH_SOURCE[0]}")
+topo_cables "$here/fabric.topo" "$here/fabric-b.topo" > "$tmp/cables.want"
+net_cables "$tmp/net" > "$tmp/cables.got"
+cmp -s "$tmp/cables.want" "$tmp/cables.got" && [[ -s $tmp/cables.want ]]
+ok $? "ibnetdiscover's cables between switches are the topology files' $(wc -l < "$tmp/cables.want"): $(tr '\n' ',' < "$tmp/cables.got")"
+cmp -s "$tmp/cables.want" "$tmp/cables.got" || diag "$(diff "$tmp/cables.want" "$tmp/cables.got")"
 # each CA in its pinned port: s1 port 8, s4 port 8 (ibnetdiscover's
 # switch section lists "[8]" followed by the CA's GUID)
 sw_guid() { printf '00ca7a0000f0000%d' "$(($1 - 1))"; }
