@@ -9,7 +9,7 @@
  * endian, then the message.  The link is up while the connection is;
  * what does not fit the send buffer (FAB_REMOTE_TX bytes) is dropped and
  * counted, as a switch's full egress queue drops.  A link's faults
- * (fab_remote_faults(), fabric_fault.h) are its sending end's: packets
+ * (struct fab_fault, fabric_fault.h) are its sending end's: packets
  * lost at random, and every frame held back for a delay.
  *
  * No switch here: fabric_topo.c hands what the local switch sends out of
@@ -72,7 +72,6 @@ void fab_remote_free(struct fab_remote *r);
  * packet the link's loss takes counts as sent).
  */
 bool fab_remote_send(struct fab_remote *r, const uint8_t *msg, size_t len);
-
 
 /* The descriptor to poll now, into @pfd: 1, or 0 (none, waiting). */
 int fab_remote_pollfd(const struct fab_remote *r, struct pollfd *pfd);

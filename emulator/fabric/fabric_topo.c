@@ -565,13 +565,21 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 	return moved;
 }
 
-/* The switch port "NAME:PORT" @end into @a, and what it is cabled to. */
+/*
+ * The switch port "NAME:PORT" @end into @a, and the switch port it is
+ * cabled to (here or in another fabric); NULL with @err if it is no
+ * inter-switch link.
+ */
 static const struct fab_topo_end *cabled(struct fab_topo *t, const char *end,
 					 struct fab_topo_end *a, char *err,
 					 size_t len)
 {
 	if (parse_end(t, end, a, err, len, 0))
 		return NULL;
+	if (t->peer[a->sw][a->port].sw == FAB_TOPO_NONE) {
+		fail(err, len, 0, "%s is no inter-switch link", end);
+		return NULL;
+	}
 	return &t->peer[a->sw][a->port];
 }
 
@@ -583,8 +591,6 @@ int fab_topo_link(struct fab_topo *t, const char *end, bool up, char *err,
 
 	if (!b)
 		return -1;
-	if (b->sw == FAB_TOPO_NONE)
-		return fail(err, len, 0, "%s is no inter-switch link", end);
 	if (b->sw == FAB_TOPO_REMOTE) {
 		fab_remote_admin(&t->remote[b->port], up, &remote_cb(t));
 		return 0;
@@ -609,8 +615,6 @@ int fab_topo_link_faults(struct fab_topo *t, const char *end,
 
 	if (!b)
 		return -1;
-	if (b->sw == FAB_TOPO_NONE)
-		return fail(err, len, 0, "%s is no inter-switch link", end);
 	if (b->sw == FAB_TOPO_REMOTE)
 		return fab_fault_set(&t->remote[b->port].fault, loss_ppm,
 				     delay_us, err, len);

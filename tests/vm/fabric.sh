@@ -8,7 +8,8 @@
 #  - OpenSM logs SUBNET UP; both ports ACTIVE with distinct LIDs;
 #  - ibnetdiscover finds the four switches (their NodeDescriptions,
 #    "orca-fabric sN"), the cables between them that the two topology
-#    files describe and no other, the two CAs, each in its pinned port, and the
+#    files describe and no other, the two CAs, each in its pinned
+#    port, and the
 #    ORCA_GUESTLESS ports with no guest (vm2.sh --guestless), every CA
 #    port with a LID from OpenSM;
 #  - ibtracert from here to the other port crosses three switches, s1,
@@ -24,8 +25,9 @@
 #    WRITE stream (ib_write_bw -n 500) gets through by retransmission,
 #    the losses counted;
 #  - that cable pulled (hostctl fabric link) under an RC stream
-#    (ib_write_bw -D, its QPs' timeout 4.3 s, -u 20): the switches raise PortStateChange and send
-#    Trap 128, which OpenSM logs; it sweeps and routes the other way,
+#    (ib_write_bw -D, its QPs' timeout 4.3 s, -u 20): the switches
+#    raise PortStateChange and send Trap 128, which OpenSM logs; it
+#    sweeps and routes the other way,
 #    which ibtracert shows, with the LIDs kept; the stream goes on by
 #    retransmission (this device's retries counter rises) and both ends
 #    exit 0; a new pingpong crosses the new route;
