@@ -151,7 +151,8 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 	 * To the nanosecond: a link delay or a retransmit timer far below
 	 * a millisecond (packets crossing the fabric) is kept as set.
 	 */
-	if (wake <= now || orca_dev_busy(&e->dev) || orca_dev_idle(&e->dev))
+	if (wake <= now || orca_dev_busy(&e->dev) || orca_dev_idle(&e->dev) ||
+	    !orca_dev_fabric_may_sleep(&e->dev))
 		wake = now;
 	timeout.tv_sec = (wake - now) / 1000000000ULL;
 	timeout.tv_nsec = (wake - now) % 1000000000ULL;
@@ -175,6 +176,12 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 	/* transport timers, and a transfer that stopped on its budget */
 	if (orca_dev_busy(&e->dev) || (deadline && now >= deadline))
 		orca_dev_work(&e->dev);
+	/*
+	 * packets in (a batch), queued packets out: the shared-memory link
+	 * has no descriptor, so on every pass (a timeout leaves revents 0)
+	 */
+	if (fab_idx >= 0)
+		orca_dev_fabric_io(&e->dev, ret > 0 ? pfd[fab_idx].revents : 0);
 	if (ret <= 0)
 		return true;
 
@@ -190,9 +197,6 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 		sync_ram(e);
 		orca_dev_doorbells(&e->dev, i, writes);
 	}
-	/* packets in (a batch), queued packets out */
-	if (fab_idx >= 0 && pfd[fab_idx].revents)
-		orca_dev_fabric_io(&e->dev, pfd[fab_idx].revents);
 	if (client_idx >= 0 &&
 	    (pfd[client_idx].revents & (POLLIN | POLLHUP | POLLERR))) {
 		char buf[64];

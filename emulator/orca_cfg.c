@@ -12,6 +12,7 @@
 
 #include "orca_hw.h"
 #include "orca_cfg.h"
+#include "orca_ring.h"
 
 enum cfg_kind {
 	CFG_NUM,	/* decimal or 0x-hex, range-checked */
@@ -118,6 +119,8 @@ static const struct cfg_key cfg_keys[] = {
 	  0, 1, 0 },
 	NUM(ram_below_4g, 0, 4ULL << 30),
 	{ "fabric", CFG_PATH, offsetof(struct orca_cfg, fabric), 0, 0, 0 },
+	NUM(fabric_ring_slots, 0, ORCA_RING_MAX_SLOTS),
+	NUM(fabric_poll_us, 0, 1000),
 };
 
 static int cfg_err(char *err, size_t errlen, const char *fmt, ...)
@@ -156,6 +159,8 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 			ORCA_DEV_CAP_KICK_RING;
 	cfg->db_hint = 1;
 	cfg->db_poll_us = 20;
+	cfg->fabric_ring_slots = 64;
+	cfg->fabric_poll_us = 0;
 	cfg->max_qp = 1024;
 	cfg->max_qp_wr = 4096;
 	cfg->max_send_sge = 16;

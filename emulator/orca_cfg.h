@@ -73,6 +73,9 @@ struct orca_cfg {
 	uint64_t pci_write_end_padding;	/* 0 removes the capability */
 	uint64_t db_hint;		/* 0: the device never says it is awake */
 	uint64_t db_poll_us;		/* stay awake this long after work */
+	/* the shared-memory link's slots a way (orca_ring.h); 0: socket */
+	uint64_t fabric_ring_slots;
+	uint64_t fabric_poll_us;	/* polls the rings this long after traffic */
 	uint64_t hca_core_clock;
 	uint64_t completion_timestamp_mask;
 	uint64_t max_dm_size;

@@ -23,6 +23,11 @@
  * is dropped and counted, and RC retransmits.  ORCA_FAB_RESERVE slots
  * are kept for them, as many as one batch of arriving packets can call
  * for.  Receiving is done in batches from the glue's poll loop.
+ * With cfg fabric_ring_slots (the default) the port offers the fabric a
+ * shared-memory link (orca_ring.h) with its HELLO; once the fabric says
+ * SHM_ACK, packets go through the rings with no system call, and the
+ * socket only wakes the other side when it sleeps.  The queues stay, in
+ * front of the ring, for what does not fit; a full ring is not a loss.
  * If the fabric goes away the port goes DOWN and the device connects
  * again every ORCA_FAB_RETRY_MS.  ctl port-down / port-up send PORT_DOWN
  * / PORT_UP: the SM stops routing to the port, and gives it the same LID
@@ -30,6 +35,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -37,6 +43,7 @@
 
 #include "orca_link.h"
 #include "orca_msgq.h"
+#include "orca_ring.h"
 
 #define ORCA_FAB_RETRY_MS	100	/* between connection attempts */
 #define ORCA_FAB_QUEUE		256	/* messages waiting to go */
@@ -61,15 +68,32 @@ struct orca_fab {
 	unsigned int failures, refusals;
 	struct msgq q15;	/* subnet management: sent first */
 	struct msgq q;
+	/* the shared-memory link, offered with HELLO, in use after SHM_ACK */
+	void *shm;
+	size_t shm_size;
+	struct orca_ring tx, rx;	/* ring 0 to the fabric, ring 1 from it */
+	bool shm_on;
+	bool rx_sleeping;	/* told the fabric to kick us */
+	uint64_t ring_active_ns;	/* last message through a ring */
+	uint64_t kicks_sent, kicks_rcvd, ring_waits;
 	uint64_t log_s;		/* second of the last complaint */
 	uint64_t log_suppressed;
-	uint8_t rx[ORCA_FAB_MSG_MAX + 1];
+	uint8_t rx_msg[ORCA_FAB_MSG_MAX + 1];
 };
 
 static const char *const state_names[] = {
 	[FAB_IDLE] = "idle", [FAB_WAIT] = "wait", [FAB_UP] = "up",
 	[FAB_LINKED] = "linked",
 };
+
+/* Real time: the polling window is about the host's scheduler. */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 /* What the peer sends is not ours to trust: one log line a second. */
 static void complain(struct orca_dev *dev, const char *what, const char *why)
@@ -152,6 +176,61 @@ uint8_t port_link_state(const struct orca_dev *dev)
 	return ORCA_PORT_ACTIVE;
 }
 
+static bool log_first(unsigned int n);
+
+static void shm_unmap(struct orca_fab *fab)
+{
+	if (fab->shm)
+		munmap(fab->shm, fab->shm_size);
+	fab->shm = NULL;
+	fab->shm_on = false;
+	fab->rx_sleeping = false;
+}
+
+/*
+ * The rings offered with HELLO: a memfd of the layout and two empty
+ * rings; its descriptor, or -1 (the socket path then, said once).
+ */
+static int shm_create(struct orca_dev *dev)
+{
+	struct orca_fab *fab = dev->fab;
+	unsigned int n = dev->cfg.fabric_ring_slots;
+	size_t size;
+	void *mem;
+	int fd;
+
+	if (!n)
+		return -1;
+	/* a power of two, as the ring's index arithmetic wants */
+	while (n & (n - 1))
+		n &= n - 1;
+	if (n < ORCA_RING_MIN_SLOTS)
+		n = ORCA_RING_MIN_SLOTS;
+	size = orca_ring_map_size(n);
+	fd = memfd_create("orca-fabric-link", MFD_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, size) < 0)
+		goto fail;
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED)
+		goto fail;
+	if (orca_ring_open(&fab->tx, mem, size, n, 0, true) ||
+	    orca_ring_open(&fab->rx, mem, size, n, 1, true)) {
+		munmap(mem, size);
+		errno = EINVAL;
+		goto fail;
+	}
+	fab->shm = mem;
+	fab->shm_size = size;
+	return fd;
+fail:
+	if (log_first(fab->failures))
+		orca_log("fabric: no shared-memory link (%s): one message per packet",
+			 strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 /* Say it for the first of a run of failures, then every 100th. */
 static bool log_first(unsigned int n)
 {
@@ -171,6 +250,7 @@ static void link_lost(struct orca_dev *dev, const char *why)
 		fab->refusals++;
 	close(fab->fd);
 	fab->fd = -1;
+	shm_unmap(fab);
 	fab->state = FAB_IDLE;
 	msgq_clear(&fab->q15);
 	msgq_clear(&fab->q);
@@ -178,14 +258,63 @@ static void link_lost(struct orca_dev *dev, const char *why)
 	port_set_state(dev, ORCA_PORT_DOWN);
 }
 
-/* Queue the @len bytes written at @q's tail and send what the socket takes. */
+static void send_kick(struct orca_dev *dev)
+{
+	struct orca_fab *fab = dev->fab;
+	struct orca_fab_hdr h = {
+		.type = ORCA_FAB_KICK, .version = ORCA_FAB_VERSION,
+	};
+
+	/*
+	 * A full socket is one the fabric has not read: it wakes anyway.
+	 * Errors show at the next read.
+	 */
+	if (send(fab->fd, &h, sizeof(h), MSG_DONTWAIT | MSG_NOSIGNAL) ==
+	    sizeof(h))
+		fab->kicks_sent++;
+}
+
+/*
+ * What waits in the queues into the ring, and a kick if the fabric
+ * sleeps; a full ring asks the fabric for a kick when it takes some.
+ * Returns -1 if the fabric broke the ring.
+ */
+static int ring_flush(struct orca_dev *dev)
+{
+	struct orca_fab *fab = dev->fab;
+	int n;
+
+	do {
+		n = msgq_flush_ring(&fab->q15, &fab->q, &fab->tx);
+		if (n < 0)
+			return -1;
+		if (msgq_empty(&fab->q15) && msgq_empty(&fab->q))
+			break;
+		fab->ring_waits++;
+	} while (!orca_ring_wait_room(&fab->tx));
+	if (orca_ring_kick_due(&fab->tx))
+		send_kick(dev);
+	return fab->tx.broken ? -1 : 0;
+}
+
+static int fab_flush(struct orca_dev *dev)
+{
+	struct orca_fab *fab = dev->fab;
+
+	if (fab->shm_on)
+		return ring_flush(dev);
+	return msgq_flush_vl15(&fab->q15, &fab->q, fab->fd);
+}
+
+/* Queue the @len bytes written at @q's tail and send what the link takes. */
 static void fab_push(struct orca_dev *dev, struct msgq *q, size_t len)
 {
 	struct orca_fab *fab = dev->fab;
 
 	msgq_push(q, len);
-	if (msgq_flush_vl15(&fab->q15, &fab->q, fab->fd) < 0)
-		link_lost(dev, strerror(errno));
+	if (fab_flush(dev) < 0)
+		link_lost(dev, fab->shm_on ? "the fabric broke the ring" :
+					    strerror(errno));
 }
 
 /*
@@ -222,12 +351,36 @@ static void send_ctl(struct orca_dev *dev, uint8_t type)
 		complain(dev, "queue full", "PORT_UP/DOWN not sent");
 }
 
+/* One message with descriptor @pass attached (SCM_RIGHTS). */
+static int send_fd(int fd, const void *m, size_t len, int pass)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = (void *)m, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+
+	memset(&u, 0, sizeof(u));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &pass, sizeof(int));
+	return sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len ?
+	       0 : -1;
+}
+
 static void fab_connect(struct orca_dev *dev)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct orca_fab *fab = dev->fab;
 	struct orca_fab_hello h;
-	int fd;
+	int fd, shm_fd;
 
 	fab->retry_at = dp_now_ns() + ORCA_FAB_RETRY_MS * 1000000ULL;
 	/* orca_cfg limits the path to 107 bytes: it fits */
@@ -252,11 +405,22 @@ static void fab_connect(struct orca_dev *dev)
 	h.node_guid = htole64(dev->cfg.node_guid);
 	h.port_guid = htole64(dev->cfg.port_guid);
 	h.lmc = dev->cfg.lmc;
+	shm_fd = shm_create(dev);
+	if (shm_fd >= 0)
+		h.flags = ORCA_FAB_HELLO_SHM;
 	if (log_first(fab->refusals))
-		orca_log("fabric: connected to %s, HELLO port GUID 0x%016llx",
+		orca_log("fabric: connected to %s, HELLO port GUID 0x%016llx%s",
 			 dev->cfg.fabric,
-			 (unsigned long long)dev->cfg.port_guid);
-	fab_send(dev, &h, sizeof(h), false);
+			 (unsigned long long)dev->cfg.port_guid,
+			 shm_fd >= 0 ? ", shared-memory link offered" : "");
+	if (shm_fd < 0) {
+		fab_send(dev, &h, sizeof(h), false);
+		return;
+	}
+	/* the first message on a new socket: it has room */
+	if (send_fd(fd, &h, sizeof(h), shm_fd) < 0)
+		link_lost(dev, strerror(errno));
+	close(shm_fd);
 }
 
 void fabric_admin(struct orca_dev *dev, bool up)
@@ -286,9 +450,15 @@ bool fabric_room(const struct orca_dev *dev, unsigned int pending)
 {
 	const struct orca_fab *fab = dev->fab;
 
+	unsigned int room;
+
 	if (!fabric_link_up(dev) || fab->fd < 0)
 		return true;
-	return fab->q.cap - fab->q.n > pending + ORCA_FAB_RESERVE;
+	room = fab->q.cap - fab->q.n;
+	/* the ring's room counts only while nothing waits in front of it */
+	if (fab->shm_on && msgq_empty(&fab->q))
+		room += orca_ring_room((struct orca_ring *)&fab->tx);
+	return room > pending + ORCA_FAB_RESERVE;
 }
 
 void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
@@ -297,14 +467,16 @@ void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 	struct msgq *q;
 	uint8_t *slot;
 	size_t len;
+	bool ring;
 
 	if (!fabric_link_up(dev) || fab->fd < 0) {
 		dev->stats.pkts_dropped++;
 		return;
 	}
-	/* encoded in its queue slot: one copy of the payload fewer */
 	q = p->vl == ORCA_VL15 ? &fab->q15 : &fab->q;
-	slot = msgq_tail(q);
+	/* encoded where it goes: the ring, else its queue slot */
+	slot = msgq_out_slot(&fab->q15, &fab->q, fab->shm_on ? &fab->tx : NULL,
+			     p->vl == ORCA_VL15, &ring);
 	if (!slot) {
 		dev->stats.fabric_queue_drops++;
 		return;
@@ -317,9 +489,16 @@ void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 		complain(dev, "not sent", "packet its opcode does not allow");
 		return;
 	}
-	fab_push(dev, q, sizeof(struct orca_fab_hdr) + len);
 	dev->stats.fabric_tx_pkts++;
 	dev->stats.fabric_tx_bytes += len;
+	if (!ring) {
+		fab_push(dev, q, sizeof(struct orca_fab_hdr) + len);
+		return;
+	}
+	msgq_out_push(q, &fab->tx, true, sizeof(struct orca_fab_hdr) + len);
+	fab->ring_active_ns = mono_ns();
+	if (orca_ring_kick_due(&fab->tx))
+		send_kick(dev);
 }
 
 static void on_lid(struct orca_dev *dev, const uint8_t *m, size_t len)
@@ -417,6 +596,20 @@ static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
 		on_link_up(dev, m, len);
 		return false;
 	}
+	if (m[0] == ORCA_FAB_KICK) {
+		dev->fab->kicks_rcvd++;
+		return false;
+	}
+	if (m[0] == ORCA_FAB_SHM_ACK) {
+		if (!dev->fab->shm || dev->fab->shm_on) {
+			complain(dev, "SHM_ACK ignored", "no rings offered");
+			return false;
+		}
+		dev->fab->shm_on = true;
+		orca_log("fabric: shared-memory link in use (%u slots a way)",
+			 dev->fab->tx.nslots);
+		return false;
+	}
 	if (m[0] != ORCA_FAB_PKT) {
 		dev->stats.fabric_decode_drops++;
 		complain(dev, "message dropped", "unknown type");
@@ -443,6 +636,7 @@ static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
 int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
 {
 	struct orca_fab *fab = dev->fab;
+	bool queued;
 
 	if (!fab)
 		return 0;
@@ -450,12 +644,66 @@ int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
 		fab_connect(dev);
 	if (fab->fd < 0)
 		return 0;
+	/* with rings, what is queued waits for a KICK, not for the socket */
+	queued = !msgq_empty(&fab->q) || !msgq_empty(&fab->q15);
 	*pfd = (struct pollfd){
 		.fd = fab->fd,
-		.events = POLLIN | (msgq_empty(&fab->q) &&
-				    msgq_empty(&fab->q15) ? 0 : POLLOUT),
+		.events = POLLIN | (queued && !fab->shm_on ? POLLOUT : 0),
 	};
 	return 1;
+}
+
+bool fabric_may_sleep(struct orca_dev *dev)
+{
+	struct orca_fab *fab = dev->fab;
+
+	if (!fab || !fab->shm_on)
+		return true;
+	/*
+	 * Poll a while after traffic, as the fabric does: a burst's next
+	 * packet then costs no kick and no wake-up on either side
+	 */
+	if (mono_ns() - fab->ring_active_ns < dev->cfg.fabric_poll_us * 1000)
+		return false;
+	fab->rx_sleeping = true;
+	if (!orca_ring_sleep(&fab->rx))
+		return false;
+	/* queued for a full ring: a kick when the fabric takes some */
+	return msgq_empty(&fab->q) && msgq_empty(&fab->q15) ?
+	       true : orca_ring_wait_room(&fab->tx);
+}
+
+/* What the fabric put in the ring, a batch at most; -1: ring broken. */
+static int ring_input(struct orca_dev *dev,
+		      void (*deliver)(struct orca_dev *, struct orca_pkt *))
+{
+	struct orca_fab *fab = dev->fab;
+	const uint8_t *m;
+	unsigned int i;
+	int delivered = 0;
+	size_t len;
+
+	if (fab->rx_sleeping) {
+		orca_ring_wake(&fab->rx);
+		fab->rx_sleeping = false;
+	}
+	for (i = 0; i < ORCA_FAB_RX_BATCH; i++) {
+		m = orca_ring_peek(&fab->rx, &len);
+		if (!m)
+			break;
+		delivered += on_msg(dev, m, len, deliver);
+		orca_ring_pop(&fab->rx);
+		/* a message may have ended the link (link_lost()) */
+		if (!fab->shm_on)
+			return delivered;
+	}
+	if (fab->rx.broken)
+		return -1;
+	if (i)
+		fab->ring_active_ns = mono_ns();
+	if (orca_ring_room_kick_due(&fab->rx))
+		send_kick(dev);
+	return delivered;
 }
 
 bool fabric_io(struct orca_dev *dev, short revents,
@@ -465,23 +713,18 @@ bool fabric_io(struct orca_dev *dev, short revents,
 	unsigned int i, delivered = 0;
 	bool wake = false;
 	ssize_t r;
+	int n;
 
 	if (!fab || fab->fd < 0)
 		return false;
-	if ((revents & POLLOUT) &&
+	if ((revents & POLLOUT) && !fab->shm_on &&
 	    msgq_flush_vl15(&fab->q15, &fab->q, fab->fd) < 0) {
 		link_lost(dev, strerror(errno));
 		return false;
 	}
-	/* the queue drained: what waited for it goes on */
-	if (dev->egress_wait && fabric_room(dev, dev->link_n)) {
-		dev->egress_wait = false;
-		wake = true;
-	}
-	if (!(revents & (POLLIN | POLLHUP | POLLERR)))
-		return wake;
-	for (i = 0; i < ORCA_FAB_RX_BATCH; i++) {
-		r = recv(fab->fd, fab->rx, sizeof(fab->rx),
+	for (i = 0; (revents & (POLLIN | POLLHUP | POLLERR)) &&
+		    i < ORCA_FAB_RX_BATCH; i++) {
+		r = recv(fab->fd, fab->rx_msg, sizeof(fab->rx_msg),
 			 MSG_DONTWAIT | MSG_TRUNC);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -489,14 +732,30 @@ bool fabric_io(struct orca_dev *dev, short revents,
 			break;
 		if (r <= 0) {
 			link_lost(dev, r ? strerror(errno) : "fabric closed");
-			break;
+			return delivered;
 		}
 		if ((size_t)r > ORCA_FAB_MSG_MAX) {
 			dev->stats.fabric_decode_drops++;
 			complain(dev, "message dropped", "too long");
 			continue;
 		}
-		delivered += on_msg(dev, fab->rx, r, deliver);
+		delivered += on_msg(dev, fab->rx_msg, r, deliver);
+		if (fab->fd < 0)
+			return delivered;
+	}
+	/* after the socket: SHM_ACK and LINK_UP come before ring traffic */
+	if (fab->shm_on) {
+		n = ring_input(dev, deliver);
+		if (n < 0 || (fab->shm_on && ring_flush(dev) < 0)) {
+			link_lost(dev, "the fabric broke the ring");
+			return delivered;
+		}
+		delivered += n;
+	}
+	/* the queue drained: what waited for it goes on */
+	if (dev->egress_wait && fabric_room(dev, dev->link_n)) {
+		dev->egress_wait = false;
+		wake = true;
 	}
 	return delivered || wake;
 }
@@ -509,7 +768,7 @@ int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 	if (!fab)
 		return 0;
 	return snprintf(buf, len,
-			" fabric_state=%s fabric_admin_down=%d fabric_lid=%llu fabric_sm_lid=%llu fabric_tx_pkts=%llu fabric_tx_bytes=%llu fabric_rx_pkts=%llu fabric_rx_bytes=%llu fabric_decode_drops=%llu fabric_queue_drops=%llu fabric_egress_waits=%llu fabric_links=%llu fabric_queued=%u",
+			" fabric_state=%s fabric_admin_down=%d fabric_lid=%llu fabric_sm_lid=%llu fabric_tx_pkts=%llu fabric_tx_bytes=%llu fabric_rx_pkts=%llu fabric_rx_bytes=%llu fabric_decode_drops=%llu fabric_queue_drops=%llu fabric_egress_waits=%llu fabric_links=%llu fabric_queued=%u fabric_shm=%d fabric_kicks_sent=%llu fabric_kicks_rcvd=%llu fabric_ring_waits=%llu",
 			state_names[fab->state], fab->admin_down,
 			(unsigned long long)dev->cfg.lid,
 			(unsigned long long)dev->cfg.sm_lid,
@@ -520,5 +779,8 @@ int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 			(unsigned long long)s->fabric_decode_drops,
 			(unsigned long long)s->fabric_queue_drops,
 			(unsigned long long)s->egress_waits,
-			(unsigned long long)s->fabric_links, fab->q.n);
+			(unsigned long long)s->fabric_links, fab->q.n,
+			fab->shm_on, (unsigned long long)fab->kicks_sent,
+			(unsigned long long)fab->kicks_rcvd,
+			(unsigned long long)fab->ring_waits);
 }

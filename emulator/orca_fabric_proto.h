@@ -44,6 +44,24 @@
  * LINK_UP may also come unasked: the SM set the switch port DOWN, the
  * link trained again and both ends are back in INIT.  A HELLO the
  * switch has no port for closes the connection.
+ *
+ * Shared-memory link (orca_ring.h), both modes.  A port on the fabric's
+ * machine may offer rings with its HELLO: ORCA_FAB_HELLO_SHM, and a
+ * memfd (SCM_RIGHTS) holding struct orca_ring_layout and two rings
+ * (orca_ring_map_size()).  A fabric that takes them answers SHM_ACK
+ * before anything else; from then on every message but KICK, both ways,
+ * goes through the rings (port to fabric: ring 0, fabric to port: ring
+ * 1), and the socket carries only:
+ *
+ *   fabric -> port  SHM_ACK    the rings are in use
+ *   both ways       KICK       look at the rings: a message came while
+ *                              you slept, or room came while you waited
+ *
+ * A fabric that does not know the flag ignores it and the fd, and never
+ * says SHM_ACK: the port goes on with one message per packet.  A ring
+ * is lossless: a full one makes its producer wait (the switch holds the
+ * ingress ring of the port whose packets cannot go on, as credits do);
+ * the socket path drops when its queue is full, and RC recovers.
  */
 #ifndef ORCA_FABRIC_PROTO_H
 #define ORCA_FABRIC_PROTO_H
@@ -70,6 +88,8 @@ enum orca_fab_type {
 	ORCA_FAB_PORT_DOWN	= 4,
 	ORCA_FAB_PORT_UP	= 5,
 	ORCA_FAB_LINK_UP	= 6,	/* --sm none, switch -> port */
+	ORCA_FAB_SHM_ACK	= 7,	/* fabric -> port: rings in use */
+	ORCA_FAB_KICK		= 8,	/* look at the rings */
 };
 
 struct orca_fab_hdr {
@@ -78,12 +98,16 @@ struct orca_fab_hdr {
 	uint8_t reserved[6];		/* zero; keeps a packet 8-aligned */
 };
 
+/* struct orca_fab_hello flags */
+#define ORCA_FAB_HELLO_SHM	(1U << 0)	/* rings offered: memfd attached */
+
 struct orca_fab_hello {
 	struct orca_fab_hdr h;
 	uint64_t node_guid;
 	uint64_t port_guid;		/* the SM's key for the LID */
 	uint8_t lmc;			/* LIDs lid .. lid + 2^lmc - 1 */
-	uint8_t reserved[7];
+	uint8_t flags;			/* ORCA_FAB_HELLO_* */
+	uint8_t reserved[6];
 };
 
 /*

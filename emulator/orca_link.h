@@ -39,9 +39,16 @@ bool fabric_room(const struct orca_dev *dev, unsigned int pending);
  * The poll loop's part (orca_dev_fabric_pollfd(), orca_dev_fabric_io()):
  * fabric_pollfd() fills @pfd and returns 1 when there is a connection to
  * watch; fabric_io() sends what waited, hands every packet that arrived
- * to @deliver, and returns true when the engine has work from it.
+ * to @deliver, and returns true when the engine has work from it; with
+ * the shared-memory link it must be called on every pass, @revents 0 or
+ * not.
  */
 int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd);
+/*
+ * The loop is about to sleep: false if the shared-memory link has work
+ * now (do not sleep); true once the fabric knows to kick the socket.
+ */
+bool fabric_may_sleep(struct orca_dev *dev);
 bool fabric_io(struct orca_dev *dev, short revents,
 	       void (*deliver)(struct orca_dev *dev, struct orca_pkt *p));
 /* " fabric_...=..." counters, nothing without a fabric; the length. */

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "orca_msgq.h"
+#include "orca_ring.h"
 
 int msgq_init(struct msgq *q, unsigned int cap, size_t slot)
 {
@@ -80,4 +81,58 @@ int msgq_flush_vl15(struct msgq *vl15, struct msgq *data, int fd)
 		return a;
 	b = msgq_flush(data, fd);
 	return b < 0 ? b : a + b;
+}
+
+/* Move what fits of @q into @ring; false when @q is left non-empty. */
+static bool to_ring(struct msgq *q, struct orca_ring *ring, int *moved)
+{
+	uint8_t *slot;
+
+	while (q->n && (slot = orca_ring_slot(ring))) {
+		size_t len = q->len[q->head];
+
+		memcpy(slot, q->buf + (size_t)q->head * q->slot, len);
+		orca_ring_publish(ring, len);
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+		(*moved)++;
+	}
+	return !q->n;
+}
+
+int msgq_flush_ring(struct msgq *vl15, struct msgq *data,
+		    struct orca_ring *ring)
+{
+	int moved = 0;
+
+	if (to_ring(vl15, ring, &moved))
+		to_ring(data, ring, &moved);
+	return ring->broken ? -1 : moved;
+}
+
+uint8_t *msgq_out_slot(struct msgq *vl15q, struct msgq *dataq,
+		       struct orca_ring *ring, bool vl15, bool *in_ring)
+{
+	uint8_t *slot = NULL;
+
+	*in_ring = false;
+	/* what waits goes first, as far as the ring has room now */
+	if (ring && !(msgq_empty(vl15q) && (vl15 || msgq_empty(dataq))))
+		msgq_flush_ring(vl15q, dataq, ring);
+	if (ring && msgq_empty(vl15q) && (vl15 || msgq_empty(dataq)))
+		slot = orca_ring_slot(ring);
+	if (slot) {
+		*in_ring = true;
+		return slot;
+	}
+	return msgq_tail(vl15 ? vl15q : dataq);
+}
+
+void msgq_out_push(struct msgq *q, struct orca_ring *ring, bool in_ring,
+		   size_t len)
+{
+	if (in_ring)
+		orca_ring_publish(ring, len);
+	else
+		msgq_push(q, len);
 }

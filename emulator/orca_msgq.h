@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * A bounded queue of fabric messages waiting for a non-blocking socket
- * (both ends of the fabric use it).  A full queue refuses: the caller
+ * or a shared-memory ring (both ends of the fabric use it).  A full queue refuses: the caller
  * drops and counts, it never waits.
  */
 #ifndef ORCA_MSGQ_H
@@ -44,5 +44,24 @@ int msgq_flush(struct msgq *q, int fd);
  * data).  Returns how many went, or -1 as msgq_flush().
  */
 int msgq_flush_vl15(struct msgq *vl15, struct msgq *data, int fd);
+
+struct orca_ring;
+/*
+ * The same into a shared-memory ring (orca_ring.h), VL15 first: what
+ * fits now.  Returns how many went, or -1 if the peer broke the ring.
+ */
+int msgq_flush_ring(struct msgq *vl15, struct msgq *data,
+		    struct orca_ring *ring);
+/*
+ * Where the next message to the peer is written: straight into @ring
+ * (NULL: none) when nothing waits in front of it in the queues (a VL15
+ * message waits only behind VL15 ones), else at the tail of its queue
+ * (@vl15 ? @vl15q : @dataq).  *@in_ring says which; NULL if neither has
+ * room.  msgq_out_push() then sends the @len bytes written there.
+ */
+uint8_t *msgq_out_slot(struct msgq *vl15q, struct msgq *dataq,
+		       struct orca_ring *ring, bool vl15, bool *in_ring);
+void msgq_out_push(struct msgq *q, struct orca_ring *ring, bool in_ring,
+		   size_t len);
 
 #endif /* ORCA_MSGQ_H */

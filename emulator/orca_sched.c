@@ -137,6 +137,11 @@ int orca_dev_fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
 	return fabric_pollfd(dev, pfd);
 }
 
+bool orca_dev_fabric_may_sleep(struct orca_dev *dev)
+{
+	return fabric_may_sleep(dev);
+}
+
 void orca_dev_fabric_io(struct orca_dev *dev, short revents)
 {
 	/* what the packets started: responses, completions, interrupts */

@@ -59,12 +59,17 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static uint64_t now_ms(void)
+uint64_t fab_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static uint64_t now_ms(void)
+{
+	return fab_now_ns() / 1000000;
 }
 
 static uint64_t now_s(void)
@@ -133,6 +138,7 @@ void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why)
 		/* a port refused again and again: rate-limited */
 		fab_complain(f, why, i);
 	}
+	fab_shm_detach(f, c);
 	close(c->fd);
 	c->fd = -1;
 	c->lid = -1;
@@ -140,6 +146,8 @@ void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why)
 	c->port = -1;
 	msgq_free(&c->q);
 	f->n_conns--;
+	while (f->conns_end && f->conns[f->conns_end - 1].fd < 0)
+		f->conns_end--;
 }
 
 /* Switch mode: the port GUID gets its switch port, and the link is up. */
@@ -159,6 +167,7 @@ static void sw_hello(struct fabric *f, struct fab_conn *c,
 	}
 	c->sw = s;
 	c->port = port;
+	f->topo->sw[s]->port[port].ring = c->shm ? &c->out : NULL;
 	orca_log("port GUID 0x%016llx (node 0x%016llx) is in switch %s port %d",
 		 (unsigned long long)guid,
 		 (unsigned long long)le64toh(h->node_guid), f->topo->name[s],
@@ -180,6 +189,12 @@ static void on_hello(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		fab_complain(f, "bad or second HELLO", c - f->conns);
 		return;
 	}
+	/* rings offered: in use before the answer, which goes by them */
+	if ((h.flags & ORCA_FAB_HELLO_SHM) && c->hello_fd >= 0 && !c->shm &&
+	    !fab_shm_attach(f, c, c->hello_fd))
+		orca_log("port GUID 0x%016llx: shared-memory link, %u slots a way",
+			 (unsigned long long)le64toh(h.port_guid),
+			 c->out.nslots);
 	if (f->mode == FAB_SM_BUILTIN)
 		fab_sm_hello(f, c, &h);
 	else
@@ -202,8 +217,8 @@ static void on_pkt(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		fab_sw_input(f->topo->sw[c->sw], c->port, m + hdr, len - hdr);
 }
 
-static void on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
-		   size_t len)
+void fab_on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
+		size_t len)
 {
 	struct orca_fab_hdr h;
 
@@ -227,6 +242,9 @@ static void on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 	case ORCA_FAB_HELLO:
 		on_hello(f, c, m, len);
 		return;
+	case ORCA_FAB_KICK:
+		c->kicks_rcvd++;
+		return;
 	case ORCA_FAB_PORT_DOWN:
 	case ORCA_FAB_PORT_UP:
 		if (c->lid >= 0) {
@@ -245,6 +263,47 @@ static void on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 	fab_complain(f, "unexpected message", c - f->conns);
 }
 
+/*
+ * One message from @c's socket into @m, and the descriptor that came with
+ * it (-1: none; more than one are closed at once).
+ */
+static ssize_t recv_fd(struct fab_conn *c, uint8_t *m, size_t len, int *fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = m, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm;
+	ssize_t r;
+
+	*fd = -1;
+	r = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+	if (r < 0)
+		return r;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t i, n;
+		int got;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			memcpy(&got, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(int));
+			if (*fd < 0)
+				*fd = got;
+			else
+				close(got);
+		}
+	}
+	return r;
+}
+
 /* Read what the port sent, a batch at most; false if it went away. */
 static bool conn_input(struct fabric *f, struct fab_conn *c)
 {
@@ -253,21 +312,27 @@ static bool conn_input(struct fabric *f, struct fab_conn *c)
 	ssize_t r;
 
 	for (i = 0; i < RX_BATCH && c->fd >= 0; i++) {
-		r = recv(c->fd, m, sizeof(m), MSG_DONTWAIT | MSG_TRUNC);
+		r = recv_fd(c, m, sizeof(m), &c->hello_fd);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return true;
 		if (r <= 0) {
+			if (c->hello_fd >= 0)
+				close(c->hello_fd);
 			fab_conn_close(f, c, r ? strerror(errno) : "EOF");
 			return false;
 		}
 		if ((size_t)r > ORCA_FAB_MSG_MAX) {
 			f->bad_msgs++;
 			fab_complain(f, "message too long", c - f->conns);
-			continue;
+		} else {
+			fab_on_msg(f, c, m, r);
 		}
-		on_msg(f, c, m, r);
+		/* a descriptor is kept only by a mapping made of it */
+		if (c->hello_fd >= 0)
+			close(c->hello_fd);
+		c->hello_fd = -1;
 	}
 	return true;
 }
@@ -326,6 +391,10 @@ static void accept_conn(struct fabric *f)
 	c->lid = -1;
 	c->sw = -1;
 	c->port = -1;
+	c->hello_fd = -1;
+	if (c - f->conns >= (long)f->conns_end)
+		f->conns_end = c - f->conns + 1;
+	c->kicks_sent = c->kicks_rcvd = c->blocks = 0;
 	f->n_conns++;
 	f->had_conn = true;
 }
@@ -336,6 +405,9 @@ static void accept_conn(struct fabric *f)
 
 static bool conn_pending(struct fabric *f, struct fab_conn *c)
 {
+	/* a ring link is flushed on every pass: what went in needs a kick */
+	if (c->shm)
+		return true;
 	if (c->port >= 0)
 		return fab_sw_pending(f->topo->sw[c->sw], c->port);
 	return !msgq_empty(&c->q);
@@ -344,6 +416,8 @@ static bool conn_pending(struct fabric *f, struct fab_conn *c)
 /* Send what the port takes now; false if the connection broke. */
 static bool conn_flush(struct fabric *f, struct fab_conn *c)
 {
+	if (c->shm)
+		return fab_shm_flush(f, c);
 	if (c->port >= 0)
 		return fab_sw_flush(f->topo->sw[c->sw], c->port, c->fd) >= 0;
 	return msgq_flush(&c->q, c->fd) >= 0;
@@ -358,7 +432,7 @@ static bool poll_once(struct fabric *f, bool once)
 	unsigned int i;
 
 	pfd[n++] = (struct pollfd){ .fd = f->listen_fd, .events = POLLIN };
-	for (i = 0; i < FAB_MAX_PORTS; i++) {
+	for (i = 0; i < f->conns_end; i++) {
 		struct fab_conn *c = &f->conns[i];
 
 		idx[i] = -1;
@@ -367,7 +441,8 @@ static bool poll_once(struct fabric *f, bool once)
 		idx[i] = n;
 		pfd[n++] = (struct pollfd){
 			.fd = c->fd,
-			.events = POLLIN | (conn_pending(f, c) ? POLLOUT : 0) };
+			.events = POLLIN | (!c->shm && conn_pending(f, c) ?
+					    POLLOUT : 0) };
 	}
 	ctl_first = n;
 	n += fab_ctl_pollfds(f, pfd + n);
@@ -383,6 +458,14 @@ static bool poll_once(struct fabric *f, bool once)
 	/* packets left between switches by the last pass: no sleep */
 	if (f->topo && fab_topo_busy(f->topo))
 		wait_ms = 0;
+	/* ring links: poll a while after traffic, as the ports do */
+	if (wait_ms && fab_now_ns() - f->ring_active_ns < f->poll_ns)
+		wait_ms = 0;
+	/* then sleep only once each port knows to kick */
+	for (i = 0; wait_ms && i < f->conns_end; i++)
+		if (f->conns[i].fd >= 0 && f->conns[i].shm &&
+		    !fab_shm_may_sleep(f, &f->conns[i]))
+			wait_ms = 0;
 	ret = poll(pfd, n, wait_ms);
 	if (ret < 0 && errno != EINTR) {
 		orca_log("poll: %s", strerror(errno));
@@ -391,7 +474,7 @@ static bool poll_once(struct fabric *f, bool once)
 	if (stop_signal)
 		return false;
 	/* (a timeout or a signal leaves every revents 0) */
-	for (i = 0; ret > 0 && i < FAB_MAX_PORTS; i++) {
+	for (i = 0; ret > 0 && i < f->conns_end; i++) {
 		struct fab_conn *c = &f->conns[i];
 
 		if (idx[i] < 0 || c->fd < 0 ||
@@ -399,6 +482,10 @@ static bool poll_once(struct fabric *f, bool once)
 			continue;
 		conn_input(f, c);
 	}
+	/* after the sockets: a port's ring comes after its HELLO */
+	for (i = 0; i < f->conns_end; i++)
+		if (f->conns[i].fd >= 0 && f->conns[i].shm)
+			fab_shm_input(f, &f->conns[i]);
 	/*
 	 * the switches' traps: new ones, and those due again (each second);
 	 * then what crossed from switch to switch, a bounded pass (a loop in
@@ -412,7 +499,7 @@ static bool poll_once(struct fabric *f, bool once)
 		fab_topo_carry(f->topo, ISL_BATCH);
 	}
 	/* forwarded packets go out now, in one pass */
-	for (i = 0; i < FAB_MAX_PORTS; i++) {
+	for (i = 0; i < f->conns_end; i++) {
 		struct fab_conn *c = &f->conns[i];
 
 		if (c->fd >= 0 && conn_pending(f, c) && !conn_flush(f, c))
@@ -435,7 +522,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: orca-fabric --socket PATH [--ctl PATH] [--log FILE] [--once]\n"
 		"                   [--sm builtin|none] [--ports N] [--guid G]\n"
-		"                   [--topology FILE] [--mkey-protect N]\n"
+		"                   [--topology FILE] [--mkey-protect N] [--poll-us N]\n"
 		"\n"
 		"  --socket PATH  emulators connect here (orca-emu --set fabric=PATH)\n"
 		"  --ctl PATH     control socket: 'stats', 'ping'\n"
@@ -448,7 +535,9 @@ static void usage(FILE *out)
 		"  --topology FILE  --sm none: several switches and their links\n"
 		"                 (emulator/fabric/fabric_topo.h); not with --ports, --guid\n"
 		"  --mkey-protect N  --sm builtin: each port's M_Key protection level\n"
-		"                 0..3 (default 1; 0: no M_Keys)\n",
+		"                 0..3 (default 1; 0: no M_Keys)\n"
+		"  --poll-us N    shared-memory links: poll them N us after their\n"
+		"                 last traffic before sleeping (default 0, 0..1000)\n",
 		FAB_SW_DEFAULT_PORTS, ORCA_MAD_MAX_PORTS,
 		(unsigned long long)FAB_SW_DEFAULT_GUID);
 }
@@ -465,6 +554,7 @@ int main(int argc, char **argv)
 		{ "guid", required_argument, NULL, 'g' },
 		{ "topology", required_argument, NULL, 't' },
 		{ "mkey-protect", required_argument, NULL, 'k' },
+		{ "poll-us", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -474,6 +564,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct fabric f;
 	unsigned long nports = FAB_SW_DEFAULT_PORTS, mkey_protect = 1;
+	unsigned long poll_us = 0;
 	uint64_t guid = FAB_SW_DEFAULT_GUID;
 	FILE *logfp = NULL;
 	bool once = false;
@@ -533,6 +624,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'P':
+			poll_us = strtoul(optarg, &end, 0);
+			if (*end || poll_us > 1000) {
+				fprintf(stderr, "orca-fabric: --poll-us 0..1000\n");
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -563,6 +661,7 @@ int main(int argc, char **argv)
 		orca_log_set_quiet(1);
 	}
 	f.mkey_protect = mkey_protect;
+	f.poll_ns = poll_us * 1000;
 	if (mkey_protect &&
 	    getrandom(&f.mkey_seed, sizeof(f.mkey_seed), 0) !=
 	    sizeof(f.mkey_seed))

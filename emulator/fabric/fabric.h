@@ -9,6 +9,7 @@
  *   fabric_dr.c      --sm none: directed-route SMPs
  *   fabric_topo.c    --sm none: the switches and the links between them
  *   fabric_ctl.c     the control socket (stats, ping)
+ *   fabric_shm.c     the shared-memory links to ports (orca_ring.h)
  */
 #ifndef ORCA_FABRIC_SW_H
 #define ORCA_FABRIC_SW_H
@@ -19,6 +20,7 @@
 
 #include "orca_fabric_proto.h"
 #include "orca_msgq.h"
+#include "orca_ring.h"
 #include "fabric_topo.h"
 
 #define FAB_MAX_PORTS	2048	/* connections at once */
@@ -50,7 +52,15 @@ struct fab_conn {
 	int lid;			/* builtin: in lids[]; -1 */
 	int sw;				/* switch mode: in topo->sw[] */
 	int port;			/* switch: its port, -1 before HELLO */
-	struct msgq q;			/* builtin: to it */
+	struct msgq q, q15;		/* builtin: to it (q15 stays empty) */
+	/* the shared-memory link (fabric_shm.c), once SHM_ACK is sent */
+	void *shm;
+	size_t shm_size;
+	struct orca_ring in, out;	/* ring 0 from the port, ring 1 to it */
+	bool in_sleeping;		/* told the port to kick us */
+	bool blocked;			/* its next packet waits for room */
+	int hello_fd;			/* came with the message being read */
+	uint64_t kicks_sent, kicks_rcvd, blocks;
 };
 
 enum fab_sm_mode {
@@ -80,7 +90,10 @@ struct fabric {
 	uint64_t mkey_seed;
 	uint8_t mkey_protect;
 	unsigned int n_conns;
+	unsigned int conns_end;		/* past the last one in use: loops stop */
 	unsigned int max_conns;		/* RLIMIT_NOFILE's room, <= FAB_MAX_PORTS */
+	/* ring links: poll this long after their last traffic (--poll-us) */
+	uint64_t poll_ns, ring_active_ns;
 	bool had_conn;			/* --once: a port came */
 	/* dropped with no port to blame: malformed, unknown sender */
 	uint64_t bad_msgs;
@@ -90,7 +103,22 @@ struct fabric {
 
 /* fabric.c */
 void fab_complain(struct fabric *f, const char *what, int conn);
+uint64_t fab_now_ns(void);	/* CLOCK_MONOTONIC */
+/* One message from the port of @c (socket or ring 0). */
+void fab_on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
+		size_t len);
 void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why);
+
+/* fabric_shm.c: the rings of the port's memfd @fd (HELLO); 0 or -1 */
+int fab_shm_attach(struct fabric *f, struct fab_conn *c, int fd);
+void fab_shm_detach(struct fabric *f, struct fab_conn *c);
+/* ring 0, a batch at most; false if the port broke it (closed then) */
+bool fab_shm_input(struct fabric *f, struct fab_conn *c);
+/* what is queued to the port into ring 1; false if it broke the ring */
+bool fab_shm_flush(struct fabric *f, struct fab_conn *c);
+/* about to sleep: false if ring 0 has a packet that can go on now */
+bool fab_shm_may_sleep(struct fabric *f, struct fab_conn *c);
+void fab_shm_kick(struct fab_conn *c);
 
 /* fabric_sm.c: --sm builtin */
 void fab_sm_hello(struct fabric *f, struct fab_conn *c,
@@ -98,6 +126,8 @@ void fab_sm_hello(struct fabric *f, struct fab_conn *c,
 void fab_sm_link(struct fabric *f, struct fab_conn *c, bool up);
 void fab_sm_forward(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		    size_t len);
+/* Would PKT @m wait for room at its egress (a ring link's, lossless)? */
+bool fab_sm_blocked(struct fabric *f, const uint8_t *m, size_t len);
 void fab_sm_close(struct fabric *f, struct fab_conn *c, const char *why);
 
 /* fabric_ctl.c */

@@ -158,7 +158,9 @@ void fab_sm_forward(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 {
 	const uint8_t *lrh = m + sizeof(struct orca_fab_hdr);
 	struct fab_lid *src = &f->lids[c->lid], *dst;
+	struct fab_conn *dc;
 	uint8_t *slot;
+	bool in_ring;
 
 	if (!src->up || len < sizeof(struct orca_fab_hdr) + ORCA_PKT_LRH_LEN) {
 		src->dropped++;
@@ -170,15 +172,33 @@ void fab_sm_forward(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		src->dropped++;
 		return;
 	}
-	slot = msgq_tail(&f->conns[dst->conn].q);
+	dc = &f->conns[dst->conn];
+	slot = msgq_out_slot(&dc->q15, &dc->q, dc->shm ? &dc->out : NULL,
+			     false, &in_ring);
 	if (!slot) {
 		dst->queue_drops++;
 		return;
 	}
 	memcpy(slot, m, len);
-	msgq_push(&f->conns[dst->conn].q, len);
+	msgq_out_push(&dc->q, &dc->out, in_ring, len);
 	src->pkts_in++;
 	src->bytes_in += len;
 	dst->pkts_out++;
 	dst->bytes_out += len;
+}
+
+bool fab_sm_blocked(struct fabric *f, const uint8_t *m, size_t len)
+{
+	const uint8_t *lrh = m + sizeof(struct orca_fab_hdr);
+	struct fab_lid *dst;
+	struct fab_conn *dc;
+
+	if (len < sizeof(struct orca_fab_hdr) + ORCA_PKT_LRH_LEN ||
+	    m[0] != ORCA_FAB_PKT)
+		return false;
+	dst = route(f, (uint16_t)(lrh[2] << 8 | lrh[3]));
+	if (!dst)
+		return false;
+	dc = &f->conns[dst->conn];
+	return dc->q.n == dc->q.cap && (!dc->shm || !orca_ring_room(&dc->out));
 }

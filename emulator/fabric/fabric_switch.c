@@ -93,6 +93,7 @@ void fab_sw_detach(struct fab_switch *sw, unsigned int port)
 		return;
 	fab_sw_link(sw, port, false);
 	sw->port[port].connected = false;
+	sw->port[port].ring = NULL;
 }
 
 /* A message of the switch's own (not a forwarded packet) to @port. */
@@ -198,6 +199,7 @@ bool fab_sw_emit(struct fab_switch *sw, unsigned int port,
 	struct fab_sw_port *sp;
 	struct msgq *q;
 	uint8_t *slot, state;
+	bool in_ring;
 
 	if (port < 1 || port > sw->nports)
 		return false;
@@ -210,7 +212,7 @@ bool fab_sw_emit(struct fab_switch *sw, unsigned int port,
 		sp->pma.c[ORCA_PMA_XMIT_DISCARDS]++;
 		return false;
 	}
-	slot = msgq_tail(q);
+	slot = msgq_out_slot(&sp->q15, &sp->q, sp->ring, vl15, &in_ring);
 	if (!slot) {
 		sw->drops[FAB_SW_DROP_QUEUE]++;
 		sp->pma.c[vl15 ? ORCA_PMA_VL15_DROPPED :
@@ -219,7 +221,7 @@ bool fab_sw_emit(struct fab_switch *sw, unsigned int port,
 	}
 	memcpy(slot, &h, sizeof(h));
 	memcpy(slot + sizeof(h), pkt, len);
-	msgq_push(q, sizeof(h) + len);
+	msgq_out_push(q, sp->ring, in_ring, sizeof(h) + len);
 	count(&sp->pma, true, len, (uint16_t)(pkt[2] << 8 | pkt[3]));
 	return true;
 }
@@ -515,21 +517,69 @@ bool fab_sw_pending(const struct fab_switch *sw, unsigned int port)
 	       !msgq_empty(&sw->port[port].q);
 }
 
-size_t fab_sw_pop(struct fab_switch *sw, unsigned int port, uint8_t *msg)
+size_t fab_sw_peek(const struct fab_switch *sw, unsigned int port,
+		   const uint8_t **msg)
 {
-	struct msgq *q;
-	size_t len;
+	const struct msgq *q;
 
 	if (!fab_sw_pending(sw, port))
 		return 0;
 	q = &sw->port[port].q15;
 	if (msgq_empty(q))
 		q = &sw->port[port].q;
-	len = q->len[q->head];
-	memcpy(msg, q->buf + (size_t)q->head * q->slot, len);
+	*msg = q->buf + (size_t)q->head * q->slot;
+	return q->len[q->head];
+}
+
+void fab_sw_drop_head(struct fab_switch *sw, unsigned int port)
+{
+	struct msgq *q;
+
+	if (!fab_sw_pending(sw, port))
+		return;
+	q = &sw->port[port].q15;
+	if (msgq_empty(q))
+		q = &sw->port[port].q;
 	q->head = (q->head + 1) % q->cap;
 	q->n--;
+}
+
+size_t fab_sw_pop(struct fab_switch *sw, unsigned int port, uint8_t *msg)
+{
+	const uint8_t *m;
+	size_t len = fab_sw_peek(sw, port, &m);
+
+	if (len) {
+		memcpy(msg, m, len);
+		fab_sw_drop_head(sw, port);
+	}
 	return len;
+}
+
+bool fab_sw_blocked(const struct fab_switch *sw, unsigned int in,
+		    const uint8_t *pkt, size_t len)
+{
+	const struct orca_mad_switch *t = &sw->node.sw;
+	const struct fab_sw_port *sp;
+	uint16_t dlid;
+	uint8_t out;
+
+	if (in < 1 || in > sw->nports || len < ORCA_PKT_LRH_LEN ||
+	    (pkt[0] >> 4) == ORCA_VL15)
+		return false;
+	dlid = (uint16_t)(pkt[2] << 8 | pkt[3]);
+	if (!dlid || is_mcast(dlid) || dlid == ORCA_LID_PERMISSIVE ||
+	    dlid > t->lft_top || dlid >= t->lft_cap)
+		return false;
+	out = t->lft[dlid];
+	if (!out || out > sw->nports || out == in)
+		return false;
+	sp = &sw->port[out];
+	if (!sp->connected ||
+	    sw->node.port[out].state < ORCA_MAD_PORT_ACTIVE)
+		return false;
+	return sp->q.n == sp->q.cap &&
+	       (!sp->ring || !orca_ring_room(sp->ring));
 }
 
 int fab_sw_flush(struct fab_switch *sw, unsigned int port, int fd)

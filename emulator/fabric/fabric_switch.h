@@ -24,6 +24,7 @@
 #include "orca_mad.h"
 #include "orca_msgq.h"
 #include "orca_pkt.h"
+#include "orca_ring.h"
 
 #define FAB_SW_DEFAULT_PORTS	8
 #define FAB_SW_DEFAULT_GUID	0x00ca7a0000f00000ULL
@@ -63,6 +64,8 @@ struct fab_sw_port {
 	bool up;			/* physical link up */
 	uint64_t connects;
 	struct msgq q15, q;		/* to the port: VL15 first, data */
+	/* the port's shared-memory link (fabric_shm.c): the queues' outlet */
+	struct orca_ring *ring;
 	/* raw totals for the PMA (orca_mad_node.pma_read) */
 	struct orca_pma_counters pma;
 };
@@ -106,6 +109,17 @@ void fab_sw_input(struct fab_switch *sw, unsigned int port,
  */
 void fab_sw_tick(struct fab_switch *sw, uint64_t now_ms);
 
+/*
+ * Would the packet @pkt arriving on @port wait for room at its egress?
+ * Only a unicast data packet to a port whose data queue is full, and
+ * whose ring (if any) too, does: the caller leaves it where it is (the
+ * ingress ring, the inter-switch queue) as an IB link without credits.
+ * VL15 is not flow-controlled; multicast and what will be dropped
+ * anyway never wait.
+ */
+bool fab_sw_blocked(const struct fab_switch *sw, unsigned int port,
+		    const uint8_t *pkt, size_t len);
+
 /* Does @port have messages queued to it? */
 bool fab_sw_pending(const struct fab_switch *sw, unsigned int port);
 /*
@@ -114,6 +128,10 @@ bool fab_sw_pending(const struct fab_switch *sw, unsigned int port);
  * 0 if none.
  */
 size_t fab_sw_pop(struct fab_switch *sw, unsigned int port, uint8_t *msg);
+/* The same in place: the next message and its length, 0 if none. */
+size_t fab_sw_peek(const struct fab_switch *sw, unsigned int port,
+		   const uint8_t **msg);
+void fab_sw_drop_head(struct fab_switch *sw, unsigned int port);
 /* Send what the socket @fd takes now, VL15 first; <0: socket error. */
 int fab_sw_flush(struct fab_switch *sw, unsigned int port, int fd);
 

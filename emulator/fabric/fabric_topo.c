@@ -523,11 +523,28 @@ static unsigned int deliver_due(struct fab_topo *t)
 	return moved;
 }
 
+/*
+ * Would the head of switch @s port @p's queue wait at its peer?  A
+ * local link without faults is lossless: what the peer's egress cannot
+ * take stays here, and this queue filling holds back what feeds it.
+ */
+static bool isl_blocked(const struct fab_topo *t, unsigned int s,
+			unsigned int p, const uint8_t *m, size_t n)
+{
+	const struct fab_topo_end *e = &t->peer[s][p];
+	const size_t hdr = sizeof(struct orca_fab_hdr);
+
+	return e->sw != FAB_TOPO_REMOTE && !t->isl_fault[s][p] &&
+	       m[0] == ORCA_FAB_PKT && n > hdr &&
+	       fab_sw_blocked(t->sw[e->sw], e->port, m + hdr, n - hdr);
+}
+
 unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 {
-	static uint8_t m[ORCA_FAB_MSG_MAX];
+	uint8_t ctl[sizeof(struct orca_fab_link)];
 	unsigned int s, p, moved = 0, before;
 	struct fab_fault *f;
+	const uint8_t *m;
 	size_t n;
 
 	if (t->n_faulty)
@@ -543,22 +560,35 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 				/* one at a time per port: fair to all */
 				if (moved >= budget)
 					return moved;
-				n = fab_sw_pop(t->sw[s], p, m);
-				if (!n)
+				n = fab_sw_peek(t->sw[s], p, &m);
+				if (!n || isl_blocked(t, s, p, m, n))
 					continue;
 				moved++;
-				/* to the other fabric: a frame, or lost */
+				/*
+				 * in place: what it makes goes to other
+				 * queues, or to this one's tail, never
+				 * over its head
+				 */
 				if (e->sw == FAB_TOPO_REMOTE) {
+					/* to the other fabric: a frame, or lost */
 					fab_remote_send(&t->remote[e->port], m,
 							n);
+				} else if (m[0] != ORCA_FAB_PKT) {
+					/* LINK_UP may empty this very queue */
+					memcpy(ctl, m, n < sizeof(ctl) ?
+						       n : sizeof(ctl));
+					fab_sw_drop_head(t->sw[s], p);
+					deliver(t, s, p, ctl, n < sizeof(ctl) ?
+							      n : sizeof(ctl));
 					continue;
+				} else {
+					f = t->isl_fault[s][p];
+					if (!f || fab_fault_admit(f, m, n,
+								  fab_fault_now_us()) ==
+						  FAB_FAULT_PASS)
+						deliver(t, s, p, m, n);
 				}
-				f = t->isl_fault[s][p];
-				if (f && fab_fault_admit(f, m, n,
-							 fab_fault_now_us()) !=
-					 FAB_FAULT_PASS)
-					continue;	/* lost, or later */
-				deliver(t, s, p, m, n);
+				fab_sw_drop_head(t->sw[s], p);
 			}
 		}
 	} while (moved != before);
@@ -647,11 +677,14 @@ bool fab_topo_holding(const struct fab_topo *t)
 bool fab_topo_busy(const struct fab_topo *t)
 {
 	unsigned int s, p;
+	const uint8_t *m;
+	size_t n;
 
 	for (s = 0; s < t->n_sw; s++)
 		for (p = 1; p <= t->sw[s]->nports; p++)
 			if (t->peer[s][p].sw != FAB_TOPO_NONE &&
-			    fab_sw_pending(t->sw[s], p))
+			    (n = fab_sw_peek(t->sw[s], p, &m)) &&
+			    !isl_blocked(t, s, p, m, n))
 				return true;
 	return false;
 }

@@ -231,11 +231,14 @@ static inline void pump(struct fx *a, struct fx *b)
 		else if (d && d - now < wait)
 			wait = d - now;
 	}
+	for (i = 0; i < 2 && wait; i++)
+		if (idx[i] >= 0 && !orca_dev_fabric_may_sleep(&f[i]->dev))
+			wait = 0;
 	ts.tv_sec = 0;
 	ts.tv_nsec = wait;
 	ppoll(pfd, n, &ts, NULL);
 	for (i = 0; i < 2; i++)
-		if (idx[i] >= 0 && pfd[idx[i]].revents)
+		if (idx[i] >= 0)
 			orca_dev_fabric_io(&f[i]->dev, pfd[idx[i]].revents);
 	for (i = 0; i < 2; i++)
 		if (f[i])

@@ -29,40 +29,7 @@
 
 #include "tap.h"
 
-enum op { ST, FENCE, LD, END };
-
-struct step {
-	enum op op;
-	int var;		/* 0: awake, 1: record */
-	int val;		/* ST: the value */
-};
-
-struct side {
-	const struct step *prog;
-	int pc;
-	int buf_var[4], buf_val[4], nbuf;	/* FIFO store buffer */
-	int loaded;				/* the value LD saw */
-};
-
-struct world {
-	int mem[2];
-	struct side s[2];	/* 0: poster, 1: device */
-};
-
-static unsigned long explored, bad_runs;
-/* the property an end state must not have */
-static bool (*bad)(const struct world *w);
-
-static int load(const struct world *w, int who, int var)
-{
-	const struct side *s = &w->s[who];
-	int i;
-
-	for (i = s->nbuf - 1; i >= 0; i--)
-		if (s->buf_var[i] == var)
-			return s->buf_val[i];
-	return w->mem[var];
-}
+#include "tso_model.h"
 
 /* An end state: poster skipped its kick, device slept unaware. */
 static bool lost_wakeup(const struct world *w)
@@ -71,52 +38,6 @@ static bool lost_wakeup(const struct world *w)
 	bool slept = w->s[1].loaded == 0;	/* record not seen */
 
 	return skipped && slept;
-}
-
-static void explore(struct world w)
-{
-	int who;
-	bool moved = false;
-
-	for (who = 0; who < 2; who++) {
-		struct side *s = &w.s[who];
-		const struct step *st = &s->prog[s->pc];
-		struct world n;
-
-		/* drain the oldest buffered store */
-		if (s->nbuf) {
-			n = w;
-			n.mem[n.s[who].buf_var[0]] = n.s[who].buf_val[0];
-			memmove(n.s[who].buf_var, n.s[who].buf_var + 1,
-				--n.s[who].nbuf * sizeof(int));
-			memmove(n.s[who].buf_val, n.s[who].buf_val + 1,
-				n.s[who].nbuf * sizeof(int));
-			explore(n);
-			moved = true;
-		}
-		if (st->op == END || (st->op == FENCE && s->nbuf))
-			continue;
-		n = w;
-		switch (st->op) {
-		case ST:
-			n.s[who].buf_var[n.s[who].nbuf] = st->var;
-			n.s[who].buf_val[n.s[who].nbuf++] = st->val;
-			break;
-		case LD:
-			n.s[who].loaded = load(&n, who, st->var);
-			break;
-		default:
-			break;
-		}
-		n.s[who].pc++;
-		explore(n);
-		moved = true;
-	}
-	if (!moved) {		/* both ended, buffers drained */
-		explored++;
-		if (bad(&w))
-			bad_runs++;
-	}
 }
 
 /*

@@ -525,35 +525,57 @@ static void fabric_backpressure(void)
 	pair_down(&a, &b);
 }
 
+/* The CQEs @s has now, all successful, counted into @done. */
+static bool reap(struct side *s, unsigned int *done)
+{
+	struct orca_cqe c;
+
+	while (poll_cqe(s->f, &s->cq, &c)) {
+		CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+		(*done)++;
+	}
+	return true;
+}
+
+/* 8 UD SENDs of 4 KiB from a to b's QP. */
+static void send8(struct side *a, struct side *b, uint32_t ahn)
+{
+	struct orca_send_wqe *w;
+	unsigned int k;
+
+	for (k = 0; k < 8; k++) {
+		put_send(a->f, &a->qp, ORCA_WR_SEND, a->buf, 4096, a->lk, 0, 0);
+		w = last_wqe(a);
+		w->ud_ah = ahn;
+		w->ud_remote_qpn = htole32(b->qp.qpn);
+		w->ud_remote_qkey = htole32(0x1234);
+	}
+	orca_dev_doorbell(&a->f->dev, ORCA_FW_VEC_DB);
+}
+
 /*
- * A port that reads nothing (b, not polled): the switch's queue for it
- * fills and the rest is dropped and counted there; the switch keeps
- * serving everyone else.
+ * A port that reads nothing (b, not polled), on the socket link: the
+ * switch's queue for it fills and the rest is dropped and counted
+ * there; the switch keeps serving everyone else.
  */
 static void fabric_slow_port(void)
 {
+	static const char *const socket_link[] = { "fabric_ring_slots=0",
+						   NULL };
 	struct side a = {}, b = {};
-	struct orca_send_wqe *w;
 	char reply[4096], key[48];
 	struct orca_cqe c;
 	uint32_t ahn;
 	unsigned int i, k, done = 0;
 
-	CHECK(pair_up(&a, &b, ORCA_QPT_UD, NULL));
+	CHECK(pair_up(&a, &b, ORCA_QPT_UD, socket_link));
+	CHECK_EQ(fx_stat(a.f, "fabric_shm"), 0);
 	ud_rts(a.f, &a.qp);
 	ud_rts(b.f, &b.qp);
 	ahn = ah_to(a.f, b.f, false);
 	/* each round's sends all complete, or that is the end of it */
 	for (i = 0; i < 80 && done == 8 * i; i++) {
-		for (k = 0; k < 8; k++) {
-			put_send(a.f, &a.qp, ORCA_WR_SEND, a.buf, 4096, a.lk,
-				 0, 0);
-			w = last_wqe(&a);
-			w->ud_ah = ahn;
-			w->ud_remote_qpn = htole32(b.qp.qpn);
-			w->ud_remote_qkey = htole32(0x1234);
-		}
-		orca_dev_doorbell(&a.f->dev, ORCA_FW_VEC_DB);
+		send8(&a, &b, ahn);
 		for (k = 0; k < 8 && done == 8 * i + k; k++)
 			if (pump_until(a.f, NULL, poll_cqe(a.f, &a.cq, &c)) &&
 			    !c.status)
@@ -569,6 +591,75 @@ static void fabric_slow_port(void)
 	printf("# b not reading: %lld of %lld dropped at the switch\n",
 	       stat_of(reply, key), fx_stat(a.f, "fabric_tx_pkts"));
 	CHECK(stat_of(reply, key) > 0);
+	pair_down(&a, &b);
+}
+
+/*
+ * The same on the shared-memory link (the default): lossless.  b's ring
+ * and the switch's queue for it fill, then a's ring: the switch holds
+ * a's packets where they are, a's device stops sending (its UD SENDs do
+ * not complete), nothing is dropped, and the switch still answers.  Once
+ * b reads again, every SEND goes and completes.
+ */
+static void fabric_slow_port_rings(void)
+{
+	struct side a = {}, b = {};
+	char reply[4096], key[48];
+	unsigned int i, done = 0, posted = 0;
+	uint32_t ahn;
+
+	CHECK(pair_up(&a, &b, ORCA_QPT_UD, NULL));
+	CHECK_EQ(fx_stat(a.f, "fabric_shm"), 1);
+	CHECK_EQ(fx_stat(b.f, "fabric_shm"), 1);
+	ud_rts(a.f, &a.qp);
+	ud_rts(b.f, &b.qp);
+	ahn = ah_to(a.f, b.f, false);
+	/*
+	 * rounds of 8 until one does not complete: the switch gave b all it
+	 * can hold, its ring (cfg fabric_ring_slots, 64) and its queue, and
+	 * a's own ring and queue are full behind it
+	 */
+	snprintf(key, sizeof(key), "lid%u_out", lid_of(b.f));
+	for (i = 0; i < 80 && done == posted; i++) {
+		send8(&a, &b, ahn);
+		posted += 8;
+		CHECK(pump_until(a.f, NULL,
+				 reap(&a, &done) &&
+				 (done == posted ||
+				  (fabric_ctl("stats", reply, sizeof(reply)) &&
+				   stat_of(reply, key) ==
+				   64 + ORCA_FAB_PORT_QUEUE))));
+		/* b is full: what a holds may still be going on */
+		if (done < posted) {
+			pump_ms(a.f, NULL, 300);
+			CHECK(reap(&a, &done));
+		}
+	}
+	CHECK(done < posted);
+	CHECK(fx_stat(a.f, "fabric_egress_waits") > 0);
+	/* and stays so */
+	i = done;
+	pump_ms(a.f, NULL, 300);
+	CHECK(reap(&a, &done));
+	CHECK_EQ(done, i);
+	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
+	CHECK_EQ(stat_of(reply, key), 64 + ORCA_FAB_PORT_QUEUE);
+	printf("# b not reading: a stopped after %u of %u SENDs, %lld ring waits, b holds %lld\n",
+	       done, posted, fx_stat(a.f, "fabric_ring_waits"),
+	       stat_of(reply, key));
+	CHECK(fabric_ctl("ping", reply, sizeof(reply)));
+	snprintf(key, sizeof(key), "lid%u_queue_drops", lid_of(b.f));
+	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
+	CHECK_EQ(stat_of(reply, key), 0);
+	/* b reads again: the rest goes, and all of it arrives */
+	CHECK(pump_until(a.f, b.f, reap(&a, &done) && done == posted &&
+			 fx_stat(b.f, "fabric_rx_pkts") ==
+			 fx_stat(a.f, "fabric_tx_pkts")));
+	CHECK_EQ(done, posted);
+	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
+	CHECK_EQ(stat_of(reply, key), 0);
+	CHECK_EQ(fx_stat(a.f, "fabric_queue_drops"), 0);
+	CHECK_EQ(fx_stat(b.f, "fabric_rx_pkts"), fx_stat(a.f, "fabric_tx_pkts"));
 	pair_down(&a, &b);
 }
 
@@ -588,5 +679,6 @@ int main(int argc, char **argv)
 	RUN(fabric_hostile_peer);
 	RUN(fabric_backpressure);
 	RUN(fabric_slow_port);
+	RUN(fabric_slow_port_rings);
 	return fabric_done();
 }

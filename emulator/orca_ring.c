@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
+/*
+ * The shared-memory link's rings (orca_ring.h).
+ *
+ * Every access to the other side's memory goes through the macros
+ * below, so that tests/test_ring_model.c can trace what the real
+ * functions do (it defines RING_TRACE) and model-check exactly that.
+ */
+#include <string.h>
+
+#include "orca_ring.h"
+
+#ifndef RING_TRACE
+#define RING_TRACE(op, var)	((void)0)
+#endif
+enum { RING_OP_ST, RING_OP_LD, RING_OP_FENCE };
+
+#define RING_STORE(field, v, order) do {				\
+	RING_TRACE(RING_OP_ST, #field);					\
+	__atomic_store_n(&r->idx->field, (v), (order));			\
+} while (0)
+#define RING_LOAD(field, order) \
+	(RING_TRACE(RING_OP_LD, #field), __atomic_load_n(&r->idx->field, (order)))
+#define RING_FENCE() do {						\
+	RING_TRACE(RING_OP_FENCE, "");					\
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);			\
+} while (0)
+
+#define RING_PAGE	4096
+
+static size_t ring_bytes(unsigned int nslots)
+{
+	return sizeof(struct orca_ring_idx) + (size_t)nslots * ORCA_RING_SLOT;
+}
+
+size_t orca_ring_map_size(unsigned int nslots)
+{
+	return RING_PAGE + 2 * ring_bytes(nslots);
+}
+
+int orca_ring_open(struct orca_ring *r, void *mem, size_t size,
+		   unsigned int nslots, unsigned int which, bool create)
+{
+	struct orca_ring_layout *l = mem;
+	uint8_t *base;
+
+	memset(r, 0, sizeof(*r));
+	if (nslots < ORCA_RING_MIN_SLOTS || nslots > ORCA_RING_MAX_SLOTS ||
+	    (nslots & (nslots - 1)) || which > 1 ||
+	    size < orca_ring_map_size(nslots))
+		return -1;
+	if (create) {
+		l->magic = ORCA_RING_MAGIC;
+		l->version = ORCA_RING_VERSION;
+		l->nslots = nslots;
+		l->slot = ORCA_RING_SLOT;
+	} else if (l->magic != ORCA_RING_MAGIC ||
+		   l->version != ORCA_RING_VERSION ||
+		   l->nslots != nslots || l->slot != ORCA_RING_SLOT) {
+		return -1;
+	}
+	base = (uint8_t *)mem + RING_PAGE + which * ring_bytes(nslots);
+	r->idx = (struct orca_ring_idx *)base;
+	r->slots = base + sizeof(struct orca_ring_idx);
+	r->nslots = nslots;
+	if (create)
+		memset(r->idx, 0, sizeof(*r->idx));
+	/* where the creator left them: a new mapping starts empty */
+	r->head = __atomic_load_n(&r->idx->head, __ATOMIC_ACQUIRE);
+	r->tail = __atomic_load_n(&r->idx->tail, __ATOMIC_ACQUIRE);
+	if (r->tail - r->head > nslots)
+		return -1;
+	return 0;
+}
+
+static uint8_t *slot_at(const struct orca_ring *r, uint32_t i)
+{
+	return r->slots + (size_t)(i & (r->nslots - 1)) * ORCA_RING_SLOT;
+}
+
+/* ---- producer ---------------------------------------------------- */
+
+/* The consumer's head, if it is one the producer can believe. */
+static bool fresh_head(struct orca_ring *r)
+{
+	uint32_t head = RING_LOAD(head, __ATOMIC_ACQUIRE);
+
+	if (r->tail - head > r->nslots) {
+		r->broken = true;
+		return false;
+	}
+	r->head = head;
+	return true;
+}
+
+unsigned int orca_ring_room(struct orca_ring *r)
+{
+	if (r->broken || !fresh_head(r))
+		return 0;
+	return r->nslots - (r->tail - r->head);
+}
+
+uint8_t *orca_ring_slot(struct orca_ring *r)
+{
+	if (!orca_ring_room(r))
+		return NULL;
+	return slot_at(r, r->tail) + ORCA_RING_SLOT_HDR;
+}
+
+void orca_ring_publish(struct orca_ring *r, size_t len)
+{
+	uint32_t l = len;
+
+	memcpy(slot_at(r, r->tail), &l, sizeof(l));
+	r->tail++;
+	RING_STORE(tail, r->tail, __ATOMIC_RELEASE);
+	r->published = true;
+}
+
+bool orca_ring_kick_due(struct orca_ring *r)
+{
+	if (!r->published)
+		return false;
+	r->published = false;
+	RING_FENCE();
+	if (!RING_LOAD(sleeping, __ATOMIC_RELAXED))
+		return false;
+	/* one kick per sleep: the consumer sets it again before the next */
+	return __atomic_exchange_n(&r->idx->sleeping, 0, __ATOMIC_ACQ_REL);
+}
+
+bool orca_ring_wait_room(struct orca_ring *r)
+{
+	RING_STORE(waiting, 1, __ATOMIC_RELAXED);
+	RING_FENCE();
+	if (!fresh_head(r))
+		return true;		/* broken: the caller sees it */
+	if (r->tail - r->head < r->nslots) {
+		__atomic_store_n(&r->idx->waiting, 0, __ATOMIC_RELAXED);
+		return false;
+	}
+	return true;
+}
+
+/* ---- consumer ---------------------------------------------------- */
+
+bool orca_ring_empty(struct orca_ring *r)
+{
+	uint32_t tail;
+
+	if (r->broken)
+		return true;
+	if (r->tail != r->head)
+		return false;
+	tail = RING_LOAD(tail, __ATOMIC_ACQUIRE);
+	if (tail - r->head > r->nslots) {
+		r->broken = true;
+		return true;
+	}
+	r->tail = tail;
+	return r->tail == r->head;
+}
+
+const uint8_t *orca_ring_peek(struct orca_ring *r, size_t *len)
+{
+	const uint8_t *s;
+	uint32_t l;
+
+	if (orca_ring_empty(r))
+		return NULL;
+	s = slot_at(r, r->head);
+	memcpy(&l, s, sizeof(l));
+	if (l > ORCA_RING_MSG_MAX) {
+		r->broken = true;
+		return NULL;
+	}
+	*len = l;
+	return s + ORCA_RING_SLOT_HDR;
+}
+
+void orca_ring_pop(struct orca_ring *r)
+{
+	r->head++;
+	RING_STORE(head, r->head, __ATOMIC_RELEASE);
+	r->taken = true;
+}
+
+bool orca_ring_room_kick_due(struct orca_ring *r)
+{
+	if (!r->taken)
+		return false;
+	r->taken = false;
+	RING_FENCE();
+	if (!RING_LOAD(waiting, __ATOMIC_RELAXED))
+		return false;
+	return __atomic_exchange_n(&r->idx->waiting, 0, __ATOMIC_ACQ_REL);
+}
+
+bool orca_ring_sleep(struct orca_ring *r)
+{
+	RING_STORE(sleeping, 1, __ATOMIC_RELAXED);
+	RING_FENCE();
+	return orca_ring_empty(r);
+}
+
+void orca_ring_wake(struct orca_ring *r)
+{
+	__atomic_store_n(&r->idx->sleeping, 0, __ATOMIC_RELAXED);
+}
