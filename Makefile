@@ -252,6 +252,7 @@ unit:
 	@$(STAGE) unit-provider-65 -- $(MAKE) -C providers BUILD=$(BUILD) RDMA_CORE=65 test || true
 	@$(STAGE) unit-modinfo -- sh -c '$(MAKE) -s driver > /dev/null; BUILD=$(BUILD) tests/modinfo.sh' || true
 	@$(STAGE) unit-fabric-topo -- env BUILD=$(BUILD) tests/fabric-topo.sh || true
+	@$(STAGE) unit-bench-tables -- tests/bench/twohost-table-test.sh || true
 	$(if $(IN_CHECK),,@$(MAKE) model-ties PART=$(TAPDIR))
 	@$(finish)
 
