@@ -275,8 +275,9 @@ static void send_kick(struct orca_dev *dev)
 }
 
 /*
- * What waits in the queues into the ring, and a kick if the fabric
- * sleeps; a full ring asks the fabric for a kick when it takes some.
+ * What waits in the queues into the ring (the next fabric_pollfd()
+ * kicks the fabric if it sleeps); a full ring asks the fabric for a
+ * kick when it takes some.
  * Returns -1 if the fabric broke the ring.
  */
 static int ring_flush(struct orca_dev *dev)
@@ -292,8 +293,6 @@ static int ring_flush(struct orca_dev *dev)
 			break;
 		fab->ring_waits++;
 	} while (!orca_ring_wait_room(&fab->tx));
-	if (orca_ring_kick_due(&fab->tx))
-		send_kick(dev);
 	return fab->tx.broken ? -1 : 0;
 }
 
@@ -482,7 +481,11 @@ void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 		return;
 	}
 	fab_hdr((struct orca_fab_hdr *)slot, ORCA_FAB_PKT);
-	len = orca_pkt_encode(p, slot + sizeof(struct orca_fab_hdr));
+	/* into the ring, now or from the queue: no ICRC needed there */
+	if (fab->shm_on)
+		((struct orca_fab_hdr *)slot)->flags = ORCA_FAB_F_NO_ICRC;
+	len = orca_pkt_encode_flags(p, slot + sizeof(struct orca_fab_hdr),
+				    fab->shm_on ? ORCA_PKT_NO_ICRC : 0);
 	if (!len) {
 		/* the engine built a packet IBTA does not have */
 		dev->stats.pkts_dropped++;
@@ -497,8 +500,6 @@ void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 	}
 	msgq_out_push(q, &fab->tx, true, sizeof(struct orca_fab_hdr) + len);
 	fab->ring_active_ns = mono_ns();
-	if (orca_ring_kick_due(&fab->tx))
-		send_kick(dev);
 }
 
 static void on_lid(struct orca_dev *dev, const uint8_t *m, size_t len)
@@ -575,11 +576,16 @@ static void on_link_up(struct orca_dev *dev, const uint8_t *m, size_t len)
 		port_set_state(dev, ORCA_PORT_INIT);
 }
 
-/* One message from the fabric; true if it was a packet delivered. */
+/*
+ * One message from the fabric (@ring: through the shared-memory link);
+ * true if it was a packet delivered.
+ */
 static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
+		   bool ring,
 		   void (*deliver)(struct orca_dev *, struct orca_pkt *))
 {
 	const size_t hl = sizeof(struct orca_fab_hdr);
+	unsigned int flags = 0;
 	enum orca_pkt_err err;
 	struct orca_pkt *p;
 
@@ -615,12 +621,22 @@ static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
 		complain(dev, "message dropped", "unknown type");
 		return false;
 	}
+	/* no ICRC to check only where nothing could have corrupted it */
+	if (m[2] & ORCA_FAB_F_NO_ICRC) {
+		if (!ring) {
+			dev->stats.fabric_decode_drops++;
+			complain(dev, "packet dropped",
+				 "no ICRC, and not through the ring");
+			return false;
+		}
+		flags = ORCA_PKT_NO_ICRC;
+	}
 	p = pkt_alloc(dev);
 	if (!p) {
 		dev->stats.pkts_dropped++;
 		return false;
 	}
-	err = orca_pkt_decode(m + hl, len - hl, p);
+	err = orca_pkt_decode_flags(m + hl, len - hl, p, flags);
 	if (err != ORCA_PKT_OK) {
 		dev->stats.fabric_decode_drops++;
 		complain(dev, "packet dropped", orca_pkt_strerror(err));
@@ -644,6 +660,12 @@ int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
 		fab_connect(dev);
 	if (fab->fd < 0)
 		return 0;
+	/*
+	 * What this pass put in the ring: one kick for all of it, if the
+	 * fabric sleeps (a batch per wake-up, not a wake-up per packet)
+	 */
+	if (fab->shm_on && orca_ring_kick_due(&fab->tx))
+		send_kick(dev);
 	/* with rings, what is queued waits for a KICK, not for the socket */
 	queued = !msgq_empty(&fab->q) || !msgq_empty(&fab->q15);
 	*pfd = (struct pollfd){
@@ -691,7 +713,7 @@ static int ring_input(struct orca_dev *dev,
 		m = orca_ring_peek(&fab->rx, &len);
 		if (!m)
 			break;
-		delivered += on_msg(dev, m, len, deliver);
+		delivered += on_msg(dev, m, len, true, deliver);
 		orca_ring_pop(&fab->rx);
 		/* a message may have ended the link (link_lost()) */
 		if (!fab->shm_on)
@@ -739,7 +761,7 @@ bool fabric_io(struct orca_dev *dev, short revents,
 			complain(dev, "message dropped", "too long");
 			continue;
 		}
-		delivered += on_msg(dev, fab->rx_msg, r, deliver);
+		delivered += on_msg(dev, fab->rx_msg, r, false, deliver);
 		if (fab->fd < 0)
 			return delivered;
 	}

@@ -62,6 +62,12 @@
  * is lossless: a full one makes its producer wait (the switch holds the
  * ingress ring of the port whose packets cannot go on, as credits do);
  * the socket path drops when its queue is full, and RC recovers.
+ *
+ * In a ring a PKT may come without its ICRC (ORCA_FAB_F_NO_ICRC): two
+ * processes' memory does not corrupt it, and the record's length is
+ * checked.  The fabric computes the ICRC where such a packet leaves by
+ * a socket, another switch or another machine, and refuses the flag on
+ * a socket.
  */
 #ifndef ORCA_FABRIC_PROTO_H
 #define ORCA_FABRIC_PROTO_H
@@ -92,10 +98,14 @@ enum orca_fab_type {
 	ORCA_FAB_KICK		= 8,	/* look at the rings */
 };
 
+/* struct orca_fab_hdr flags */
+#define ORCA_FAB_F_NO_ICRC	(1U << 0)	/* PKT in a ring: ICRC not computed */
+
 struct orca_fab_hdr {
 	uint8_t type;			/* ORCA_FAB_* */
 	uint8_t version;		/* ORCA_FAB_VERSION */
-	uint8_t reserved[6];		/* zero; keeps a packet 8-aligned */
+	uint8_t flags;			/* ORCA_FAB_F_* */
+	uint8_t reserved[5];		/* zero; keeps a packet 8-aligned */
 };
 
 /* struct orca_fab_hello flags */

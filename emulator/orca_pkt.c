@@ -298,6 +298,22 @@ size_t orca_pkt_wire_len(const struct orca_pkt *p)
 
 size_t orca_pkt_encode(const struct orca_pkt *p, uint8_t *buf)
 {
+	return orca_pkt_encode_flags(p, buf, 0);
+}
+
+void orca_pkt_set_icrc(uint8_t *buf, size_t len)
+{
+	uint32_t icrc;
+
+	if (len < ORCA_PKT_ICRC_LEN)
+		return;
+	icrc = htole32(orca_pkt_icrc(buf, len - ORCA_PKT_ICRC_LEN));
+	memcpy(buf + len - ORCA_PKT_ICRC_LEN, &icrc, 4);
+}
+
+size_t orca_pkt_encode_flags(const struct orca_pkt *p, uint8_t *buf,
+			     unsigned int flags)
+{
 	uint32_t ext, icrc;
 	bool payload;
 	uint8_t *b = buf, pad;
@@ -362,7 +378,8 @@ size_t orca_pkt_encode(const struct orca_pkt *p, uint8_t *buf)
 	b += p->paylen;
 	memset(b, 0, pad);
 	b += pad;
-	icrc = htole32(orca_pkt_icrc(buf, b - buf));
+	icrc = flags & ORCA_PKT_NO_ICRC ? 0 :
+	       htole32(orca_pkt_icrc(buf, b - buf));
 	memcpy(b, &icrc, 4);
 	return len;
 }
@@ -397,6 +414,13 @@ static uint64_t get64(const uint8_t *b)
 
 enum orca_pkt_err orca_pkt_decode(const uint8_t *buf, size_t len,
 				  struct orca_pkt *p)
+{
+	return orca_pkt_decode_flags(buf, len, p, 0);
+}
+
+enum orca_pkt_err orca_pkt_decode_flags(const uint8_t *buf, size_t len,
+					struct orca_pkt *p,
+					unsigned int flags)
 {
 	size_t off = ORCA_PKT_LRH_LEN, need, body;
 	uint32_t ext, icrc;
@@ -456,9 +480,11 @@ enum orca_pkt_err orca_pkt_decode(const uint8_t *buf, size_t len,
 		return ORCA_PKT_E_LEN;
 	if ((!payload && body) || body - pad > ORCA_MAX_PMTU)
 		return ORCA_PKT_E_PAYLOAD;
-	icrc = htole32(orca_pkt_icrc(buf, len - ORCA_PKT_ICRC_LEN));
-	if (memcmp(&icrc, buf + len - ORCA_PKT_ICRC_LEN, 4))
-		return ORCA_PKT_E_ICRC;
+	if (!(flags & ORCA_PKT_NO_ICRC)) {
+		icrc = htole32(orca_pkt_icrc(buf, len - ORCA_PKT_ICRC_LEN));
+		if (memcmp(&icrc, buf + len - ORCA_PKT_ICRC_LEN, 4))
+			return ORCA_PKT_E_ICRC;
+	}
 
 	p->hdrs |= ext;
 	b = buf + off;

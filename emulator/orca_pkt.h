@@ -133,6 +133,15 @@ bool orca_pkt_opcode_hdrs(uint8_t opcode, uint32_t *hdrs, bool *payload);
  * never sent.
  */
 size_t orca_pkt_encode(const struct orca_pkt *p, uint8_t *buf);
+/*
+ * ORCA_PKT_NO_ICRC: the ICRC field is left zero (encode) or not checked
+ * (decode): for a link that cannot corrupt a packet, a shared-memory
+ * ring between two processes (orca_ring.h); whatever sends it on where
+ * it can be corrupted computes it (orca_pkt_icrc()).
+ */
+#define ORCA_PKT_NO_ICRC	(1U << 0)
+size_t orca_pkt_encode_flags(const struct orca_pkt *p, uint8_t *buf,
+			     unsigned int flags);
 /* Its bytes from LRH to ICRC, as the port counters count them. */
 size_t orca_pkt_wire_len(const struct orca_pkt *p);
 
@@ -143,9 +152,14 @@ size_t orca_pkt_wire_len(const struct orca_pkt *p);
  */
 enum orca_pkt_err orca_pkt_decode(const uint8_t *buf, size_t len,
 				  struct orca_pkt *p);
+enum orca_pkt_err orca_pkt_decode_flags(const uint8_t *buf, size_t len,
+					struct orca_pkt *p,
+					unsigned int flags);
 const char *orca_pkt_strerror(enum orca_pkt_err err);
 
 /* The IBTA ICRC (CRC-32, variant fields masked) of a whole packet. */
 uint32_t orca_pkt_icrc(const uint8_t *buf, size_t len);
+/* Write the ICRC of the @len-byte packet at @buf into its last 4 bytes. */
+void orca_pkt_set_icrc(uint8_t *buf, size_t len);
 
 #endif /* ORCA_PKT_H */

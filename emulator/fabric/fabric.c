@@ -202,23 +202,31 @@ static void on_hello(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 }
 
 static void on_pkt(struct fabric *f, struct fab_conn *c, const uint8_t *m,
-		   size_t len)
+		   size_t len, bool ring)
 {
 	const size_t hdr = sizeof(struct orca_fab_hdr);
+	bool no_icrc = m[2] & ORCA_FAB_F_NO_ICRC;
 
 	if (c->lid < 0 && c->port < 0) {
 		f->bad_msgs++;
 		fab_complain(f, "packet before HELLO", c - f->conns);
 		return;
 	}
+	/* without its ICRC only through a ring: a socket may not say so */
+	if (no_icrc && !ring) {
+		f->bad_msgs++;
+		fab_complain(f, "packet without ICRC on a socket", c - f->conns);
+		return;
+	}
 	if (f->mode == FAB_SM_BUILTIN)
 		fab_sm_forward(f, c, m, len);
 	else
-		fab_sw_input(f->topo->sw[c->sw], c->port, m + hdr, len - hdr);
+		fab_sw_input_flags(f->topo->sw[c->sw], c->port, m + hdr,
+				   len - hdr, no_icrc ? ORCA_PKT_NO_ICRC : 0);
 }
 
 void fab_on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
-		size_t len)
+		size_t len, bool ring)
 {
 	struct orca_fab_hdr h;
 
@@ -237,7 +245,7 @@ void fab_on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 	}
 	switch (h.type) {
 	case ORCA_FAB_PKT:
-		on_pkt(f, c, m, len);
+		on_pkt(f, c, m, len, ring);
 		return;
 	case ORCA_FAB_HELLO:
 		on_hello(f, c, m, len);
@@ -327,7 +335,7 @@ static bool conn_input(struct fabric *f, struct fab_conn *c)
 			f->bad_msgs++;
 			fab_complain(f, "message too long", c - f->conns);
 		} else {
-			fab_on_msg(f, c, m, r);
+			fab_on_msg(f, c, m, r, false);
 		}
 		/* a descriptor is kept only by a mapping made of it */
 		if (c->hello_fd >= 0)

@@ -104,9 +104,9 @@ struct fabric {
 /* fabric.c */
 void fab_complain(struct fabric *f, const char *what, int conn);
 uint64_t fab_now_ns(void);	/* CLOCK_MONOTONIC */
-/* One message from the port of @c (socket or ring 0). */
+/* One message from the port of @c (@ring: ring 0, else its socket). */
 void fab_on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
-		size_t len);
+		size_t len, bool ring);
 void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why);
 
 /* fabric_shm.c: the rings of the port's memfd @fd (HELLO); 0 or -1 */

@@ -119,7 +119,7 @@ bool fab_shm_input(struct fabric *f, struct fab_conn *c)
 			c->blocks++;
 			break;
 		}
-		fab_on_msg(f, c, m, len);
+		fab_on_msg(f, c, m, len, true);
 		/* a message may have closed the connection */
 		if (!c->shm)
 			return false;

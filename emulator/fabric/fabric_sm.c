@@ -180,6 +180,12 @@ void fab_sm_forward(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		return;
 	}
 	memcpy(slot, m, len);
+	/* to a socket: with its ICRC (orca_fabric_proto.h) */
+	if ((slot[2] & ORCA_FAB_F_NO_ICRC) && !dc->shm) {
+		slot[2] &= ~ORCA_FAB_F_NO_ICRC;
+		orca_pkt_set_icrc(slot + sizeof(struct orca_fab_hdr),
+				  len - sizeof(struct orca_fab_hdr));
+	}
 	msgq_out_push(&dc->q, &dc->out, in_ring, len);
 	src->pkts_in++;
 	src->bytes_in += len;

@@ -190,8 +190,8 @@ static void count(struct orca_pma_counters *c, bool xmit, size_t len,
  * Queue @pkt to external @port if its state lets it out: VL15 from INIT
  * on, data only ACTIVE (IBA 7.2.2: an ARMED port sends no data).
  */
-bool fab_sw_emit(struct fab_switch *sw, unsigned int port,
-		 const uint8_t *pkt, size_t len, bool vl15)
+static bool emit(struct fab_switch *sw, unsigned int port,
+		 const uint8_t *pkt, size_t len, bool vl15, unsigned int flags)
 {
 	struct orca_fab_hdr h = {
 		.type = ORCA_FAB_PKT, .version = ORCA_FAB_VERSION,
@@ -221,9 +221,22 @@ bool fab_sw_emit(struct fab_switch *sw, unsigned int port,
 	}
 	memcpy(slot, &h, sizeof(h));
 	memcpy(slot + sizeof(h), pkt, len);
+	/* no ICRC: so into a ring only, else it is computed here */
+	if (flags & ORCA_PKT_NO_ICRC) {
+		if (sp->ring)
+			slot[2] = ORCA_FAB_F_NO_ICRC;
+		else
+			orca_pkt_set_icrc(slot + sizeof(h), len);
+	}
 	msgq_out_push(q, sp->ring, in_ring, sizeof(h) + len);
 	count(&sp->pma, true, len, (uint16_t)(pkt[2] << 8 | pkt[3]));
 	return true;
+}
+
+bool fab_sw_emit(struct fab_switch *sw, unsigned int port,
+		 const uint8_t *pkt, size_t len, bool vl15)
+{
+	return emit(sw, port, pkt, len, vl15, 0);
 }
 
 /* A UD SEND of exactly one MAD, as QP0 and QP1 carry. */
@@ -355,12 +368,16 @@ static bool partition_ok(struct fab_switch *sw, unsigned int port,
 	return false;
 }
 
-/* Data out of @port, if its partitions take it (VL15 goes by). */
+/*
+ * Data out of @port, if its partitions take it (VL15 goes by); @flags
+ * ORCA_PKT_NO_ICRC: @pkt came without its ICRC.
+ */
 static void forward(struct fab_switch *sw, unsigned int port,
-		    const struct orca_pkt *p, const uint8_t *pkt, size_t len)
+		    const struct orca_pkt *p, const uint8_t *pkt, size_t len,
+		    unsigned int flags)
 {
 	if (partition_ok(sw, port, p, ORCA_MAD_ENF_OUT))
-		fab_sw_emit(sw, port, pkt, len, p->vl == ORCA_VL15);
+		emit(sw, port, pkt, len, p->vl == ORCA_VL15, flags);
 }
 
 /* The LFT's port for @dlid; -1 (and counted at @in) if none. */
@@ -436,12 +453,13 @@ static void to_port0(struct fab_switch *sw, unsigned int in,
 	len = fab_sw_reply(sw, p, out, p->slid);
 	port = lft_port(sw, 0, p->slid);
 	if (len && port > 0)
-		forward(sw, port, &sw->reply, sw->buf, len);
+		forward(sw, port, &sw->reply, sw->buf, len, 0);
 }
 
 /* IBA 18.2.4.3.4: to every port of the MLID's mask but the ingress one. */
 static void multicast(struct fab_switch *sw, unsigned int in,
-		      const struct orca_pkt *p, const uint8_t *pkt, size_t len)
+		      const struct orca_pkt *p, const uint8_t *pkt, size_t len,
+		      unsigned int flags)
 {
 	const struct orca_mad_switch *t = &sw->node.sw;
 	unsigned int idx = p->dlid - ORCA_MAD_LID_MCAST_BASE, port;
@@ -454,11 +472,17 @@ static void multicast(struct fab_switch *sw, unsigned int in,
 	for (port = 1; port <= sw->nports; port++)
 		if (port != in &&
 		    (t->mft[port / 16][idx] & (1u << (port % 16))))
-			forward(sw, port, p, pkt, len);
+			forward(sw, port, p, pkt, len, flags);
 }
 
 void fab_sw_input(struct fab_switch *sw, unsigned int in,
 		  const uint8_t *pkt, size_t len)
+{
+	fab_sw_input_flags(sw, in, pkt, len, 0);
+}
+
+void fab_sw_input_flags(struct fab_switch *sw, unsigned int in,
+			const uint8_t *pkt, size_t len, unsigned int flags)
 {
 	struct orca_pkt *p = &sw->pkt;
 	struct orca_mad_port *ip;
@@ -468,7 +492,8 @@ void fab_sw_input(struct fab_switch *sw, unsigned int in,
 	if (in < 1 || in > sw->nports)
 		return;
 	ip = &sw->node.port[in];
-	if (orca_pkt_decode(pkt, len, p) != ORCA_PKT_OK) {
+	flags &= ORCA_PKT_NO_ICRC;
+	if (orca_pkt_decode_flags(pkt, len, p, flags) != ORCA_PKT_OK) {
 		sw->drops[FAB_SW_DROP_MALFORMED]++;
 		sw->port[in].pma.c[ORCA_PMA_RCV_ERRORS]++;
 		return;
@@ -499,14 +524,14 @@ void fab_sw_input(struct fab_switch *sw, unsigned int in,
 		if (vl15)
 			sw->drops[FAB_SW_DROP_NO_ROUTE]++;
 		else
-			multicast(sw, in, p, pkt, len);
+			multicast(sw, in, p, pkt, len, flags);
 		return;
 	}
 	out = lft_port(sw, in, p->dlid);
 	if (out == 0)
 		to_port0(sw, in, p);
 	else if (out > 0)
-		forward(sw, out, p, pkt, len);
+		forward(sw, out, p, pkt, len, flags);
 }
 
 bool fab_sw_pending(const struct fab_switch *sw, unsigned int port)

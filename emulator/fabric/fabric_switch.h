@@ -101,6 +101,13 @@ void fab_sw_link(struct fab_switch *sw, unsigned int port, bool up);
 /* One packet (IBTA bytes LRH..ICRC) that arrived on external @port. */
 void fab_sw_input(struct fab_switch *sw, unsigned int port,
 		  const uint8_t *pkt, size_t len);
+/*
+ * The same for a packet without its ICRC (@flags ORCA_PKT_NO_ICRC, from
+ * a ring): it goes on so to a port's ring, and gets its ICRC computed
+ * where it leaves otherwise (a socket, another switch, another fabric).
+ */
+void fab_sw_input_flags(struct fab_switch *sw, unsigned int port,
+			const uint8_t *pkt, size_t len, unsigned int flags);
 
 /*
  * Port 0's traps (orca_trap.c) that are due by @now_ms (monotonic) into

@@ -449,6 +449,9 @@ static void fabric_hostile_peer(void)
 	m[8 + len - 1] ^= 1;				/* ICRC */
 	CHECK(send(fd, m, 8 + len, 0) > 0);
 	m[8 + len - 1] ^= 1;
+	m[2] = ORCA_FAB_F_NO_ICRC;		/* on a socket: refused */
+	CHECK(send(fd, m, 8 + len, 0) > 0);
+	m[2] = 0;
 	CHECK(send(fd, m, 8 + len - 4, 0) > 0);		/* truncated */
 	CHECK(send(fd, m, 8 + 10, 0) > 0);
 	for (i = 8 + 8; i < 8 + 20; i++)		/* garbage BTH */
@@ -460,16 +463,16 @@ static void fabric_hostile_peer(void)
 	m[1] = 9;					/* other version */
 	CHECK(send(fd, m, 8 + len, 0) > 0);
 	CHECK(send(fd, m, 3, 0) > 0);			/* no header */
-	/* the last three die at the switch, which counts them */
+	/* the last three and the ICRC-less one die at the switch */
 	CHECK(pump_until(a.f, b.f,
 			 fx_stat(a.f, "fabric_decode_drops") - before >= 4 &&
 			 fabric_ctl("stats", (char *)m, sizeof(m)) &&
-			 stat_of((char *)m, "bad_msgs") >= 3));
+			 stat_of((char *)m, "bad_msgs") >= 4));
 	printf("# decode drops %lld\n",
 	       fx_stat(a.f, "fabric_decode_drops") - before);
 	CHECK_EQ(fx_stat(a.f, "fabric_decode_drops") - before, 4);
 	CHECK(fabric_ctl("stats", (char *)m, sizeof(m)));
-	CHECK_EQ(stat_of((char *)m, "bad_msgs"), 3);
+	CHECK_EQ(stat_of((char *)m, "bad_msgs"), 4);
 	close(fd);
 
 	/* and the device still works */
@@ -522,6 +525,67 @@ static void fabric_backpressure(void)
 	CHECK_EQ(fx_stat(a.f, "fabric_queued"), 256 - 64);
 	CHECK(!kill(fab_pid, SIGCONT));
 	CHECK(pump_until(a.f, b.f, !fx_stat(a.f, "fabric_queued")));
+	pair_down(&a, &b);
+}
+
+/*
+ * One port on the shared-memory link, the other on the socket: the
+ * ring's packets go without their ICRC, and the switch gives them one
+ * on the way to the socket, where the port checks it; every operation
+ * each way, byte for byte, and no packet refused.
+ */
+static void fabric_mixed_links(void)
+{
+	static const char *const socket_link[] = { "fabric_ring_slots=0",
+						   NULL };
+	struct side a = {}, b = {};
+	struct orca_cqe c;
+
+	CHECK(fabric_start());
+	a.f = fab_dev_cfg(GUID_A, NULL, true);
+	b.f = fab_dev_cfg(GUID_B, socket_link, false);
+	CHECK(wait_port(a.f, b.f, ORCA_PORT_ACTIVE));
+	CHECK_EQ(fx_stat(a.f, "fabric_shm"), 1);
+	CHECK_EQ(fx_stat(b.f, "fabric_shm"), 0);
+	a.buf = heap_alloc(4 * PAGE);
+	b.buf = heap_alloc(4 * PAGE);
+	CHECK_EQ(reg_mr(a.f, a.f->pdn, a.buf, 4 * PAGE, all_access, &a.lk), 0);
+	CHECK_EQ(reg_mr(b.f, b.f->pdn, b.buf, 4 * PAGE, all_access, &b.lk), 0);
+	CHECK(make_cq(a.f, &a.cq, 5));
+	CHECK(make_cq(b.f, &b.cq, 5));
+	CHECK(make_qp_srq(a.f, &a.qp, a.cq.cqn, ORCA_QPT_RC, 0));
+	CHECK(make_qp_srq(b.f, &b.qp, b.cq.cqn, ORCA_QPT_RC, 0));
+	connect_retry_cnt = 7;
+	connect_timeout = 18;
+	pair_connect_rc(&a, &b, 5);
+	connect_retry_cnt = 1;
+	connect_timeout = 10;
+	/* SEND a -> b: 3 packets of 4 KiB, through the ICRC computed */
+	pattern(gpa(a.f, a.buf), 3 * PAGE, 21);
+	post_recv(b.f, &b.qp, b.buf, 4 * PAGE, b.lk);
+	post_send(a.f, &a.qp, ORCA_WR_SEND, a.buf, 3 * PAGE, a.lk, 0, 0);
+	CHECK(wait_cqe2(&a, &b, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK(wait_cqe2(&b, &a, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK(!memcmp(gpa(a.f, a.buf), gpa(b.f, b.buf), 3 * PAGE));
+	/* READ b -> a's memory, and WRITE back: both directions */
+	pattern(gpa(a.f, a.buf), PAGE, 22);
+	post_send(b.f, &b.qp, ORCA_WR_RDMA_READ, b.buf + PAGE, PAGE, b.lk,
+		  iova(a.buf), a.lk);
+	CHECK(wait_cqe2(&b, &a, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK(!memcmp(gpa(a.f, a.buf), gpa(b.f, b.buf + PAGE), PAGE));
+	pattern(gpa(b.f, b.buf), 2 * PAGE, 23);
+	post_send(b.f, &b.qp, ORCA_WR_RDMA_WRITE, b.buf, 2 * PAGE, b.lk,
+		  iova(a.buf + 2 * PAGE), a.lk);
+	CHECK(wait_cqe2(&b, &a, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK(!memcmp(gpa(b.f, b.buf), gpa(a.f, a.buf + 2 * PAGE), 2 * PAGE));
+	CHECK_EQ(fx_stat(a.f, "fabric_decode_drops"), 0);
+	CHECK_EQ(fx_stat(b.f, "fabric_decode_drops"), 0);
+	CHECK(fx_stat(b.f, "fabric_rx_pkts") >= 3);
+	CHECK_EQ(fx_stat(a.f, "retries") + fx_stat(b.f, "retries"), 0);
 	pair_down(&a, &b);
 }
 
@@ -680,5 +744,6 @@ int main(int argc, char **argv)
 	RUN(fabric_backpressure);
 	RUN(fabric_slow_port);
 	RUN(fabric_slow_port_rings);
+	RUN(fabric_mixed_links);
 	return fabric_done();
 }

@@ -396,6 +396,35 @@ static void pkt_malformed(void)
 		CHECK(orca_pkt_strerror(i) != NULL);
 }
 
+/*
+ * ORCA_PKT_NO_ICRC: the field left zero, the rest as with it; decoding
+ * with the flag takes it, without refuses it, and orca_pkt_set_icrc()
+ * makes it the packet encoded with its ICRC.
+ */
+static void pkt_no_icrc(void)
+{
+	static uint8_t with[ORCA_PKT_WIRE_MAX], without[ORCA_PKT_WIRE_MAX];
+	struct orca_pkt p, d;
+	size_t n, m;
+
+	random_pkt(&p, IB_RC | IB_WRITE_FIRST, true, 4096);
+	n = orca_pkt_encode(&p, with);
+	m = orca_pkt_encode_flags(&p, without, ORCA_PKT_NO_ICRC);
+	CHECK(n > 0);
+	CHECK_EQ(m, n);
+	CHECK(!memcmp(with, without, n - ORCA_PKT_ICRC_LEN));
+	CHECK(!memcmp(without + n - ORCA_PKT_ICRC_LEN, "\0\0\0\0", 4));
+	CHECK(memcmp(with + n - ORCA_PKT_ICRC_LEN, "\0\0\0\0", 4));
+	CHECK_EQ(orca_pkt_decode_flags(without, m, &d, ORCA_PKT_NO_ICRC),
+		 ORCA_PKT_OK);
+	CHECK_EQ(d.paylen, p.paylen);
+	CHECK(!memcmp(d.payload, p.payload, p.paylen));
+	CHECK_EQ(orca_pkt_decode(without, m, &d), ORCA_PKT_E_ICRC);
+	orca_pkt_set_icrc(without, m);
+	CHECK(!memcmp(with, without, n));
+	CHECK_EQ(orca_pkt_decode(without, m, &d), ORCA_PKT_OK);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -404,5 +433,6 @@ int main(int argc, char **argv)
 	RUN(pkt_corrupt);
 	RUN(pkt_icrc_reference);
 	RUN(pkt_malformed);
+	RUN(pkt_no_icrc);
 	return tap_done();
 }

@@ -480,6 +480,35 @@ static void lft_forwarding(void)
 	CHECK_EQ(sw.drops[FAB_SW_DROP_NO_ROUTE], 5);
 }
 
+/*
+ * A packet from a ring without its ICRC (fab_sw_input_flags) leaves by
+ * a port without a ring with its ICRC computed, byte for byte the packet
+ * as it would have been sent with it; a bad one without the flag is
+ * still refused.
+ */
+static void no_icrc_forwarding(void)
+{
+	uint64_t malformed;
+
+	program();
+	data(LID_B, LID_A, 4096);
+	/* the ICRC as the sender would have left it out */
+	memset(wire + wire_len - ORCA_PKT_ICRC_LEN, 0, ORCA_PKT_ICRC_LEN);
+	fab_sw_input_flags(&sw, 1, wire, wire_len, ORCA_PKT_NO_ICRC);
+	CHECK(take(2));			/* decoding checks the ICRC */
+	CHECK_EQ(msg[2], 0);		/* and it goes with no flag */
+	CHECK_EQ(out_len, wire_len);
+	CHECK(!memcmp(msg + 8, wire, wire_len - ORCA_PKT_ICRC_LEN));
+	orca_pkt_set_icrc(wire, wire_len);
+	CHECK(same_bytes());
+	/* without the flag the zero ICRC is a bad packet */
+	malformed = sw.drops[FAB_SW_DROP_MALFORMED];
+	memset(wire + wire_len - ORCA_PKT_ICRC_LEN, 0, ORCA_PKT_ICRC_LEN);
+	inject(1);
+	CHECK(quiet());
+	CHECK_EQ(sw.drops[FAB_SW_DROP_MALFORMED], malformed + 1);
+}
+
 static void lid_routed_smp(void)
 {
 	program();
@@ -1290,6 +1319,7 @@ int main(int argc, char **argv)
 	RUN(dr_hop2_through);
 	RUN(dr_bad);
 	RUN(lft_forwarding);
+	RUN(no_icrc_forwarding);
 	RUN(lid_routed_smp);
 	RUN(mcast);
 	RUN(init_port_rules);
