@@ -242,7 +242,8 @@ void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 			dev->stats.pkts_dropped++;
 			return;
 		}
-		if (!read_scatter(dev, qp, r->rd_off, p->payload, p->paylen)) {
+		if (!read_scatter(dev, qp, r->rd_off, orca_pkt_payload(p),
+				  p->paylen)) {
 			comp_send_done(dev, qp, ORCA_CQE_LOC_PROT_ERR, 4);
 			return;
 		}

@@ -636,7 +636,13 @@ static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
 		dev->stats.pkts_dropped++;
 		return false;
 	}
-	err = orca_pkt_decode_flags(m + hl, len - hl, p, flags);
+	/*
+	 * The payload stays in the message (the ring's slot, the receive
+	 * buffer) and is placed from there: deliver() is done with the
+	 * packet before this returns (wire_rx() is synchronous)
+	 */
+	err = orca_pkt_decode_flags(m + hl, len - hl, p,
+				    flags | ORCA_PKT_BORROW);
 	if (err != ORCA_PKT_OK) {
 		dev->stats.fabric_decode_drops++;
 		complain(dev, "packet dropped", orca_pkt_strerror(err));

@@ -372,7 +372,7 @@ bool fw_mad_wire(struct orca_dev *dev, const struct orca_pkt *p)
 		return false;
 	if (p->paylen != ORCA_MAD_SIZE)
 		return false;		/* QP0's own rules drop it */
-	memcpy(m, p->payload, sizeof(m));
+	memcpy(m, orca_pkt_payload(p), sizeof(m));
 	mi.mad = m;
 	smp = m[1] == ORCA_MGMT_SUBN_LID || m[1] == ORCA_MGMT_SUBN_DR;
 	/* on the way back (D set): a response for an SM on this node */

@@ -525,7 +525,10 @@ enum orca_pkt_err orca_pkt_decode_flags(const uint8_t *buf, size_t len,
 		b += 4;
 	}
 	p->paylen = body - pad;
-	memcpy(p->payload, b, p->paylen);
+	if (flags & ORCA_PKT_BORROW)
+		p->data = b;
+	else
+		memcpy(p->payload, b, p->paylen);
 	return ORCA_PKT_OK;
 }
 

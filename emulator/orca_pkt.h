@@ -94,8 +94,19 @@ struct orca_pkt {
 	/* IETH: the R_Key a SEND_WITH_INV invalidates */
 	uint32_t inv_rkey;
 	uint32_t paylen;
+	/*
+	 * Decoded with ORCA_PKT_BORROW: the payload where it lies in the
+	 * decoded buffer, not copied into payload[]; NULL otherwise.  Read
+	 * it through orca_pkt_payload().
+	 */
+	const uint8_t *data;
 	uint8_t payload[ORCA_MAX_PMTU];
 };
+
+static inline const uint8_t *orca_pkt_payload(const struct orca_pkt *p)
+{
+	return p->data ? p->data : p->payload;
+}
 
 /* Longest encoding: LRH, GRH, BTH, RETH + ImmDt or AtomicETH, payload, ICRC. */
 #define ORCA_PKT_LRH_LEN	8
@@ -140,6 +151,12 @@ size_t orca_pkt_encode(const struct orca_pkt *p, uint8_t *buf);
  * it can be corrupted computes it (orca_pkt_icrc()).
  */
 #define ORCA_PKT_NO_ICRC	(1U << 0)
+/*
+ * ORCA_PKT_BORROW (decode): the payload stays in the buffer, p->data
+ * points at it (one copy fewer); the buffer must outlive every use of
+ * the packet, which is then processed before the buffer is reused.
+ */
+#define ORCA_PKT_BORROW		(1U << 1)
 size_t orca_pkt_encode_flags(const struct orca_pkt *p, uint8_t *buf,
 			     unsigned int flags);
 /* Its bytes from LRH to ICRC, as the port counters count them. */

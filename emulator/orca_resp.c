@@ -127,7 +127,7 @@ static void rx_send(struct orca_dev *dev, struct orca_qp *qp,
 		resp_fail(dev, qp, p, AETH_NAK_INV_REQ, "SEND without a start");
 		return;
 	}
-	if (!rwqe_scatter(dev, qp, p, p->payload, p->paylen))
+	if (!rwqe_scatter(dev, qp, p, orca_pkt_payload(p), p->paylen))
 		return;
 	if (first && !last)
 		s->in_op = OP_SEND;
@@ -207,7 +207,7 @@ static void rx_write(struct orca_dev *dev, struct orca_qp *qp,
 				  "RDMA WRITE region gone");
 			return;
 		}
-		mr_write(dev, mr, s->wva, p->payload, p->paylen,
+		mr_write(dev, mr, s->wva, orca_pkt_payload(p), p->paylen,
 			 dev->cfg.dio_rdma_write);
 	}
 	s->wva += p->paylen;
@@ -288,7 +288,7 @@ static void rx_ud(struct orca_dev *dev, struct orca_qp *qp,
 		}
 		s->roff = 40;
 	}
-	if (!rwqe_scatter(dev, qp, p, p->payload, p->paylen))
+	if (!rwqe_scatter(dev, qp, p, orca_pkt_payload(p), p->paylen))
 		return;
 	recv_cqe(dev, qp, s->rwqe_idx, ORCA_CQE_SUCCESS, ORCA_CQE_OP_RECV,
 		 s->roff, p);

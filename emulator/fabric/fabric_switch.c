@@ -493,10 +493,17 @@ void fab_sw_input_flags(struct fab_switch *sw, unsigned int in,
 		return;
 	ip = &sw->node.port[in];
 	flags &= ORCA_PKT_NO_ICRC;
-	if (orca_pkt_decode_flags(pkt, len, p, flags) != ORCA_PKT_OK) {
+	/* forwarded as the bytes it came in: its payload is not copied */
+	if (orca_pkt_decode_flags(pkt, len, p, flags | ORCA_PKT_BORROW) !=
+	    ORCA_PKT_OK) {
 		sw->drops[FAB_SW_DROP_MALFORMED]++;
 		sw->port[in].pma.c[ORCA_PMA_RCV_ERRORS]++;
 		return;
+	}
+	/* but a MAD's is read (port 0's agents, DR SMPs rewrite it) */
+	if (is_mad(p)) {
+		memcpy(p->payload, p->data, p->paylen);
+		p->data = NULL;
 	}
 	count(&sw->port[in].pma, false, len, p->dlid);
 	vl15 = p->vl == ORCA_VL15;

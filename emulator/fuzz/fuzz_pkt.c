@@ -28,12 +28,29 @@ static bool same(const struct orca_pkt *x, const struct orca_pkt *y)
 	       !memcmp(x->payload, y->payload, x->paylen);
 }
 
+static struct orca_pkt c;
+
 static void from_wire(const uint8_t *data, size_t size)
 {
+	enum orca_pkt_err err;
 	size_t n;
 
+	/*
+	 * Without the ICRC check and borrowing the payload: the same
+	 * headers, the payload where it lies in the input
+	 */
+	err = orca_pkt_decode_flags(data, size, &c,
+				    ORCA_PKT_NO_ICRC | ORCA_PKT_BORROW);
+	FZ_ASSERT(err == ORCA_PKT_OK || err != ORCA_PKT_E_ICRC,
+		  "an ICRC refused without the check");
 	if (orca_pkt_decode(data, size, &a) != ORCA_PKT_OK)
 		return;
+	FZ_ASSERT(err == ORCA_PKT_OK, "a good packet refused without the check");
+	FZ_ASSERT(!memcmp(&c, &a, offsetof(struct orca_pkt, data)),
+		  "the headers differ without the check");
+	FZ_ASSERT(c.data >= data && c.data + c.paylen <= data + size &&
+		  !memcmp(c.data, a.payload, a.paylen),
+		  "the borrowed payload is not the packet's");
 	n = orca_pkt_encode(&a, wire);
 	FZ_ASSERT(n, "a decoded packet does not encode");
 	FZ_ASSERT(n == size, "re-encoding changed the length");

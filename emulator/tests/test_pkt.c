@@ -425,6 +425,35 @@ static void pkt_no_icrc(void)
 	CHECK_EQ(orca_pkt_decode(without, m, &d), ORCA_PKT_OK);
 }
 
+/*
+ * ORCA_PKT_BORROW: the payload is not copied; data points at it in the
+ * buffer, and the headers are decoded as ever.
+ */
+static void pkt_borrow(void)
+{
+	static uint8_t wire[ORCA_PKT_WIRE_MAX];
+	static struct orca_pkt p, d, e;
+	size_t n;
+
+	random_pkt(&p, IB_RC | IB_SEND_FIRST, false, 4096);
+	n = orca_pkt_encode(&p, wire);
+	CHECK(n > 0);
+	memset(d.payload, 0xee, sizeof(d.payload));
+	CHECK_EQ(orca_pkt_decode_flags(wire, n, &d, ORCA_PKT_BORROW),
+		 ORCA_PKT_OK);
+	CHECK_EQ(orca_pkt_decode(wire, n, &e), ORCA_PKT_OK);
+	CHECK(d.data >= wire && d.data + d.paylen <= wire + n);
+	CHECK_EQ(d.paylen, 4096);
+	CHECK(!memcmp(d.data, p.payload, d.paylen));
+	CHECK(orca_pkt_payload(&d) == d.data);
+	CHECK_EQ(d.payload[0], 0xee);		/* not copied */
+	CHECK(!e.data);
+	CHECK(orca_pkt_payload(&e) == e.payload);
+	CHECK_EQ(d.psn, e.psn);
+	CHECK_EQ(d.dqpn, e.dqpn);
+	CHECK_EQ(d.pkey, e.pkey);
+}
+
 int main(int argc, char **argv)
 {
 	orca_log_set_quiet(!(argc > 1 && !strcmp(argv[1], "-v")));
@@ -434,5 +463,6 @@ int main(int argc, char **argv)
 	RUN(pkt_icrc_reference);
 	RUN(pkt_malformed);
 	RUN(pkt_no_icrc);
+	RUN(pkt_borrow);
 	return tap_done();
 }
