@@ -416,6 +416,28 @@ bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
 	return !len;
 }
 
+const uint8_t *sge_borrow(struct orca_dev *dev, const struct orca_sge *sge,
+			  uint32_t n, uint32_t pdn, bool rlkey, uint32_t need,
+			  uint64_t off, uint32_t len)
+{
+	const struct orca_mr *mr;
+	uint32_t i;
+	uint64_t a;
+
+	for (i = 0; i < n; i++) {
+		uint64_t l = le32toh(sge[i].length);
+
+		if (off < l)
+			break;
+		off -= l;
+	}
+	if (i == n || !len || len > le32toh(sge[i].length) - off)
+		return NULL;
+	a = le64toh(sge[i].addr) + off;
+	mr = sge_mr(dev, le32toh(sge[i].lkey), pdn, rlkey, need, a, len);
+	return mr ? mr_ptr(dev, mr, a, len) : NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Fast registration (IBA 10.6.3.5)                                   */
 /* ------------------------------------------------------------------ */

@@ -374,7 +374,7 @@ size_t orca_pkt_encode_flags(const struct orca_pkt *p, uint8_t *buf,
 	}
 	if (ext & PKT_IETH)
 		b = put32(b, p->inv_rkey);
-	memcpy(b, p->payload, p->paylen);
+	memcpy(b, orca_pkt_payload(p), p->paylen);
 	b += p->paylen;
 	memset(b, 0, pad);
 	b += pad;

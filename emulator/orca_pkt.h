@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* IBTA BTH opcodes (transport in bits 7:5). */
 enum {
@@ -95,9 +96,11 @@ struct orca_pkt {
 	uint32_t inv_rkey;
 	uint32_t paylen;
 	/*
-	 * Decoded with ORCA_PKT_BORROW: the payload where it lies in the
-	 * decoded buffer, not copied into payload[]; NULL otherwise.  Read
-	 * it through orca_pkt_payload().
+	 * The payload where it lies, not copied into payload[]: in the
+	 * buffer it was decoded from (ORCA_PKT_BORROW), or in guest memory
+	 * for a packet the engine sends (orca_wire.c: encoded, or made its
+	 * own, before the engine's round ends); NULL otherwise.  Read it
+	 * through orca_pkt_payload().
 	 */
 	const uint8_t *data;
 	uint8_t payload[ORCA_MAX_PMTU];
@@ -106,6 +109,15 @@ struct orca_pkt {
 static inline const uint8_t *orca_pkt_payload(const struct orca_pkt *p)
 {
 	return p->data ? p->data : p->payload;
+}
+
+/* The payload into payload[]: for a packet that outlives where it lies. */
+static inline void orca_pkt_own(struct orca_pkt *p)
+{
+	if (p->data) {
+		memcpy(p->payload, p->data, p->paylen);
+		p->data = NULL;
+	}
 }
 
 /* Longest encoding: LRH, GRH, BTH, RETH + ImmDt or AtomicETH, payload, ICRC. */

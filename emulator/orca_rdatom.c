@@ -295,7 +295,10 @@ static bool read_response(struct orca_dev *dev, struct orca_qp *qp,
 		p->syndrome = AETH_ACK_NO_CREDITS;
 		p->msn = (e->msn - !last) & PSN_MASK;
 	}
+	/* where it lies, if in one piece (req_payload()), else read out */
 	if (chunk)
+		p->data = mr_ptr(dev, mr, e->cur_va + e->cur_off, chunk);
+	if (chunk && !p->data)
 		mr_read(dev, mr, e->cur_va + e->cur_off, p->payload, chunk);
 	p->paylen = chunk;
 	e->cur_off += chunk;

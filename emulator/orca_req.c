@@ -215,6 +215,27 @@ static bool req_gather(struct orca_dev *dev, struct orca_qp *qp, uint64_t off,
 			qp_rlkey(qp), MR_LOCAL_READ, off, buf, len, false, 0);
 }
 
+/*
+ * @len bytes of the WQE's data from byte @off as @p's payload: where they
+ * lie in guest memory when in one piece (the link encodes the packet, or
+ * makes the payload its own, before the engine's round ends), else
+ * gathered into p->payload.
+ */
+static bool req_payload(struct orca_dev *dev, struct orca_qp *qp,
+			uint64_t off, struct orca_pkt *p, uint32_t len)
+{
+	struct orca_req *r = &qp->req;
+
+	if (!(r->wqe.flags & ORCA_WQE_F_INLINE)) {
+		p->data = sge_borrow(dev, r->sge, r->wqe.num_sge,
+				     le32toh(qp->ctx.pdn), qp_rlkey(qp),
+				     MR_LOCAL_READ, off, len);
+		if (p->data)
+			return true;
+	}
+	return req_gather(dev, qp, off, p->payload, len);
+}
+
 static uint8_t transport(const struct orca_qp *qp)
 {
 	return qp->ctx.qp_type == ORCA_QPT_UC ? IB_UC : IB_RC;
@@ -289,7 +310,7 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 	p = pkt_alloc(dev);
 	if (!p)
 		return false;
-	if (!req_gather(dev, qp, 0, p->payload, r->len)) {
+	if (!req_payload(dev, qp, 0, p, r->len)) {
 		pkt_free(dev, p);
 		comp_send_done(dev, qp, ORCA_CQE_LOC_PROT_ERR, 3);
 		return true;
@@ -395,7 +416,7 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 	default:
 		chunk = r->len - r->off < mtu ? r->len - r->off : mtu;
 		last = r->off + chunk == r->len;
-		if (!req_gather(dev, qp, r->off, p->payload, chunk)) {
+		if (!req_payload(dev, qp, r->off, p, chunk)) {
 			pkt_free(dev, p);
 			comp_send_done(dev, qp, ORCA_CQE_LOC_PROT_ERR, 3);
 			return true;

@@ -96,6 +96,14 @@ const struct orca_mr *sge_mr(struct orca_dev *dev, uint32_t key, uint32_t pdn,
 bool sge_copy(struct orca_dev *dev, const struct orca_sge *sge, uint32_t n,
 	      uint32_t pdn, bool rlkey, uint32_t need, uint64_t off,
 	      uint8_t *buf, uint32_t len, bool to_guest, uint8_t dio);
+/*
+ * Bytes @off..@off+@len of the scatter list where they lie in guest
+ * memory, if in one piece (one SGE, one page of its region), checked as
+ * sge_copy() checks them; NULL: gather them with sge_copy().
+ */
+const uint8_t *sge_borrow(struct orca_dev *dev, const struct orca_sge *sge,
+			  uint32_t n, uint32_t pdn, bool rlkey, uint32_t need,
+			  uint64_t off, uint32_t len);
 
 /* May the QP's SGEs use ORCA_RESERVED_LKEY? */
 static inline bool qp_rlkey(const struct orca_qp *qp)

@@ -95,6 +95,9 @@ static void link_put(struct orca_dev *dev, struct orca_pkt *p,
 
 	p->next = NULL;
 	dev->link_n++;
+	/* held past this round: guest memory may change or move by then */
+	if (hold_ns)
+		orca_pkt_own(p);
 	/* subnet management passes the data queued before it (IBA 7.6.4) */
 	if (!hold_ns && p->vl == ORCA_VL15) {
 		for (pp = &dev->link_head; *pp && (*pp)->vl == ORCA_VL15;
@@ -317,6 +320,12 @@ static void link_deliver(struct orca_dev *dev, struct orca_pkt *p)
 
 	if (dev->fab && (!mine || mlid_is_mcast(p->dlid)))
 		fabric_xmit(dev, p);
+	/*
+	 * looped back: placed from the packet, not from the sender's
+	 * memory, which may be where it is placed (as an HCA's buffer)
+	 */
+	if (mine)
+		orca_pkt_own(p);
 	if (mine && !fw_mad_wire(dev, p))
 		port_rx(dev, p);
 	else if (!dev->fab)

@@ -211,11 +211,11 @@ static void dup_read_replay(void)
 		CHECK_EQ(p[0]->opcode, IB_RC | IB_READ_RESP_FIRST);
 		CHECK_EQ(p[0]->psn, (PSN0 + 2) & PSN_MASK);
 		CHECK_EQ(p[0]->paylen, 256);
-		CHECK(!memcmp(p[0]->payload, t.data + 8 + 512, 256));
+		CHECK(!memcmp(orca_pkt_payload(p[0]), t.data + 8 + 512, 256));
 		CHECK_EQ(p[1]->opcode, IB_RC | IB_READ_RESP_LAST);
 		CHECK_EQ(p[1]->psn, (PSN0 + 3) & PSN_MASK);
 		CHECK_EQ(p[1]->paylen, 100);
-		CHECK(!memcmp(p[1]->payload, t.data + 8 + 768, 100));
+		CHECK(!memcmp(orca_pkt_payload(p[1]), t.data + 8 + 768, 100));
 	}
 	pkts_free(t.f, p, n);
 
@@ -278,8 +278,8 @@ static void read_queue(void)
 		CHECK_EQ(p[0]->psn, PSN0);
 		CHECK_EQ(p[2]->psn, (PSN0 + 2) & PSN_MASK);
 		CHECK_EQ(p[3]->psn, (PSN0 + 3) & PSN_MASK);
-		CHECK(!memcmp(p[2]->payload, t.data + 512, 88));
-		CHECK(!memcmp(p[3]->payload, t.data + PAGE, 100));
+		CHECK(!memcmp(orca_pkt_payload(p[2]), t.data + 512, 88));
+		CHECK(!memcmp(orca_pkt_payload(p[3]), t.data + PAGE, 100));
 	}
 	pkts_free(t.f, p, n);
 
