@@ -183,9 +183,9 @@ if [[ ${BENCH_TWOHOST:-1} != 0 ]]; then
     # by design, from the code (emulator/orca_fabric.c, fabric/fabric_shm.c,
     # fabric_sm.c): what each path copies of a payload byte
     cat > "$RESULTS/copies.txt" <<'EOF'
-COPIES two-hosts-rings 5 gather into the packet; its encoding into the ring to orca-fabric; orca-fabric from that ring into the other port's; decoding; placement (no ICRC in a ring)
-COPIES two-hosts-socket 9 gather; encoding in the egress queue; the socket to orca-fabric, in and out; orca-fabric's egress queue; the socket to the other emulator, in and out; decoding; placement (cfg fabric_ring_slots=0)
-COPIES one-host 2 gather into the packet; placement
+COPIES two-hosts-rings 3 encoding from guest memory into the ring to orca-fabric; orca-fabric from that ring into the other port's; placement from the ring (no ICRC in a ring; a payload that is not in one piece of guest memory is gathered first: 4)
+COPIES two-hosts-socket 7 encoding from guest memory into the egress queue; the socket to orca-fabric, in and out; orca-fabric's egress queue; the socket to the other emulator, in and out; placement from the receive buffer (cfg fabric_ring_slots=0)
+COPIES one-host 2 the looped-back packet's own copy; placement
 EOF
     BUILD=$BUILD "$REPO/scripts/vm2.sh" --name bench2 --keep --timeout 2400 -- \
         "$REPO/tests/bench/twohost.sh"
