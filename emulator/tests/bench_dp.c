@@ -101,22 +101,8 @@ static void bput_send(struct fx *f, struct ring_qp *qp, uint8_t op, bool sig,
 		      uint64_t at, uint32_t len, uint32_t lkey,
 		      uint64_t raddr, uint32_t rkey)
 {
-	uint32_t slot = qp->sq_pi & ((1U << B_LOG_DEPTH) - 1);
-	uint8_t *w = gpa(f, qp->base + ((uint64_t)slot << SQ_LOG_STRIDE));
-	struct orca_send_wqe *h = (void *)w;
-	struct orca_sge *s = (void *)(h + 1);
-	__le32 *db = gpa(f, qp->base + qp->db_off);
-
-	memset(w, 0, sizeof(*h) + sizeof(*s));
-	h->opcode = op;
-	h->flags = sig ? ORCA_WQE_F_SIGNALED : 0;
-	h->num_sge = 1;
-	h->remote_addr = htole64(raddr);
-	h->rkey = htole32(rkey);
-	s->addr = htole64(iova(at));
-	s->length = htole32(len);
-	s->lkey = htole32(lkey);
-	__atomic_store_n(db, htole32(++qp->sq_pi), __ATOMIC_RELEASE);
+	put_send_ring(f, qp, B_LOG_DEPTH, op, sig ? ORCA_WQE_F_SIGNALED : 0, at,
+		      len, lkey, raddr, rkey);
 }
 
 static void bput_recv(struct fx *f, struct ring_qp *qp, uint64_t at,

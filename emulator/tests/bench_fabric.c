@@ -55,29 +55,6 @@ static uint64_t fabric_cpu_ns(void)
 	return (ut + st) * (1000000000ULL / sysconf(_SC_CLK_TCK));
 }
 
-/* A signaled-every-SIG_EVERY RDMA WRITE on @qp's ring, no kick. */
-static void bput_write(struct fx *f, struct ring_qp *qp, bool sig,
-		       uint64_t at, uint32_t lkey, uint64_t raddr,
-		       uint32_t rkey)
-{
-	uint32_t slot = qp->sq_pi & ((1U << B_LOG_DEPTH) - 1);
-	uint8_t *w = gpa(f, qp->base + ((uint64_t)slot << SQ_LOG_STRIDE));
-	struct orca_send_wqe *h = (void *)w;
-	struct orca_sge *s = (void *)(h + 1);
-	__le32 *db = gpa(f, qp->base + qp->db_off);
-
-	memset(w, 0, sizeof(*h) + sizeof(*s));
-	h->opcode = ORCA_WR_RDMA_WRITE;
-	h->flags = sig ? ORCA_WQE_F_SIGNALED : 0;
-	h->num_sge = 1;
-	h->remote_addr = htole64(raddr);
-	h->rkey = htole32(rkey);
-	s->addr = htole64(iova(at));
-	s->length = htole32(MSG_LEN);
-	s->lkey = htole32(lkey);
-	__atomic_store_n(db, htole32(++qp->sq_pi), __ATOMIC_RELEASE);
-}
-
 int main(int argc, char **argv)
 {
 	static char slots_set[48];
@@ -132,8 +109,11 @@ int main(int argc, char **argv)
 			unsigned int k;
 
 			for (k = 0; k < SIG_EVERY; k++)
-				bput_write(a, &qa, k == SIG_EVERY - 1, src, slk,
-					   iova(dst), dlk);
+				put_send_ring(a, &qa, B_LOG_DEPTH,
+					      ORCA_WR_RDMA_WRITE,
+					      k == SIG_EVERY - 1 ?
+					      ORCA_WQE_F_SIGNALED : 0, src,
+					      MSG_LEN, slk, iova(dst), dlk);
 			posted += SIG_EVERY;
 		}
 		orca_dev_doorbell(&a->dev, ORCA_FW_VEC_DB);

@@ -362,6 +362,33 @@ static inline void post_recv(struct fx *f, struct ring_qp *qp, uint64_t at,
 
 static uint8_t wqe_extra_flags;	/* ORCA_WQE_F_* added by post_send() */
 
+/*
+ * A send WQE of one SGE with @flags in the next slot of a ring of
+ * 2^@log_depth, and its producer index (a release store), without a kick.
+ */
+static inline void put_send_ring(struct fx *f, struct ring_qp *qp,
+				 unsigned int log_depth, uint8_t op,
+				 uint8_t flags, uint64_t at, uint32_t len,
+				 uint32_t lkey, uint64_t raddr, uint32_t rkey)
+{
+	uint32_t slot = qp->sq_pi & ((1U << log_depth) - 1);
+	uint8_t *w = gpa(f, qp->base + ((uint64_t)slot << SQ_LOG_STRIDE));
+	struct orca_send_wqe *h = (void *)w;
+	struct orca_sge *s = (void *)(h + 1);
+	__le32 *db = gpa(f, qp->base + qp->db_off);
+
+	memset(w, 0, sizeof(*h) + sizeof(*s));
+	h->opcode = op;
+	h->flags = flags;
+	h->num_sge = 1;
+	h->remote_addr = htole64(raddr);
+	h->rkey = htole32(rkey);
+	s->addr = htole64(iova(at));
+	s->length = htole32(len);
+	s->lkey = htole32(lkey);
+	__atomic_store_n(db, htole32(++qp->sq_pi), __ATOMIC_RELEASE);
+}
+
 /* Write a signaled send WQE and its producer index, without a kick. */
 static inline void put_send(struct fx *f, struct ring_qp *qp, uint8_t op,
 			    uint64_t at, uint32_t len, uint32_t lkey,
@@ -369,20 +396,11 @@ static inline void put_send(struct fx *f, struct ring_qp *qp, uint8_t op,
 {
 	uint8_t *w = gpa(f, qp->base +
 			 ((uint64_t)(qp->sq_pi & 7) << SQ_LOG_STRIDE));
-	struct orca_send_wqe *h = (void *)w;
-	struct orca_sge *s = (void *)(h + 1);
-	__le32 *db = gpa(f, qp->base + qp->db_off);
 
+	/* the whole slot: a test may have left inline data or SGEs */
 	memset(w, 0, 1U << SQ_LOG_STRIDE);
-	h->opcode = op;
-	h->flags = ORCA_WQE_F_SIGNALED | wqe_extra_flags;
-	h->num_sge = 1;
-	h->remote_addr = htole64(raddr);
-	h->rkey = htole32(rkey);
-	s->addr = htole64(iova(at));
-	s->length = htole32(len);
-	s->lkey = htole32(lkey);
-	*db = htole32(++qp->sq_pi);
+	put_send_ring(f, qp, 3, op, ORCA_WQE_F_SIGNALED | wqe_extra_flags, at,
+		      len, lkey, raddr, rkey);
 }
 
 static inline void post_send(struct fx *f, struct ring_qp *qp, uint8_t op,

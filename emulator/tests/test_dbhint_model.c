@@ -48,17 +48,7 @@ static unsigned long check(const struct step *poster,
 			   const struct step *device, int awake,
 			   bool (*is_bad)(const struct world *w))
 {
-	struct world w;
-
-	bad = is_bad;
-	memset(&w, 0, sizeof(w));
-	w.mem[0] = awake;
-	w.s[0].prog = poster;
-	w.s[1].prog = device;
-	w.s[0].loaded = w.s[1].loaded = -1;
-	explored = bad_runs = 0;
-	explore(w);
-	return bad_runs;
+	return tso_check(poster, device, awake, 0, is_bad);
 }
 
 static const struct step poster[] = {

@@ -148,16 +148,7 @@ static bool lost_room(const struct world *w)
 static unsigned long run(const struct step *s0, const struct step *s1,
 			 bool (*is_bad)(const struct world *w))
 {
-	struct world w;
-
-	bad = is_bad;
-	memset(&w, 0, sizeof(w));
-	w.s[0].prog = s0;
-	w.s[1].prog = s1;
-	w.s[0].loaded = w.s[1].loaded = -1;
-	explored = bad_runs = 0;
-	explore(w);
-	return bad_runs;
+	return tso_check(s0, s1, 0, 0, is_bad);
 }
 
 static bool is_prog(const struct step *s, enum op a, int va, enum op b,

@@ -96,4 +96,26 @@ static inline void explore(struct world w)
 	}
 }
 
+/*
+ * Every run of @s0 (side 0) and @s1 (side 1) from mem = { @m0, @m1 };
+ * how many end in a state @is_bad holds for (explored: how many ended).
+ */
+static inline unsigned long tso_check(const struct step *s0,
+				      const struct step *s1, int m0, int m1,
+				      bool (*is_bad)(const struct world *w))
+{
+	struct world w;
+
+	bad = is_bad;
+	memset(&w, 0, sizeof(w));
+	w.mem[0] = m0;
+	w.mem[1] = m1;
+	w.s[0].prog = s0;
+	w.s[1].prog = s1;
+	w.s[0].loaded = w.s[1].loaded = -1;
+	explored = bad_runs = 0;
+	explore(w);
+	return bad_runs;
+}
+
 #endif /* ORCA_EMU_TESTS_TSO_MODEL_H */
