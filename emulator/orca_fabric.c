@@ -34,6 +34,7 @@
  * back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -207,8 +208,10 @@ static int shm_create(struct orca_dev *dev)
 	if (n < ORCA_RING_MIN_SLOTS)
 		n = ORCA_RING_MIN_SLOTS;
 	size = orca_ring_map_size(n);
-	fd = memfd_create("orca-fabric-link", MFD_CLOEXEC);
-	if (fd < 0 || ftruncate(fd, size) < 0)
+	fd = memfd_create("orca-fabric-link", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	/* sealed at its size: the fabric's mapping can never lose its pages */
+	if (fd < 0 || ftruncate(fd, size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
 		goto fail;
 	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (mem == MAP_FAILED)

@@ -16,6 +16,7 @@
  * wakes the fabric to go on.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -48,9 +49,17 @@ int fab_shm_attach(struct fabric *f, struct fab_conn *c, int fd)
 	uint32_t nslots;
 	void *mem;
 
+	/*
+	 * Only a memfd sealed against shrinking: a mapping past the end of
+	 * a file that shrank would fault (SIGBUS) in this process
+	 */
 	if (fstat(fd, &st) || st.st_size < (off_t)sizeof(*l) ||
-	    st.st_size > (off_t)orca_ring_map_size(ORCA_RING_MAX_SLOTS))
+	    st.st_size > (off_t)orca_ring_map_size(ORCA_RING_MAX_SLOTS) ||
+	    (fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK) != F_SEAL_SHRINK) {
+		fab_complain(f, "shared-memory link refused: not a memfd sealed against shrinking",
+			     c - f->conns);
 		return -1;
+	}
 	mem = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		   0);
 	if (mem == MAP_FAILED)

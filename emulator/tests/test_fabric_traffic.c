@@ -7,7 +7,11 @@
  *
  * usage: orca-emu-fabric-traffic-tests [-v] PATH/TO/orca-fabric
  */
+#include <sys/mman.h>
+
 #include "fabric_fixture.h"
+#include "fabric_sock.h"
+#include "orca_ring.h"
 
 /* SEND, SEND_WITH_IMM, WRITE, WRITE_WITH_IMM, READ, atomics over RC. */
 static void fabric_rc_ops(void)
@@ -589,6 +593,80 @@ static void fabric_mixed_links(void)
 	pair_down(&a, &b);
 }
 
+/*
+ * A HELLO from @fd offering the memfd of @nslots rings, @sealed against
+ * shrinking or not, with the layout's magic @magic; the type of the
+ * fabric's first answer (SHM_ACK if it took the rings).
+ */
+static int offer_rings(int fd, uint64_t guid, unsigned int nslots,
+		       bool sealed, uint32_t magic)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct orca_fab_hello h = {};
+	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	size_t size = orca_ring_map_size(nslots);
+	struct orca_ring r;
+	struct cmsghdr *c;
+	uint8_t m[ORCA_FAB_MSG_MAX];
+	void *mem;
+	int mfd;
+
+	mfd = memfd_create("test-rings", MFD_ALLOW_SEALING);
+	CHECK(mfd >= 0 && !ftruncate(mfd, size));
+	if (sealed)
+		CHECK(!fcntl(mfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW));
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	CHECK(mem != MAP_FAILED);
+	CHECK(!orca_ring_open(&r, mem, size, nslots, 0, true));
+	((struct orca_ring_layout *)mem)->magic = magic;
+	h.h.type = ORCA_FAB_HELLO;
+	h.h.version = ORCA_FAB_VERSION;
+	h.port_guid = htole64(guid);
+	h.flags = ORCA_FAB_HELLO_SHM;
+	memset(&u, 0, sizeof(u));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &mfd, sizeof(int));
+	CHECK_EQ(sendmsg(fd, &mh, 0), sizeof(h));
+	close(mfd);
+	munmap(mem, size);
+	return recv_msg(fd, m, sizeof(m)) > 0 ? m[0] : -1;
+}
+
+/*
+ * The fabric takes only rings it can map safely: a memfd sealed against
+ * shrinking (else a port that shrank it would fault the fabric), with
+ * the layout it knows; refused rings leave the port on its socket.
+ */
+static void fabric_ring_offers(void)
+{
+	int fd;
+
+	CHECK(fabric_start());
+	fd = sock_to(fab_sock, SOCK_SEQPACKET);
+	CHECK_EQ(offer_rings(fd, 0xa1, 64, false, ORCA_RING_MAGIC),
+		 ORCA_FAB_LID_ASSIGN);
+	close(fd);
+	fd = sock_to(fab_sock, SOCK_SEQPACKET);
+	CHECK_EQ(offer_rings(fd, 0xa2, 64, true, 0x12345678),
+		 ORCA_FAB_LID_ASSIGN);
+	close(fd);
+	fd = sock_to(fab_sock, SOCK_SEQPACKET);
+	CHECK_EQ(offer_rings(fd, 0xa3, 64, true, ORCA_RING_MAGIC),
+		 ORCA_FAB_SHM_ACK);
+	close(fd);
+	CHECK(fabric_ctl("ping", (char[64]){ 0 }, 64));
+	fabric_stop();
+}
+
 /* The CQEs @s has now, all successful, counted into @done. */
 static bool reap(struct side *s, unsigned int *done)
 {
@@ -745,5 +823,6 @@ int main(int argc, char **argv)
 	RUN(fabric_slow_port);
 	RUN(fabric_slow_port_rings);
 	RUN(fabric_mixed_links);
+	RUN(fabric_ring_offers);
 	return fabric_done();
 }
