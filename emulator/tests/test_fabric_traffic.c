@@ -802,6 +802,12 @@ static void fabric_slow_port_rings(void)
 	CHECK_EQ(stat_of(reply, key), 0);
 	CHECK_EQ(fx_stat(a.f, "fabric_queue_drops"), 0);
 	CHECK_EQ(fx_stat(b.f, "fabric_rx_pkts"), fx_stat(a.f, "fabric_tx_pkts"));
+	printf("# a: %lld packets, %lld kicks sent, %lld received\n",
+	       fx_stat(a.f, "fabric_tx_pkts"), fx_stat(a.f, "fabric_kicks_sent"),
+	       fx_stat(a.f, "fabric_kicks_rcvd"));
+	/* a kick per pass of the loop at most, and a pass sends 8 or more */
+	CHECK(fx_stat(a.f, "fabric_kicks_sent") * 8 <=
+	      fx_stat(a.f, "fabric_tx_pkts"));
 	pair_down(&a, &b);
 }
 
