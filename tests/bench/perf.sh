@@ -82,11 +82,15 @@ done
 # and orca reloaded as it was.  One host only.
 stat_of() { tr ' ' '\n' <<< " $1" | sed -n "s/^$2=//p"; }
 hint_run() {  # label
-    local s0 s1 row v k
-    s0=$(hostctl stats) || return 1
-    row=$(run_pair "$ORCA" ib_send_lat 8)
-    s1=$(hostctl stats) || return 1
-    v=$(awk '{ print $5 }' <<< "$row")
+    local s0 s1 row v k try
+    # a run whose clock calibration failed prints "inf": one retry, as above
+    for try in 1 2; do
+        s0=$(hostctl stats) || return 1
+        row=$(run_pair "$ORCA" ib_send_lat 8)
+        s1=$(hostctl stats) || return 1
+        v=$(awk '{ print $5 }' <<< "$row")
+        [[ $v =~ ^[0-9.]+$ ]] && break
+    done
     printf 'HINT %s %s' "$1" "${v:-?}" >> "$OUT/perf.txt"
     for k in db_writes wqes db_poll_catches db_poll_misses db_hint_catches; do
         printf ' %s=%s' "$k" $(( $(stat_of "$s1" $k) - $(stat_of "$s0" $k) )) >> "$OUT/perf.txt"
