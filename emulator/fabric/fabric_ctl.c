@@ -144,7 +144,7 @@ static void switch_stats(struct fabric *f, unsigned int s, char *reply,
 		if (r->sw != s)
 			continue;
 		off += snprintf(reply + off, len - off,
-				" p%u_remote=%s p%u_remote_frames_out=%llu p%u_remote_frames_in=%llu p%u_remote_drops=%llu p%u_remote_connects=%llu p%u_remote_bad_frames=%llu p%u_remote_loss_ppm=%u p%u_remote_delay_us=%u p%u_remote_fault_drops=%llu p%u_remote_delayed=%llu",
+				" p%u_remote=%s p%u_remote_frames_out=%llu p%u_remote_frames_in=%llu p%u_remote_drops=%llu p%u_remote_connects=%llu p%u_remote_bad_frames=%llu p%u_remote_loss_ppm=%u p%u_remote_delay_us=%u p%u_remote_fault_drops=%llu p%u_remote_delayed=%llu p%u_remote_sends=%llu",
 				r->port, r->up ? "up" :
 				r->admin_down ? "pulled" : "down",
 				r->port, (unsigned long long)r->frames_out,
@@ -155,7 +155,8 @@ static void switch_stats(struct fabric *f, unsigned int s, char *reply,
 				r->port, r->fault.loss_ppm, r->port,
 				r->fault.delay_us, r->port,
 				(unsigned long long)r->fault.drops, r->port,
-				(unsigned long long)r->fault.delayed);
+				(unsigned long long)r->fault.delayed, r->port,
+				(unsigned long long)r->sends);
 	}
 	/* the faults of its ends of links to switches here */
 	for (i = 1; i <= sw->nports && off < len; i++) {

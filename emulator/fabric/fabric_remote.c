@@ -158,7 +158,12 @@ static bool frame_out(struct fab_remote *r, const uint8_t *msg, size_t len)
 	memcpy(r->tx + r->tx_len + 4, msg, len);
 	r->tx_len += 4 + len;
 	r->frames_out++;
-	flush_tx(r);
+	/*
+	 * One send() for a pass's frames (fab_remote_flush()), not one a
+	 * frame; sooner only when half the buffer waits
+	 */
+	if (r->tx_len - r->tx_off >= FAB_REMOTE_TX / 2)
+		flush_tx(r);
 	return true;
 }
 
@@ -201,6 +206,7 @@ static void flush_tx(struct fab_remote *r)
 		if (n <= 0)
 			return;
 		r->tx_off += n;
+		r->sends++;
 	}
 	if (r->tx_off == r->tx_len)
 		r->tx_off = r->tx_len = 0;
@@ -323,7 +329,13 @@ void fab_remote_io(struct fab_remote *r, short revents, uint64_t now_ms,
 			return;
 		}
 	}
-	if (revents & POLLOUT)
+	/* what the delay released, and what waited for POLLOUT */
+	flush_tx(r);
+}
+
+void fab_remote_flush(struct fab_remote *r)
+{
+	if (r->up)
 		flush_tx(r);
 }
 

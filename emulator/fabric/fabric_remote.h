@@ -45,6 +45,7 @@ struct fab_remote {
 	size_t tx_off, tx_len;
 	uint8_t *tx;			/* FAB_REMOTE_TX bytes */
 	uint64_t frames_out, frames_in, drops, connects, bad_frames;
+	uint64_t sends;			/* send() calls that took bytes */
 	struct fab_fault fault;		/* of what this end sends */
 };
 
@@ -72,6 +73,11 @@ void fab_remote_free(struct fab_remote *r);
  * packet the link's loss takes counts as sent).
  */
 bool fab_remote_send(struct fab_remote *r, const uint8_t *msg, size_t len);
+/*
+ * Send what the frames queued by fab_remote_send() since the last call
+ * (the caller's pass) take, in as few send() calls as the socket allows.
+ */
+void fab_remote_flush(struct fab_remote *r);
 
 /* The descriptor to poll now, into @pfd: 1, or 0 (none, waiting). */
 int fab_remote_pollfd(const struct fab_remote *r, struct pollfd *pfd);

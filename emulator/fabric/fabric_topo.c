@@ -539,7 +539,7 @@ static bool isl_blocked(const struct fab_topo *t, unsigned int s,
 	       fab_sw_blocked(t->sw[e->sw], e->port, m + hdr, n - hdr);
 }
 
-unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
+static unsigned int carry(struct fab_topo *t, unsigned int budget)
 {
 	uint8_t ctl[sizeof(struct orca_fab_link)];
 	unsigned int s, p, moved = 0, before;
@@ -592,6 +592,16 @@ unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
 			}
 		}
 	} while (moved != before);
+	return moved;
+}
+
+unsigned int fab_topo_carry(struct fab_topo *t, unsigned int budget)
+{
+	unsigned int moved = carry(t, budget), i;
+
+	/* the frames for other fabrics: a send() a link per pass */
+	for (i = 0; i < t->n_remote; i++)
+		fab_remote_flush(&t->remote[i]);
 	return moved;
 }
 

@@ -787,7 +787,7 @@ static void remote_faults(void)
 	struct fab_remote *rx = &tx_.remote[0];
 	char x[256], y[256], err[128];
 	unsigned int s, i, tcp = free_tcp_port();
-	uint64_t out0, t0, ms;
+	uint64_t out0, sends0, t0, ms;
 
 	remote_files(x, y, sizeof(x), tcp);
 	CHECK_EQ(fab_topo_parse(&tx_, x, err, sizeof(err)), 0);
@@ -847,6 +847,22 @@ static void remote_faults(void)
 	CHECK_EQ(fab_topo_link_faults(&tx_, "x1:1", 0, 0, err, sizeof(err)), 0);
 	CHECK_EQ(sm_dr_x(1, 0x0011, 0, ROUTE(to_y1), NULL), 0);
 	CHECK_EQ(rx->fault.delayed, 1);
+	/*
+	 * a pass's frames (as many SMPs as the VL15 queue holds) go in one
+	 * send(), not one a frame
+	 */
+	out0 = rx->frames_out;
+	sends0 = rx->sends;
+	for (i = 0; i < FAB_SW_VL15_QUEUE; i++)
+		fab_sw_input(tx_.sw[0], SM_PORT, wire, wire_len);
+	fab_topo_carry(&tx_, 100000);
+	CHECK_EQ(rx->frames_out - out0, FAB_SW_VL15_QUEUE);
+	CHECK(rx->sends - sends0 >= 1 && rx->sends - sends0 <= 2);
+	printf("# %u frames to the other fabric in %llu send()s\n",
+	       FAB_SW_VL15_QUEUE, (unsigned long long)(rx->sends - sends0));
+	pump(300, NULL);
+	while (fab_sw_pop(tx_.sw[0], SM_PORT, msg))
+		;
 	fab_topo_free(&tx_);
 	fab_topo_free(&ty_);
 }
