@@ -96,6 +96,16 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/*
+ * Traffic through a ring, for the polling window (cfg fabric_poll_us):
+ * no clock read per packet while there is no window.
+ */
+static void ring_traffic(struct orca_dev *dev)
+{
+	if (dev->cfg.fabric_poll_us)
+		dev->fab->ring_active_ns = mono_ns();
+}
+
 /* What the peer sends is not ours to trust: one log line a second. */
 static void complain(struct orca_dev *dev, const char *what, const char *why)
 {
@@ -451,7 +461,6 @@ void fabric_admin(struct orca_dev *dev, bool up)
 bool fabric_room(const struct orca_dev *dev, unsigned int pending)
 {
 	const struct orca_fab *fab = dev->fab;
-
 	unsigned int room;
 
 	if (!fabric_link_up(dev) || fab->fd < 0)
@@ -502,7 +511,7 @@ void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 		return;
 	}
 	msgq_out_push(q, &fab->tx, true, sizeof(struct orca_fab_hdr) + len);
-	fab->ring_active_ns = mono_ns();
+	ring_traffic(dev);
 }
 
 static void on_lid(struct orca_dev *dev, const uint8_t *m, size_t len)
@@ -694,7 +703,8 @@ bool fabric_may_sleep(struct orca_dev *dev)
 	 * Poll a while after traffic, as the fabric does: a burst's next
 	 * packet then costs no kick and no wake-up on either side
 	 */
-	if (mono_ns() - fab->ring_active_ns < dev->cfg.fabric_poll_us * 1000)
+	if (dev->cfg.fabric_poll_us &&
+	    mono_ns() - fab->ring_active_ns < dev->cfg.fabric_poll_us * 1000)
 		return false;
 	fab->rx_sleeping = true;
 	if (!orca_ring_sleep(&fab->rx))
@@ -731,7 +741,7 @@ static int ring_input(struct orca_dev *dev,
 	if (fab->rx.broken)
 		return -1;
 	if (i)
-		fab->ring_active_ns = mono_ns();
+		ring_traffic(dev);
 	if (orca_ring_room_kick_due(&fab->rx))
 		send_kick(dev);
 	return delivered;

@@ -11,7 +11,7 @@
 #include "orca_ring.h"
 
 #ifndef RING_TRACE
-#define RING_TRACE(op, var)	((void)0)
+#define RING_TRACE(op, var)	((void)(op), (void)(var))
 #endif
 enum { RING_OP_ST, RING_OP_LD, RING_OP_FENCE };
 
@@ -117,16 +117,27 @@ void orca_ring_publish(struct orca_ring *r, size_t len)
 	r->published = true;
 }
 
+/*
+ * After a batch (@since: this side published or took something): does
+ * the other side wait on its flag @flag (@name, for the trace), and must
+ * it be kicked?  The flag is cleared: one kick a wait, the other side
+ * sets it again first.
+ */
+static bool peer_waits(bool *since, uint32_t *flag, const char *name)
+{
+	if (!*since)
+		return false;
+	*since = false;
+	RING_FENCE();
+	RING_TRACE(RING_OP_LD, name);
+	if (!__atomic_load_n(flag, __ATOMIC_RELAXED))
+		return false;
+	return __atomic_exchange_n(flag, 0, __ATOMIC_ACQ_REL);
+}
+
 bool orca_ring_kick_due(struct orca_ring *r)
 {
-	if (!r->published)
-		return false;
-	r->published = false;
-	RING_FENCE();
-	if (!RING_LOAD(sleeping, __ATOMIC_RELAXED))
-		return false;
-	/* one kick per sleep: the consumer sets it again before the next */
-	return __atomic_exchange_n(&r->idx->sleeping, 0, __ATOMIC_ACQ_REL);
+	return peer_waits(&r->published, &r->idx->sleeping, "sleeping");
 }
 
 bool orca_ring_wait_room(struct orca_ring *r)
@@ -187,13 +198,7 @@ void orca_ring_pop(struct orca_ring *r)
 
 bool orca_ring_room_kick_due(struct orca_ring *r)
 {
-	if (!r->taken)
-		return false;
-	r->taken = false;
-	RING_FENCE();
-	if (!RING_LOAD(waiting, __ATOMIC_RELAXED))
-		return false;
-	return __atomic_exchange_n(&r->idx->waiting, 0, __ATOMIC_ACQ_REL);
+	return peer_waits(&r->taken, &r->idx->waiting, "waiting");
 }
 
 bool orca_ring_sleep(struct orca_ring *r)

@@ -467,7 +467,8 @@ static bool poll_once(struct fabric *f, bool once)
 	if (f->topo && fab_topo_busy(f->topo))
 		wait_ms = 0;
 	/* ring links: poll a while after traffic, as the ports do */
-	if (wait_ms && fab_now_ns() - f->ring_active_ns < f->poll_ns)
+	if (wait_ms && f->poll_ns &&
+	    fab_now_ns() - f->ring_active_ns < f->poll_ns)
 		wait_ms = 0;
 	/* then sleep only once each port knows to kick */
 	for (i = 0; wait_ms && i < f->conns_end; i++)

@@ -138,7 +138,7 @@ bool fab_shm_input(struct fabric *f, struct fab_conn *c)
 		fab_conn_close(f, c, "the port broke its ring");
 		return false;
 	}
-	if (i)
+	if (i && f->poll_ns)
 		f->ring_active_ns = fab_now_ns();
 	if (orca_ring_room_kick_due(&c->in))
 		fab_shm_kick(c);
@@ -164,7 +164,7 @@ bool fab_shm_flush(struct fabric *f, struct fab_conn *c)
 		if (msgq_empty(q15) && msgq_empty(q))
 			break;
 	} while (!orca_ring_wait_room(&c->out));
-	if (c->out.published)
+	if (c->out.published && f->poll_ns)
 		f->ring_active_ns = fab_now_ns();
 	if (orca_ring_kick_due(&c->out))
 		fab_shm_kick(c);
