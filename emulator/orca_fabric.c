@@ -363,30 +363,6 @@ static void send_ctl(struct orca_dev *dev, uint8_t type)
 		complain(dev, "queue full", "PORT_UP/DOWN not sent");
 }
 
-/* One message with descriptor @pass attached (SCM_RIGHTS). */
-static int send_fd(int fd, const void *m, size_t len, int pass)
-{
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = (void *)m, .iov_len = len };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
-
-	memset(&u, 0, sizeof(u));
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &pass, sizeof(int));
-	return sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len ?
-	       0 : -1;
-}
-
 static void fab_connect(struct orca_dev *dev)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -430,7 +406,7 @@ static void fab_connect(struct orca_dev *dev)
 		return;
 	}
 	/* the first message on a new socket: it has room */
-	if (send_fd(fd, &h, sizeof(h), shm_fd) < 0)
+	if (msgq_send_fds(fd, &h, sizeof(h), &shm_fd, 1) < 0)
 		link_lost(dev, strerror(errno));
 	close(shm_fd);
 }

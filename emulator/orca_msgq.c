@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "orca_msgq.h"
 #include "orca_ring.h"
@@ -135,4 +136,74 @@ void msgq_out_push(struct msgq *q, struct orca_ring *ring, bool in_ring,
 		orca_ring_publish(ring, len);
 	else
 		msgq_push(q, len);
+}
+
+int msgq_send_fds(int fd, const void *m, size_t len, const int *fds,
+		  unsigned int nfds)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(MSGQ_MAX_FDS * sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = (void *)m, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = CMSG_SPACE(nfds * sizeof(int)),
+	};
+	struct cmsghdr *c;
+
+	if (!nfds || nfds > MSGQ_MAX_FDS) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(&u, 0, sizeof(u));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	if (sendmsg(fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len)
+		return 0;
+	if (errno == 0)
+		errno = EMSGSIZE;
+	return -1;
+}
+
+ssize_t msgq_recv_fds(int fd, void *m, size_t len, int *fds,
+		      unsigned int *nfds)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(8 * sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = m, .iov_len = len };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm;
+	ssize_t r;
+
+	*nfds = 0;
+	r = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+	if (r < 0)
+		return r;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		size_t i, n;
+		int got;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			memcpy(&got, CMSG_DATA(cm) + i * sizeof(int),
+			       sizeof(int));
+			if (*nfds < MSGQ_MAX_FDS)
+				fds[(*nfds)++] = got;
+			else
+				close(got);
+		}
+	}
+	return r;
 }

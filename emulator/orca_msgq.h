@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct msgq {
 	unsigned int cap;		/* slots */
@@ -63,5 +64,22 @@ uint8_t *msgq_out_slot(struct msgq *vl15q, struct msgq *dataq,
 		       struct orca_ring *ring, bool vl15, bool *in_ring);
 void msgq_out_push(struct msgq *q, struct orca_ring *ring, bool in_ring,
 		   size_t len);
+
+#define MSGQ_MAX_FDS	2	/* descriptors with one message */
+/*
+ * One message of @len bytes on the socket @fd, with the @nfds
+ * descriptors @fds attached (SCM_RIGHTS), at once or not at all: 0, or
+ * -1 with errno.
+ */
+int msgq_send_fds(int fd, const void *m, size_t len, const int *fds,
+		  unsigned int nfds);
+/*
+ * One message from the socket @fd into @m (@len bytes; the return value
+ * is its whole length, as MSG_TRUNC says), and the descriptors that came
+ * with it into @fds (MSGQ_MAX_FDS, close-on-exec), their number in
+ * *@nfds; more than that are closed at once.  -1 with errno as recv().
+ */
+ssize_t msgq_recv_fds(int fd, void *m, size_t len, int *fds,
+		      unsigned int *nfds);
 
 #endif /* ORCA_MSGQ_H */

@@ -273,42 +273,18 @@ void fab_on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 
 /*
  * One message from @c's socket into @m, and the descriptor that came with
- * it (-1: none; more than one are closed at once).
+ * it into c->hello_fd (-1: none; more than one are closed at once).
  */
-static ssize_t recv_fd(struct fab_conn *c, uint8_t *m, size_t len, int *fd)
+static ssize_t recv_fd(struct fab_conn *c, uint8_t *m, size_t len)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = m, .iov_len = len };
-	struct msghdr mh = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *cm;
+	unsigned int n, i;
+	int fds[MSGQ_MAX_FDS];
 	ssize_t r;
 
-	*fd = -1;
-	r = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
-	if (r < 0)
-		return r;
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
-		size_t i, n;
-		int got;
-
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
-			continue;
-		n = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < n; i++) {
-			memcpy(&got, CMSG_DATA(cm) + i * sizeof(int),
-			       sizeof(int));
-			if (*fd < 0)
-				*fd = got;
-			else
-				close(got);
-		}
-	}
+	r = msgq_recv_fds(c->fd, m, len, fds, &n);
+	c->hello_fd = n ? fds[0] : -1;
+	for (i = 1; i < n; i++)
+		close(fds[i]);
 	return r;
 }
 
@@ -320,7 +296,7 @@ static bool conn_input(struct fabric *f, struct fab_conn *c)
 	ssize_t r;
 
 	for (i = 0; i < RX_BATCH && c->fd >= 0; i++) {
-		r = recv_fd(c, m, sizeof(m), &c->hello_fd);
+		r = recv_fd(c, m, sizeof(m));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))

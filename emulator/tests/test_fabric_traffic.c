@@ -11,6 +11,7 @@
 
 #include "fabric_fixture.h"
 #include "fabric_sock.h"
+#include "orca_msgq.h"
 #include "orca_ring.h"
 
 /* SEND, SEND_WITH_IMM, WRITE, WRITE_WITH_IMM, READ, atomics over RC. */
@@ -601,18 +602,9 @@ static void fabric_mixed_links(void)
 static int offer_rings(int fd, uint64_t guid, unsigned int nslots,
 		       bool sealed, uint32_t magic)
 {
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
 	struct orca_fab_hello h = {};
-	struct iovec iov = { .iov_base = &h, .iov_len = sizeof(h) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = u.buf,
-			     .msg_controllen = sizeof(u.buf) };
 	size_t size = orca_ring_map_size(nslots);
 	struct orca_ring r;
-	struct cmsghdr *c;
 	uint8_t m[ORCA_FAB_MSG_MAX];
 	void *mem;
 	int mfd;
@@ -629,13 +621,7 @@ static int offer_rings(int fd, uint64_t guid, unsigned int nslots,
 	h.h.version = ORCA_FAB_VERSION;
 	h.port_guid = htole64(guid);
 	h.flags = ORCA_FAB_HELLO_SHM;
-	memset(&u, 0, sizeof(u));
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &mfd, sizeof(int));
-	CHECK_EQ(sendmsg(fd, &mh, 0), sizeof(h));
+	CHECK_EQ(msgq_send_fds(fd, &h, sizeof(h), &mfd, 1), 0);
 	close(mfd);
 	munmap(mem, size);
 	return recv_msg(fd, m, sizeof(m)) > 0 ? m[0] : -1;
