@@ -117,10 +117,11 @@ static void client_gone(struct emu *e, const char *why)
 /* One pass of the poll loop; returns false when the emulator must exit. */
 static bool poll_once(struct emu *e, uint64_t *next_tick)
 {
-	struct pollfd pfd[5 + ORCA_FW_NUM_VECS + CTL_MAX_CLIENTS];
+	struct pollfd pfd[4 + ORCA_FW_NUM_VECS + ORCA_FAB_POLLFDS +
+			  CTL_MAX_CLIENTS];
 	int n = 0, i, ret, ctl_first;
 	struct timespec timeout;
-	int fw_first = -1, client_idx = -1, fab_idx = -1;
+	int fw_first = -1, client_idx = -1, fab_first, fab_n;
 	uint64_t now = now_ns(), wake, deadline;
 
 	pfd[n++] = (struct pollfd){ .fd = e->ivs.listen_fd, .events = POLLIN };
@@ -137,9 +138,10 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 					.events = POLLIN };
 		}
 	}
-	/* the fabric's socket; connecting to it when it is time to */
-	if (orca_dev_fabric_pollfd(&e->dev, &pfd[n]))
-		fab_idx = n++;
+	/* the fabric's socket and direct links; connecting when it is time */
+	fab_first = n;
+	fab_n = orca_dev_fabric_pollfd(&e->dev, &pfd[n], ORCA_FAB_POLLFDS);
+	n += fab_n;
 	ctl_first = n;
 	n += ctl_pollfds(&e->ctl, pfd + n);
 
@@ -180,8 +182,12 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 	 * packets in (a batch), queued packets out: the shared-memory link
 	 * has no descriptor, so on every pass (a timeout leaves revents 0)
 	 */
-	if (fab_idx >= 0)
-		orca_dev_fabric_io(&e->dev, ret > 0 ? pfd[fab_idx].revents : 0);
+	if (fab_n) {
+		if (ret <= 0)
+			for (i = 0; i < fab_n; i++)
+				pfd[fab_first + i].revents = 0;
+		orca_dev_fabric_io(&e->dev, &pfd[fab_first], fab_n);
+	}
 	if (ret <= 0)
 		return true;
 

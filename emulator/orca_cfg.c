@@ -121,6 +121,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ "fabric", CFG_PATH, offsetof(struct orca_cfg, fabric), 0, 0, 0 },
 	NUM(fabric_ring_slots, 0, ORCA_RING_MAX_SLOTS),
 	NUM(fabric_poll_us, 0, 1000),
+	NUM(fabric_direct, 0, 1),
 };
 
 static int cfg_err(char *err, size_t errlen, const char *fmt, ...)
@@ -161,6 +162,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->db_poll_us = 20;
 	cfg->fabric_ring_slots = 64;
 	cfg->fabric_poll_us = 0;
+	cfg->fabric_direct = 1;
 	cfg->max_qp = 1024;
 	cfg->max_qp_wr = 4096;
 	cfg->max_send_sge = 16;

@@ -76,6 +76,7 @@ struct orca_cfg {
 	/* the shared-memory link's slots a way (orca_ring.h); 0: socket */
 	uint64_t fabric_ring_slots;
 	uint64_t fabric_poll_us;	/* polls the rings this long after traffic */
+	uint64_t fabric_direct;		/* takes direct links the fabric grants */
 	uint64_t hca_core_clock;
 	uint64_t completion_timestamp_mask;
 	uint64_t max_dm_size;

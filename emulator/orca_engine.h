@@ -38,15 +38,18 @@ bool orca_dev_idle(struct orca_dev *dev);
 
 /*
  * The fabric (cfg fabric=PATH, orca_fabric.c).  Each pass of the poll
- * loop: orca_dev_fabric_pollfd() fills @pfd and returns 1 when the port
- * has a connection to watch (0: none; it also connects when it is time
- * to), and orca_dev_fabric_io() gets the revents, on every pass (the
- * shared-memory link has no descriptor of its own to wake the loop).
+ * loop: orca_dev_fabric_pollfd() fills up to @max of @pfd (the
+ * connection and its direct links, ORCA_FAB_POLLFDS at most) and returns
+ * how many (0: none; it also connects when it is time to), and
+ * orca_dev_fabric_io() gets them back with their revents, on every pass
+ * (a shared-memory ring has no descriptor of its own to wake the loop).
  * Before a poll that may sleep, orca_dev_fabric_may_sleep(): false if
  * the link has work now; true once the fabric knows to wake us.
  */
-int orca_dev_fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd);
+int orca_dev_fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd,
+			   unsigned int max);
 bool orca_dev_fabric_may_sleep(struct orca_dev *dev);
-void orca_dev_fabric_io(struct orca_dev *dev, short revents);
+void orca_dev_fabric_io(struct orca_dev *dev, const struct pollfd *pfd,
+			unsigned int n);
 
 #endif /* ORCA_ENGINE_H */

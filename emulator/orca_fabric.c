@@ -42,85 +42,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "orca_link.h"
-#include "orca_msgq.h"
-#include "orca_ring.h"
-
-#define ORCA_FAB_RETRY_MS	100	/* between connection attempts */
-#define ORCA_FAB_QUEUE		256	/* messages waiting to go */
-#define ORCA_FAB_RX_BATCH	64	/* messages read per poll */
-#define ORCA_FAB_RESERVE	ORCA_FAB_RX_BATCH	/* for ACKs only */
-#define ORCA_FAB_VL15_QUEUE	16	/* SMPs waiting, ahead of the rest */
-
-enum fab_state {
-	FAB_IDLE,		/* no connection: retry at retry_at */
-	FAB_WAIT,		/* connected, waiting for LID_ASSIGN or LINK_UP */
-	FAB_UP,			/* LID assigned by the fabric's SM */
-	FAB_LINKED,		/* in a switch port: the subnet's SM's port */
-};
-
-struct orca_fab {
-	int fd;
-	enum fab_state state;
-	uint8_t switch_port;	/* FAB_LINKED: the switch port we are in */
-	bool admin_down;	/* ctl port-down, until port-up */
-	uint64_t retry_at;	/* dp_now_ns() */
-	/* in a row: connections refused, connections closed before a LID */
-	unsigned int failures, refusals;
-	struct msgq q15;	/* subnet management: sent first */
-	struct msgq q;
-	/* the shared-memory link, offered with HELLO, in use after SHM_ACK */
-	void *shm;
-	size_t shm_size;
-	struct orca_ring tx, rx;	/* ring 0 to the fabric, ring 1 from it */
-	bool shm_on;
-	bool rx_sleeping;	/* told the fabric to kick us */
-	uint64_t ring_active_ns;	/* last message through a ring */
-	uint64_t kicks_sent, kicks_rcvd, ring_waits;
-	uint64_t log_s;		/* second of the last complaint */
-	uint64_t log_suppressed;
-	uint8_t rx_msg[ORCA_FAB_MSG_MAX + 1];
-};
+#include "orca_fabric.h"
 
 static const char *const state_names[] = {
 	[FAB_IDLE] = "idle", [FAB_WAIT] = "wait", [FAB_UP] = "up",
 	[FAB_LINKED] = "linked",
 };
-
-/* Real time: the polling window is about the host's scheduler. */
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/*
- * Traffic through a ring, for the polling window (cfg fabric_poll_us):
- * no clock read per packet while there is no window.
- */
-static void ring_traffic(struct orca_dev *dev)
-{
-	if (dev->cfg.fabric_poll_us)
-		dev->fab->ring_active_ns = mono_ns();
-}
-
-/* What the peer sends is not ours to trust: one log line a second. */
-static void complain(struct orca_dev *dev, const char *what, const char *why)
-{
-	struct orca_fab *fab = dev->fab;
-	uint64_t s = dp_now_ns() / 1000000000ULL;
-
-	if (s == fab->log_s) {
-		fab->log_suppressed++;
-		return;
-	}
-	orca_log("fabric: %s: %s (%llu more not logged)", what, why,
-		 (unsigned long long)fab->log_suppressed);
-	fab->log_s = s;
-	fab->log_suppressed = 0;
-}
 
 int fabric_init(struct orca_dev *dev)
 {
@@ -151,8 +78,10 @@ void fabric_destroy(struct orca_dev *dev)
 
 	if (!fab)
 		return;
+	fab_direct_close_all(dev, "device destroyed");
 	if (fab->fd >= 0)
 		close(fab->fd);
+	fab_ring_unmap(fab);
 	msgq_free(&fab->q);
 	msgq_free(&fab->q15);
 	free(fab);
@@ -187,83 +116,22 @@ uint8_t port_link_state(const struct orca_dev *dev)
 	return ORCA_PORT_ACTIVE;
 }
 
-static bool log_first(unsigned int n);
 
-static void shm_unmap(struct orca_fab *fab)
-{
-	if (fab->shm)
-		munmap(fab->shm, fab->shm_size);
-	fab->shm = NULL;
-	fab->shm_on = false;
-	fab->rx_sleeping = false;
-}
-
-/*
- * The rings offered with HELLO: a memfd of the layout and two empty
- * rings; its descriptor, or -1 (the socket path then, said once).
- */
-static int shm_create(struct orca_dev *dev)
-{
-	struct orca_fab *fab = dev->fab;
-	unsigned int n = dev->cfg.fabric_ring_slots;
-	size_t size;
-	void *mem;
-	int fd;
-
-	if (!n)
-		return -1;
-	/* a power of two, as the ring's index arithmetic wants */
-	while (n & (n - 1))
-		n &= n - 1;
-	if (n < ORCA_RING_MIN_SLOTS)
-		n = ORCA_RING_MIN_SLOTS;
-	size = orca_ring_map_size(n);
-	fd = memfd_create("orca-fabric-link", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	/* sealed at its size: the fabric's mapping can never lose its pages */
-	if (fd < 0 || ftruncate(fd, size) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
-		goto fail;
-	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (mem == MAP_FAILED)
-		goto fail;
-	if (orca_ring_open(&fab->tx, mem, size, n, 0, true) ||
-	    orca_ring_open(&fab->rx, mem, size, n, 1, true)) {
-		munmap(mem, size);
-		errno = EINVAL;
-		goto fail;
-	}
-	fab->shm = mem;
-	fab->shm_size = size;
-	return fd;
-fail:
-	if (log_first(fab->failures))
-		orca_log("fabric: no shared-memory link (%s): one message per packet",
-			 strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return -1;
-}
-
-/* Say it for the first of a run of failures, then every 100th. */
-static bool log_first(unsigned int n)
-{
-	return n % 100 == 0;
-}
-
-static void link_lost(struct orca_dev *dev, const char *why)
+void fab_link_lost(struct orca_dev *dev, const char *why)
 {
 	struct orca_fab *fab = dev->fab;
 
 	/* a fabric that drops us before a LID (a GUID in use) is a refusal */
-	if (fab->state != FAB_WAIT || log_first(fab->refusals))
+	if (fab->state != FAB_WAIT || fab_log_first(fab->refusals))
 		orca_log("fabric: link to %s lost (%s): port DOWN, LID 0x%llx kept until the SM answers again",
 			 dev->cfg.fabric, why,
 			 (unsigned long long)dev->cfg.lid);
 	if (fab->state == FAB_WAIT)
 		fab->refusals++;
+	fab_direct_close_all(dev, why);
 	close(fab->fd);
 	fab->fd = -1;
-	shm_unmap(fab);
+	fab_ring_unmap(fab);
 	fab->state = FAB_IDLE;
 	msgq_clear(&fab->q15);
 	msgq_clear(&fab->q);
@@ -271,50 +139,12 @@ static void link_lost(struct orca_dev *dev, const char *why)
 	port_set_state(dev, ORCA_PORT_DOWN);
 }
 
-static void send_kick(struct orca_dev *dev)
-{
-	struct orca_fab *fab = dev->fab;
-	struct orca_fab_hdr h = {
-		.type = ORCA_FAB_KICK, .version = ORCA_FAB_VERSION,
-	};
-
-	/*
-	 * A full socket is one the fabric has not read: it wakes anyway.
-	 * Errors show at the next read.
-	 */
-	if (send(fab->fd, &h, sizeof(h), MSG_DONTWAIT | MSG_NOSIGNAL) ==
-	    sizeof(h))
-		fab->kicks_sent++;
-}
-
-/*
- * What waits in the queues into the ring (the next fabric_pollfd()
- * kicks the fabric if it sleeps); a full ring asks the fabric for a
- * kick when it takes some.
- * Returns -1 if the fabric broke the ring.
- */
-static int ring_flush(struct orca_dev *dev)
-{
-	struct orca_fab *fab = dev->fab;
-	int n;
-
-	do {
-		n = msgq_flush_ring(&fab->q15, &fab->q, &fab->tx);
-		if (n < 0)
-			return -1;
-		if (msgq_empty(&fab->q15) && msgq_empty(&fab->q))
-			break;
-		fab->ring_waits++;
-	} while (!orca_ring_wait_room(&fab->tx));
-	return fab->tx.broken ? -1 : 0;
-}
-
 static int fab_flush(struct orca_dev *dev)
 {
 	struct orca_fab *fab = dev->fab;
 
 	if (fab->shm_on)
-		return ring_flush(dev);
+		return fab_ring_flush(dev);
 	return msgq_flush_vl15(&fab->q15, &fab->q, fab->fd);
 }
 
@@ -325,7 +155,7 @@ static void fab_push(struct orca_dev *dev, struct msgq *q, size_t len)
 
 	msgq_push(q, len);
 	if (fab_flush(dev) < 0)
-		link_lost(dev, fab->shm_on ? "the fabric broke the ring" :
+		fab_link_lost(dev, fab->shm_on ? "the fabric broke the ring" :
 					    strerror(errno));
 }
 
@@ -347,20 +177,13 @@ static bool fab_send(struct orca_dev *dev, const void *m, size_t len,
 	return true;
 }
 
-static void fab_hdr(struct orca_fab_hdr *h, uint8_t type)
-{
-	memset(h, 0, sizeof(*h));
-	h->type = type;
-	h->version = ORCA_FAB_VERSION;
-}
-
 static void send_ctl(struct orca_dev *dev, uint8_t type)
 {
 	struct orca_fab_hdr h;
 
 	fab_hdr(&h, type);
 	if (!fab_send(dev, &h, sizeof(h), false))
-		complain(dev, "queue full", "PORT_UP/DOWN not sent");
+		fab_complain(dev, "queue full", "PORT_UP/DOWN not sent");
 }
 
 static void fab_connect(struct orca_dev *dev)
@@ -376,7 +199,7 @@ static void fab_connect(struct orca_dev *dev)
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		/* the fabric may not be up yet: say so once, then rarely */
-		if (log_first(fab->failures))
+		if (fab_log_first(fab->failures))
 			orca_log("fabric: cannot connect to %s (%s), retrying every %u ms",
 				 dev->cfg.fabric, strerror(errno),
 				 ORCA_FAB_RETRY_MS);
@@ -393,10 +216,11 @@ static void fab_connect(struct orca_dev *dev)
 	h.node_guid = htole64(dev->cfg.node_guid);
 	h.port_guid = htole64(dev->cfg.port_guid);
 	h.lmc = dev->cfg.lmc;
-	shm_fd = shm_create(dev);
+	shm_fd = fab_ring_create(dev);
 	if (shm_fd >= 0)
-		h.flags = ORCA_FAB_HELLO_SHM;
-	if (log_first(fab->refusals))
+		h.flags = ORCA_FAB_HELLO_SHM |
+			  (dev->cfg.fabric_direct ? ORCA_FAB_HELLO_DIRECT : 0);
+	if (fab_log_first(fab->refusals))
 		orca_log("fabric: connected to %s, HELLO port GUID 0x%016llx%s",
 			 dev->cfg.fabric,
 			 (unsigned long long)dev->cfg.port_guid,
@@ -407,7 +231,7 @@ static void fab_connect(struct orca_dev *dev)
 	}
 	/* the first message on a new socket: it has room */
 	if (msgq_send_fds(fd, &h, sizeof(h), &shm_fd, 1) < 0)
-		link_lost(dev, strerror(errno));
+		fab_link_lost(dev, strerror(errno));
 	close(shm_fd);
 }
 
@@ -420,6 +244,7 @@ void fabric_admin(struct orca_dev *dev, bool up)
 	fab->admin_down = !up;
 	orca_log("fabric: port %s by request", up ? "up" : "down");
 	if (!up) {
+		fab_direct_close_all(dev, "port down by request");
 		if (fab->fd >= 0)
 			send_ctl(dev, ORCA_FAB_PORT_DOWN);
 		port_set_state(dev, ORCA_PORT_DOWN);
@@ -445,7 +270,9 @@ bool fabric_room(const struct orca_dev *dev, unsigned int pending)
 	/* the ring's room counts only while nothing waits in front of it */
 	if (fab->shm_on && msgq_empty(&fab->q))
 		room += orca_ring_room((struct orca_ring *)&fab->tx);
-	return room > pending + ORCA_FAB_RESERVE;
+	/* one egress port: a full direct link holds everything back too */
+	return room > pending + ORCA_FAB_RESERVE &&
+	       (!fab->n_direct || fab_direct_room(dev, pending));
 }
 
 void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
@@ -460,6 +287,9 @@ void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 		dev->stats.pkts_dropped++;
 		return;
 	}
+	/* subnet management and multicast always through the switch */
+	if (fab->n_direct && p->vl != ORCA_VL15 && fab_direct_xmit(dev, p))
+		return;
 	q = p->vl == ORCA_VL15 ? &fab->q15 : &fab->q;
 	/* encoded where it goes: the ring, else its queue slot */
 	slot = msgq_out_slot(&fab->q15, &fab->q, fab->shm_on ? &fab->tx : NULL,
@@ -477,7 +307,7 @@ void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 	if (!len) {
 		/* the engine built a packet IBTA does not have */
 		dev->stats.pkts_dropped++;
-		complain(dev, "not sent", "packet its opcode does not allow");
+		fab_complain(dev, "not sent", "packet its opcode does not allow");
 		return;
 	}
 	dev->stats.fabric_tx_pkts++;
@@ -487,7 +317,7 @@ void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 		return;
 	}
 	msgq_out_push(q, &fab->tx, true, sizeof(struct orca_fab_hdr) + len);
-	ring_traffic(dev);
+	fab_ring_traffic(dev);
 }
 
 static void on_lid(struct orca_dev *dev, const uint8_t *m, size_t len)
@@ -497,7 +327,7 @@ static void on_lid(struct orca_dev *dev, const uint8_t *m, size_t len)
 	uint16_t lid, sm_lid;
 
 	if (len != sizeof(a)) {
-		complain(dev, "LID_ASSIGN ignored", "wrong size");
+		fab_complain(dev, "LID_ASSIGN ignored", "wrong size");
 		return;
 	}
 	memcpy(&a, m, sizeof(a));
@@ -506,7 +336,7 @@ static void on_lid(struct orca_dev *dev, const uint8_t *m, size_t len)
 	if (!lid || lid > ORCA_FAB_MAX_LID || !sm_lid ||
 	    sm_lid > ORCA_FAB_MAX_LID || a.lmc != dev->cfg.lmc ||
 	    (lid & ((1U << a.lmc) - 1)) || a.mkey_protect > 3) {
-		complain(dev, "LID_ASSIGN ignored",
+		fab_complain(dev, "LID_ASSIGN ignored",
 			 "bad LID, SM LID, LMC or M_Key protection");
 		return;
 	}
@@ -543,12 +373,12 @@ static void on_link_up(struct orca_dev *dev, const uint8_t *m, size_t len)
 	struct orca_fab_link l;
 
 	if (len != sizeof(l)) {
-		complain(dev, "LINK_UP ignored", "wrong size");
+		fab_complain(dev, "LINK_UP ignored", "wrong size");
 		return;
 	}
 	memcpy(&l, m, sizeof(l));
 	if (!l.port) {
-		complain(dev, "LINK_UP ignored", "switch port 0");
+		fab_complain(dev, "LINK_UP ignored", "switch port 0");
 		return;
 	}
 	if (fab->state != FAB_LINKED || fab->switch_port != l.port)
@@ -564,22 +394,14 @@ static void on_link_up(struct orca_dev *dev, const uint8_t *m, size_t len)
 		port_set_state(dev, ORCA_PORT_INIT);
 }
 
-/*
- * One message from the fabric (@ring: through the shared-memory link);
- * true if it was a packet delivered.
- */
-static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
-		   bool ring,
-		   void (*deliver)(struct orca_dev *, struct orca_pkt *))
+bool fab_on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
+		bool ring, fab_deliver_fn deliver)
 {
 	const size_t hl = sizeof(struct orca_fab_hdr);
-	unsigned int flags = 0;
-	enum orca_pkt_err err;
-	struct orca_pkt *p;
 
 	if (len < hl || m[1] != ORCA_FAB_VERSION) {
 		dev->stats.fabric_decode_drops++;
-		complain(dev, "message dropped", "no header or another version");
+		fab_complain(dev, "message dropped", "no header or another version");
 		return false;
 	}
 	if (m[0] == ORCA_FAB_LID_ASSIGN) {
@@ -596,7 +418,7 @@ static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
 	}
 	if (m[0] == ORCA_FAB_SHM_ACK) {
 		if (!dev->fab->shm || dev->fab->shm_on) {
-			complain(dev, "SHM_ACK ignored", "no rings offered");
+			fab_complain(dev, "SHM_ACK ignored", "no rings offered");
 			return false;
 		}
 		dev->fab->shm_on = true;
@@ -604,51 +426,25 @@ static bool on_msg(struct orca_dev *dev, const uint8_t *m, size_t len,
 			 dev->fab->tx.nslots);
 		return false;
 	}
+	if (m[0] == ORCA_FAB_DIRECT_CLOSE) {
+		fab_direct_close_msg(dev, m, len);
+		return false;
+	}
 	if (m[0] != ORCA_FAB_PKT) {
 		dev->stats.fabric_decode_drops++;
-		complain(dev, "message dropped", "unknown type");
+		fab_complain(dev, "message dropped", "unknown type");
 		return false;
 	}
-	/* no ICRC to check only where nothing could have corrupted it */
-	if (m[2] & ORCA_FAB_F_NO_ICRC) {
-		if (!ring) {
-			dev->stats.fabric_decode_drops++;
-			complain(dev, "packet dropped",
-				 "no ICRC, and not through the ring");
-			return false;
-		}
-		flags = ORCA_PKT_NO_ICRC;
-	}
-	p = pkt_alloc(dev);
-	if (!p) {
-		dev->stats.pkts_dropped++;
-		return false;
-	}
-	/*
-	 * The payload stays in the message (the ring's slot, the receive
-	 * buffer) and is placed from there: deliver() is done with the
-	 * packet before this returns (wire_rx() is synchronous)
-	 */
-	err = orca_pkt_decode_flags(m + hl, len - hl, p,
-				    flags | ORCA_PKT_BORROW);
-	if (err != ORCA_PKT_OK) {
-		dev->stats.fabric_decode_drops++;
-		complain(dev, "packet dropped", orca_pkt_strerror(err));
-		pkt_free(dev, p);
-		return false;
-	}
-	dev->stats.fabric_rx_pkts++;
-	dev->stats.fabric_rx_bytes += len - hl;
-	deliver(dev, p);
-	return true;
+	return fab_rx_pkt(dev, m, len, ring, NULL, deliver);
 }
 
-int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
+int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd,
+		  unsigned int max)
 {
 	struct orca_fab *fab = dev->fab;
 	bool queued;
 
-	if (!fab)
+	if (!fab || !max)
 		return 0;
 	if (fab->fd < 0 && !fab->admin_down && dp_now_ns() >= fab->retry_at)
 		fab_connect(dev);
@@ -658,117 +454,102 @@ int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
 	 * What this pass put in the ring: one kick for all of it, if the
 	 * fabric sleeps (a batch per wake-up, not a wake-up per packet)
 	 */
-	if (fab->shm_on && orca_ring_kick_due(&fab->tx))
-		send_kick(dev);
+	if (fab->shm_on && orca_ring_kick_due(&fab->tx) &&
+	    fab_send_kick(fab->fd))
+		fab->kicks_sent++;
 	/* with rings, what is queued waits for a KICK, not for the socket */
 	queued = !msgq_empty(&fab->q) || !msgq_empty(&fab->q15);
 	*pfd = (struct pollfd){
 		.fd = fab->fd,
 		.events = POLLIN | (queued && !fab->shm_on ? POLLOUT : 0),
 	};
-	return 1;
+	return 1 + fab_direct_pollfds(dev, pfd + 1, max - 1);
 }
 
 bool fabric_may_sleep(struct orca_dev *dev)
 {
 	struct orca_fab *fab = dev->fab;
 
-	if (!fab || !fab->shm_on)
+	if (!fab)
 		return true;
-	/*
-	 * Poll a while after traffic, as the fabric does: a burst's next
-	 * packet then costs no kick and no wake-up on either side
-	 */
-	if (dev->cfg.fabric_poll_us &&
-	    mono_ns() - fab->ring_active_ns < dev->cfg.fabric_poll_us * 1000)
+	if (fab->shm_on && !fab_ring_may_sleep(dev))
 		return false;
-	fab->rx_sleeping = true;
-	if (!orca_ring_sleep(&fab->rx))
-		return false;
-	/* queued for a full ring: a kick when the fabric takes some */
-	return msgq_empty(&fab->q) && msgq_empty(&fab->q15) ?
-	       true : orca_ring_wait_room(&fab->tx);
+	return !fab->n_direct || fab_direct_may_sleep(dev);
 }
 
-/* What the fabric put in the ring, a batch at most; -1: ring broken. */
-static int ring_input(struct orca_dev *dev,
-		      void (*deliver)(struct orca_dev *, struct orca_pkt *))
+/* A message on the socket: DIRECT_OPEN takes the descriptors with it. */
+static unsigned int sock_msg(struct orca_dev *dev, size_t len, int *fds,
+			     unsigned int nfds, fab_deliver_fn deliver)
 {
 	struct orca_fab *fab = dev->fab;
-	const uint8_t *m;
 	unsigned int i;
-	int delivered = 0;
-	size_t len;
 
-	if (fab->rx_sleeping) {
-		orca_ring_wake(&fab->rx);
-		fab->rx_sleeping = false;
+	if (len >= sizeof(struct orca_fab_hdr) &&
+	    fab->rx_msg[0] == ORCA_FAB_DIRECT_OPEN) {
+		fab_direct_open(dev, fab->rx_msg, len, fds, nfds);
+		return 0;
 	}
-	for (i = 0; i < ORCA_FAB_RX_BATCH; i++) {
-		m = orca_ring_peek(&fab->rx, &len);
-		if (!m)
-			break;
-		delivered += on_msg(dev, m, len, true, deliver);
-		orca_ring_pop(&fab->rx);
-		/* a message may have ended the link (link_lost()) */
-		if (!fab->shm_on)
-			return delivered;
-	}
-	if (fab->rx.broken)
-		return -1;
-	if (i)
-		ring_traffic(dev);
-	if (orca_ring_room_kick_due(&fab->rx))
-		send_kick(dev);
-	return delivered;
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	if (nfds)
+		fab_complain(dev, "descriptors closed",
+			     "sent with a message that takes none");
+	return fab_on_msg(dev, fab->rx_msg, len, false, deliver);
 }
 
-bool fabric_io(struct orca_dev *dev, short revents,
-	       void (*deliver)(struct orca_dev *, struct orca_pkt *))
+bool fabric_io(struct orca_dev *dev, const struct pollfd *pfd,
+	       unsigned int npfd, fab_deliver_fn deliver)
 {
 	struct orca_fab *fab = dev->fab;
-	unsigned int i, delivered = 0;
+	short revents = npfd ? pfd[0].revents : 0;
+	unsigned int i, nfds, delivered = 0;
+	int n, fds[MSGQ_MAX_FDS];
 	bool wake = false;
 	ssize_t r;
-	int n;
 
 	if (!fab || fab->fd < 0)
 		return false;
 	if ((revents & POLLOUT) && !fab->shm_on &&
 	    msgq_flush_vl15(&fab->q15, &fab->q, fab->fd) < 0) {
-		link_lost(dev, strerror(errno));
+		fab_link_lost(dev, strerror(errno));
 		return false;
 	}
 	for (i = 0; (revents & (POLLIN | POLLHUP | POLLERR)) &&
 		    i < ORCA_FAB_RX_BATCH; i++) {
-		r = recv(fab->fd, fab->rx_msg, sizeof(fab->rx_msg),
-			 MSG_DONTWAIT | MSG_TRUNC);
+		r = msgq_recv_fds(fab->fd, fab->rx_msg, sizeof(fab->rx_msg),
+				  fds, &nfds);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (r <= 0) {
-			link_lost(dev, r ? strerror(errno) : "fabric closed");
+			while (nfds)
+				close(fds[--nfds]);
+			fab_link_lost(dev, r ? strerror(errno) : "fabric closed");
 			return delivered;
 		}
 		if ((size_t)r > ORCA_FAB_MSG_MAX) {
+			while (nfds)
+				close(fds[--nfds]);
 			dev->stats.fabric_decode_drops++;
-			complain(dev, "message dropped", "too long");
+			fab_complain(dev, "message dropped", "too long");
 			continue;
 		}
-		delivered += on_msg(dev, fab->rx_msg, r, false, deliver);
+		delivered += sock_msg(dev, r, fds, nfds, deliver);
 		if (fab->fd < 0)
 			return delivered;
 	}
 	/* after the socket: SHM_ACK and LINK_UP come before ring traffic */
 	if (fab->shm_on) {
-		n = ring_input(dev, deliver);
-		if (n < 0 || (fab->shm_on && ring_flush(dev) < 0)) {
-			link_lost(dev, "the fabric broke the ring");
+		n = fab_ring_input(dev, fab_on_msg, deliver);
+		if (n < 0 || (fab->shm_on && fab_ring_flush(dev) < 0)) {
+			fab_link_lost(dev, "the fabric broke the ring");
 			return delivered;
 		}
 		delivered += n;
 	}
+	if (fab->n_direct && npfd)
+		delivered += fab_direct_io(dev, pfd + 1, npfd - 1, deliver);
 	/* the queue drained: what waited for it goes on */
 	if (dev->egress_wait && fabric_room(dev, dev->link_n)) {
 		dev->egress_wait = false;
@@ -781,10 +562,11 @@ int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 {
 	const struct orca_stats *s = &dev->stats;
 	const struct orca_fab *fab = dev->fab;
+	int off;
 
 	if (!fab)
 		return 0;
-	return snprintf(buf, len,
+	off = snprintf(buf, len,
 			" fabric_state=%s fabric_admin_down=%d fabric_lid=%llu fabric_sm_lid=%llu fabric_tx_pkts=%llu fabric_tx_bytes=%llu fabric_rx_pkts=%llu fabric_rx_bytes=%llu fabric_decode_drops=%llu fabric_queue_drops=%llu fabric_egress_waits=%llu fabric_links=%llu fabric_queued=%u fabric_shm=%d fabric_kicks_sent=%llu fabric_kicks_rcvd=%llu fabric_ring_waits=%llu",
 			state_names[fab->state], fab->admin_down,
 			(unsigned long long)dev->cfg.lid,
@@ -800,4 +582,7 @@ int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len)
 			fab->shm_on, (unsigned long long)fab->kicks_sent,
 			(unsigned long long)fab->kicks_rcvd,
 			(unsigned long long)fab->ring_waits);
+	if (off < 0 || (size_t)off >= len)
+		return off;
+	return off + fab_direct_format_stats(dev, buf + off, len - off);
 }

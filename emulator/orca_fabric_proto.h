@@ -68,6 +68,32 @@
  * checked.  The fabric computes the ICRC where such a packet leaves by
  * a socket, another switch or another machine, and refuses the flag on
  * a socket.
+ *
+ * Direct links (--sm builtin).  Two ports on ring links that both said
+ * ORCA_FAB_HELLO_DIRECT need not have the fabric's process between
+ * them: once it forwards a packet from one to the other, the fabric
+ * makes a memfd with two rings (orca_ring.h, its own layout, sealed) and
+ * a SOCK_SEQPACKET socket pair, and gives each port the memfd and one
+ * end of the pair with DIRECT_OPEN on its socket:
+ *
+ *   fabric -> port  DIRECT_OPEN   struct orca_fab_direct: the link's id,
+ *                                 the other port's LIDs, the ring this
+ *                                 port fills (the other one it reads)
+ *   fabric -> port  DIRECT_CLOSE  that id: stop using it, unmap it
+ *
+ * A port then puts its unicast packets (not VL15) for the other port's
+ * LIDs into its ring of the pair, and kicks the other port on the pair's
+ * socket as it kicks the fabric; a full ring holds it back, as a full
+ * egress does.  The fabric's routing decision is what it was: in
+ * builtin mode a DLID in the port's LID range, with both ports up.  It
+ * takes the link back with DIRECT_CLOSE to both when either goes down,
+ * leaves, or asks for it by HELLO again; a port that finds the pair's
+ * socket closed drops the link itself.  Packets already in a ring are
+ * still delivered; a packet in flight through the fabric when the link
+ * opens may arrive after the first ones through it (RC recovers, as
+ * from any reordering).  The receiver checks that a packet through the
+ * link is a PKT from the other port's LIDs and for its own; the fabric
+ * adds the rings' counts of packets to the ports' counters.
  */
 #ifndef ORCA_FABRIC_PROTO_H
 #define ORCA_FABRIC_PROTO_H
@@ -86,6 +112,8 @@
  * window from it (ORCA_MAX_UNACKED_PSNS, orca_xport.h).
  */
 #define ORCA_FAB_PORT_QUEUE	128
+/* Direct links a port has at once, at most. */
+#define ORCA_FAB_DIRECT_PER_PORT	8
 
 enum orca_fab_type {
 	ORCA_FAB_HELLO		= 1,
@@ -96,6 +124,8 @@ enum orca_fab_type {
 	ORCA_FAB_LINK_UP	= 6,	/* --sm none, switch -> port */
 	ORCA_FAB_SHM_ACK	= 7,	/* fabric -> port: rings in use */
 	ORCA_FAB_KICK		= 8,	/* look at the rings */
+	ORCA_FAB_DIRECT_OPEN	= 9,	/* fabric -> port: a direct link */
+	ORCA_FAB_DIRECT_CLOSE	= 10,	/* fabric -> port: it is gone */
 };
 
 /* struct orca_fab_hdr flags */
@@ -110,6 +140,7 @@ struct orca_fab_hdr {
 
 /* struct orca_fab_hello flags */
 #define ORCA_FAB_HELLO_SHM	(1U << 0)	/* rings offered: memfd attached */
+#define ORCA_FAB_HELLO_DIRECT	(1U << 1)	/* takes direct links */
 
 struct orca_fab_hello {
 	struct orca_fab_hdr h;
@@ -140,6 +171,21 @@ struct orca_fab_link {
 	struct orca_fab_hdr h;
 	uint8_t port;
 	uint8_t reserved[7];
+};
+
+/*
+ * DIRECT_OPEN, with two descriptors (SCM_RIGHTS): the memfd of the
+ * link's rings (orca_ring_map_size(nslots) bytes) and the port's end of
+ * the socket pair.  DIRECT_CLOSE: the same message, only @id counts.
+ */
+struct orca_fab_direct {
+	struct orca_fab_hdr h;
+	uint32_t id;
+	uint32_t nslots;		/* per ring */
+	uint16_t peer_lid;		/* the other port: peer_lid .. + 2^lmc - 1 */
+	uint8_t peer_lmc;
+	uint8_t ring;			/* 0 or 1: the one this port fills */
+	uint8_t reserved[4];
 };
 
 /* A PKT message: the header, then ORCA_PKT_WIRE_MAX bytes at most. */

@@ -37,19 +37,23 @@ void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p);
 bool fabric_room(const struct orca_dev *dev, unsigned int pending);
 /*
  * The poll loop's part (orca_dev_fabric_pollfd(), orca_dev_fabric_io()):
- * fabric_pollfd() fills @pfd and returns 1 when there is a connection to
- * watch; fabric_io() sends what waited, hands every packet that arrived
- * to @deliver, and returns true when the engine has work from it; with
- * the shared-memory link it must be called on every pass, @revents 0 or
- * not.
+ * fabric_pollfd() fills up to @max of @pfd (ORCA_FAB_POLLFDS at most:
+ * the connection, then its direct links) and returns how many;
+ * fabric_io() gets them back with their revents (0 after a timeout),
+ * sends what waited, hands every packet that arrived to @deliver, and
+ * returns true when the engine has work from it.  With the rings it
+ * must be called on every pass.
  */
-int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd);
+#define ORCA_FAB_POLLFDS	9	/* 1 + ORCA_FAB_DIRECT_MAX */
+int fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd,
+		  unsigned int max);
 /*
  * The loop is about to sleep: false if the shared-memory link has work
  * now (do not sleep); true once the fabric knows to kick the socket.
  */
 bool fabric_may_sleep(struct orca_dev *dev);
-bool fabric_io(struct orca_dev *dev, short revents,
+bool fabric_io(struct orca_dev *dev, const struct pollfd *pfd,
+	       unsigned int npfd,
 	       void (*deliver)(struct orca_dev *dev, struct orca_pkt *p));
 /* " fabric_...=..." counters, nothing without a fabric; the length. */
 int fabric_format_stats(const struct orca_dev *dev, char *buf, size_t len);

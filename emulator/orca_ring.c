@@ -140,17 +140,24 @@ bool orca_ring_kick_due(struct orca_ring *r)
 	return peer_waits(&r->published, &r->idx->sleeping, "sleeping");
 }
 
-bool orca_ring_wait_room(struct orca_ring *r)
+bool orca_ring_wait_room_for(struct orca_ring *r, unsigned int want)
 {
+	if (want > r->nslots)
+		want = r->nslots;
 	RING_STORE(waiting, 1, __ATOMIC_RELAXED);
 	RING_FENCE();
 	if (!fresh_head(r))
 		return true;		/* broken: the caller sees it */
-	if (r->tail - r->head < r->nslots) {
+	if (r->nslots - (r->tail - r->head) >= want) {
 		__atomic_store_n(&r->idx->waiting, 0, __ATOMIC_RELAXED);
 		return false;
 	}
 	return true;
+}
+
+bool orca_ring_wait_room(struct orca_ring *r)
+{
+	return orca_ring_wait_room_for(r, 1);
 }
 
 /* ---- consumer ---------------------------------------------------- */

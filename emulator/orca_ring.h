@@ -94,6 +94,8 @@ void orca_ring_publish(struct orca_ring *r, size_t len);
 bool orca_ring_kick_due(struct orca_ring *r);
 /* Full: ask for a kick when room comes; false if there is room now. */
 bool orca_ring_wait_room(struct orca_ring *r);
+/* The same until @want slots are free (the consumer kicks on any take). */
+bool orca_ring_wait_room_for(struct orca_ring *r, unsigned int want);
 
 /* Consumer */
 /* The oldest message and its length, or NULL (empty or broken). */

@@ -132,9 +132,10 @@ void orca_dev_work(struct orca_dev *dev)
 	flush_irq(dev);
 }
 
-int orca_dev_fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd)
+int orca_dev_fabric_pollfd(struct orca_dev *dev, struct pollfd *pfd,
+			   unsigned int max)
 {
-	return fabric_pollfd(dev, pfd);
+	return fabric_pollfd(dev, pfd, max);
 }
 
 bool orca_dev_fabric_may_sleep(struct orca_dev *dev)
@@ -142,9 +143,10 @@ bool orca_dev_fabric_may_sleep(struct orca_dev *dev)
 	return fabric_may_sleep(dev);
 }
 
-void orca_dev_fabric_io(struct orca_dev *dev, short revents)
+void orca_dev_fabric_io(struct orca_dev *dev, const struct pollfd *pfd,
+			unsigned int n)
 {
 	/* what the packets started: responses, completions, interrupts */
-	if (fabric_io(dev, revents, wire_rx))
+	if (fabric_io(dev, pfd, n, wire_rx))
 		orca_dev_work(dev);
 }

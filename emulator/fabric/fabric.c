@@ -125,6 +125,7 @@ void fab_conn_close(struct fabric *f, struct fab_conn *c, const char *why)
 {
 	int i = c - f->conns;
 
+	fab_direct_drop(f, c, why);
 	if (c->lid >= 0) {
 		fab_sm_close(f, c, why);
 	} else if (c->port >= 0) {
@@ -189,6 +190,8 @@ static void on_hello(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		fab_complain(f, "bad or second HELLO", c - f->conns);
 		return;
 	}
+	c->direct_ok = (h.flags & ORCA_FAB_HELLO_DIRECT) &&
+		       f->mode == FAB_SM_BUILTIN;
 	/* rings offered: in use before the answer, which goes by them */
 	if ((h.flags & ORCA_FAB_HELLO_SHM) && c->hello_fd >= 0 && !c->shm &&
 	    !fab_shm_attach(f, c, c->hello_fd))
@@ -508,6 +511,7 @@ static void usage(FILE *out)
 		"usage: orca-fabric --socket PATH [--ctl PATH] [--log FILE] [--once]\n"
 		"                   [--sm builtin|none] [--ports N] [--guid G]\n"
 		"                   [--topology FILE] [--mkey-protect N] [--poll-us N]\n"
+		"                   [--direct 0|1]\n"
 		"\n"
 		"  --socket PATH  emulators connect here (orca-emu --set fabric=PATH)\n"
 		"  --ctl PATH     control socket: 'stats', 'ping'\n"
@@ -522,7 +526,9 @@ static void usage(FILE *out)
 		"  --mkey-protect N  --sm builtin: each port's M_Key protection level\n"
 		"                 0..3 (default 1; 0: no M_Keys)\n"
 		"  --poll-us N    shared-memory links: poll them N us after their\n"
-		"                 last traffic before sleeping (default 0, 0..1000)\n",
+		"                 last traffic before sleeping (default 0, 0..1000)\n"
+		"  --direct 0|1   --sm builtin: let two ports on shared-memory links\n"
+		"                 have a direct link (default 1)\n",
 		FAB_SW_DEFAULT_PORTS, ORCA_MAD_MAX_PORTS,
 		(unsigned long long)FAB_SW_DEFAULT_GUID);
 }
@@ -540,6 +546,7 @@ int main(int argc, char **argv)
 		{ "topology", required_argument, NULL, 't' },
 		{ "mkey-protect", required_argument, NULL, 'k' },
 		{ "poll-us", required_argument, NULL, 'P' },
+		{ "direct", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -549,7 +556,7 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct fabric f;
 	unsigned long nports = FAB_SW_DEFAULT_PORTS, mkey_protect = 1;
-	unsigned long poll_us = 0;
+	unsigned long poll_us = 0, direct = 1;
 	uint64_t guid = FAB_SW_DEFAULT_GUID;
 	FILE *logfp = NULL;
 	bool once = false;
@@ -616,6 +623,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'D':
+			direct = strtoul(optarg, &end, 0);
+			if (*end || direct > 1) {
+				fprintf(stderr, "orca-fabric: --direct 0 or 1\n");
+				return 2;
+			}
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -647,6 +661,7 @@ int main(int argc, char **argv)
 	}
 	f.mkey_protect = mkey_protect;
 	f.poll_ns = poll_us * 1000;
+	f.direct_on = direct;
 	if (mkey_protect &&
 	    getrandom(&f.mkey_seed, sizeof(f.mkey_seed), 0) !=
 	    sizeof(f.mkey_seed))

@@ -10,6 +10,7 @@
  *   fabric_topo.c    --sm none: the switches and the links between them
  *   fabric_ctl.c     the control socket (stats, ping)
  *   fabric_shm.c     the shared-memory links to ports (orca_ring.h)
+ *   fabric_direct.c  direct links between two of those ports (builtin)
  */
 #ifndef ORCA_FABRIC_SW_H
 #define ORCA_FABRIC_SW_H
@@ -27,6 +28,7 @@
 #define FAB_MAX_LIDS	256	/* port GUIDs the SM remembers */
 #define FAB_QUEUE	ORCA_FAB_PORT_QUEUE	/* held for a slow port */
 #define FAB_CTL_CLIENTS	8
+#define FAB_MAX_DIRECT	256	/* direct links at once */
 #define FAB_CTL_LINE	256
 
 /*
@@ -60,7 +62,19 @@ struct fab_conn {
 	bool in_sleeping;		/* told the port to kick us */
 	bool blocked;			/* its next packet waits for room */
 	int hello_fd;			/* came with the message being read */
+	bool direct_ok;			/* HELLO said it takes direct links */
+	unsigned int n_direct;		/* its direct links, in f->direct[] */
+	uint16_t direct[ORCA_FAB_DIRECT_PER_PORT];
 	uint64_t kicks_sent, kicks_rcvd, blocks;
+};
+
+/* A direct link: port a fills ring 0 of the memfd, port b ring 1. */
+struct fab_dlink {
+	uint32_t id;
+	int a, b;			/* in conns[] */
+	void *shm;			/* NULL: free */
+	size_t shm_size;
+	struct orca_ring r0, r1;	/* read only for their tails */
 };
 
 enum fab_sm_mode {
@@ -92,6 +106,12 @@ struct fabric {
 	unsigned int n_conns;
 	unsigned int conns_end;		/* past the last one in use: loops stop */
 	unsigned int max_conns;		/* RLIMIT_NOFILE's room, <= FAB_MAX_PORTS */
+	/* direct links (--direct 0 turns them off) */
+	struct fab_dlink direct[FAB_MAX_DIRECT];
+	unsigned int n_direct;
+	uint32_t direct_ids;
+	uint64_t direct_opened, direct_failed;
+	bool direct_on;
 	/* ring links: poll this long after their last traffic (--poll-us) */
 	uint64_t poll_ns, ring_active_ns;
 	bool had_conn;			/* --once: a port came */
@@ -119,6 +139,16 @@ bool fab_shm_flush(struct fabric *f, struct fab_conn *c);
 /* about to sleep: false if ring 0 has a packet that can go on now */
 bool fab_shm_may_sleep(struct fabric *f, struct fab_conn *c);
 void fab_shm_kick(struct fab_conn *c);
+
+/* fabric_direct.c: --sm builtin */
+/* A packet went from @src to @dst (@lrh): a direct link for them next? */
+void fab_direct_consider(struct fabric *f, struct fab_conn *src,
+			 struct fab_conn *dst, const uint8_t *lrh);
+/* @c goes down or away: its links closed, both ports told. */
+void fab_direct_drop(struct fabric *f, struct fab_conn *c, const char *why);
+/* Packets through @c's live direct links: from it, to it. */
+void fab_direct_counts(const struct fabric *f, const struct fab_conn *c,
+		       uint64_t *in, uint64_t *out);
 
 /* fabric_sm.c: --sm builtin */
 void fab_sm_hello(struct fabric *f, struct fab_conn *c,

@@ -5,7 +5,9 @@
  *
  *   ping    ok pong ports=N lids=N
  *   stats   ok ports=N lids=N bad_msgs=N queue_drops=N (every port's
- *           lidL_queue_drops together), then per port GUID the SM
+ *           lidL_queue_drops together) direct_links=N direct_opened=N
+ *           direct_failed=N (fabric_direct.c; lidL_in and lidL_out
+ *           count the packets through them too), then per port GUID the SM
  *           knows, by its LID L: lidL_guid lidL_node lidL_lmc lidL_state
  *           (active, down or gone) lidL_in lidL_out lidL_bytes_in
  *           lidL_bytes_out lidL_dropped lidL_queue_drops lidL_connects
@@ -277,20 +279,26 @@ void fab_ctl_execute(struct fabric *f, const char *line, char *reply,
 	for (i = 0; i < f->n_lids; i++)
 		queue_drops += f->lids[i].queue_drops;
 	off = snprintf(reply, len,
-		       "ok ports=%u lids=%u bad_msgs=%llu queue_drops=%llu",
+		       "ok ports=%u lids=%u bad_msgs=%llu queue_drops=%llu direct_links=%u direct_opened=%llu direct_failed=%llu",
 		       f->n_conns, f->n_lids, (unsigned long long)f->bad_msgs,
-		       queue_drops);
+		       queue_drops, f->n_direct,
+		       (unsigned long long)f->direct_opened,
+		       (unsigned long long)f->direct_failed);
 	for (i = 0; i < f->n_lids && off < len; i++) {
 		const struct fab_lid *l = &f->lids[i];
 		unsigned int id = l->lid;
+		uint64_t din = 0, dout = 0;
 
+		/* what goes through its direct links, as the rings count it */
+		if (l->conn >= 0)
+			fab_direct_counts(f, &f->conns[l->conn], &din, &dout);
 		off += snprintf(reply + off, len - off,
 				" lid%u_guid=0x%016llx lid%u_node=0x%016llx lid%u_lmc=%u lid%u_state=%s lid%u_in=%llu lid%u_out=%llu lid%u_bytes_in=%llu lid%u_bytes_out=%llu lid%u_dropped=%llu lid%u_queue_drops=%llu lid%u_connects=%llu",
 				id, (unsigned long long)l->port_guid,
 				id, (unsigned long long)l->node_guid,
 				id, l->lmc, id, lid_state(l),
-				id, (unsigned long long)l->pkts_in,
-				id, (unsigned long long)l->pkts_out,
+				id, (unsigned long long)(l->pkts_in + din),
+				id, (unsigned long long)(l->pkts_out + dout),
 				id, (unsigned long long)l->bytes_in,
 				id, (unsigned long long)l->bytes_out,
 				id, (unsigned long long)l->dropped,

@@ -131,6 +131,8 @@ void fab_sm_link(struct fabric *f, struct fab_conn *c, bool up)
 {
 	struct fab_lid *l = &f->lids[c->lid];
 
+	if (!up)
+		fab_direct_drop(f, c, "port down");
 	l->up = up;
 	orca_log("port GUID 0x%016llx (LID 0x%x) link %s",
 		 (unsigned long long)l->port_guid, l->lid,
@@ -191,6 +193,8 @@ void fab_sm_forward(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 	src->bytes_in += len;
 	dst->pkts_out++;
 	dst->bytes_out += len;
+	/* the same decision for the packets after it: they may go direct */
+	fab_direct_consider(f, c, dc, lrh);
 }
 
 bool fab_sm_blocked(struct fabric *f, const uint8_t *m, size_t len)

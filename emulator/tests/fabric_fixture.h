@@ -205,8 +205,8 @@ static inline void pump(struct fx *a, struct fx *b)
 	struct fx *f[2] = { a, b };
 	uint64_t now = dp_now_ns(), wait = 1000000, d, d2;
 	struct timespec ts;
-	struct pollfd pfd[2];
-	int idx[2], n = 0, i;
+	struct pollfd pfd[2 * ORCA_FAB_POLLFDS];
+	int idx[2], cnt[2], n = 0, i;
 
 	if (lossy_clock && !orca_dev_busy(&a->dev) &&
 	    !orca_dev_busy(&b->dev) && !at_switch(a, b)) {
@@ -223,8 +223,11 @@ static inline void pump(struct fx *a, struct fx *b)
 		idx[i] = -1;
 		if (!f[i])
 			continue;
-		if (orca_dev_fabric_pollfd(&f[i]->dev, &pfd[n]))
-			idx[i] = n++;
+		cnt[i] = orca_dev_fabric_pollfd(&f[i]->dev, &pfd[n],
+						ORCA_FAB_POLLFDS);
+		if (cnt[i])
+			idx[i] = n;
+		n += cnt[i];
 		d = orca_dev_next_deadline(&f[i]->dev);
 		if (orca_dev_busy(&f[i]->dev) || (d && d <= now))
 			wait = 0;
@@ -236,10 +239,12 @@ static inline void pump(struct fx *a, struct fx *b)
 			wait = 0;
 	ts.tv_sec = 0;
 	ts.tv_nsec = wait;
-	ppoll(pfd, n, &ts, NULL);
+	if (ppoll(pfd, n, &ts, NULL) <= 0)
+		for (i = 0; i < n; i++)
+			pfd[i].revents = 0;
 	for (i = 0; i < 2; i++)
 		if (idx[i] >= 0)
-			orca_dev_fabric_io(&f[i]->dev, pfd[idx[i]].revents);
+			orca_dev_fabric_io(&f[i]->dev, &pfd[idx[i]], cnt[i]);
 	for (i = 0; i < 2; i++)
 		if (f[i])
 			orca_dev_work(&f[i]->dev);

@@ -731,12 +731,14 @@ static void fabric_slow_port(void)
  */
 static void fabric_slow_port_rings(void)
 {
+	/* the fabric's own holding: no direct link around it */
+	static const char *const no_direct[] = { "fabric_direct=0", NULL };
 	struct side a = {}, b = {};
 	char reply[4096], key[48];
 	unsigned int i, done = 0, posted = 0;
 	uint32_t ahn;
 
-	CHECK(pair_up(&a, &b, ORCA_QPT_UD, NULL));
+	CHECK(pair_up(&a, &b, ORCA_QPT_UD, no_direct));
 	CHECK_EQ(fx_stat(a.f, "fabric_shm"), 1);
 	CHECK_EQ(fx_stat(b.f, "fabric_shm"), 1);
 	ud_rts(a.f, &a.qp);
@@ -797,6 +799,150 @@ static void fabric_slow_port_rings(void)
 	pair_down(&a, &b);
 }
 
+/* Until @f's "fabric_direct_links" stat is @n (with @g pumped too). */
+static bool direct_links_are(struct fx *f, struct fx *g, long long n)
+{
+	return pump_until(f, g, fx_stat(f, "fabric_direct_links") == n);
+}
+
+/* An RDMA WRITE of MSG bytes a -> b, completed and landed. */
+static void write_a_to_b(struct side *a, struct side *b, unsigned int seed)
+{
+	uint8_t *sa = gpa(a->f, a->buf), *sb = gpa(b->f, b->buf);
+	struct orca_cqe c = {};
+
+	pattern(sa, MSG, seed);
+	post_send(a->f, &a->qp, ORCA_WR_RDMA_WRITE, a->buf, MSG, a->lk,
+		  iova(b->buf + PAGE), b->lk);
+	CHECK(wait_cqe2(a, b, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK(!memcmp(sa, sb + PAGE, MSG));
+}
+
+/*
+ * Direct links (orca_fabric_proto.h): once the switch forwards a packet
+ * between two ports on rings, it gives them a link of their own.  The
+ * data then goes through it, the switch's per-port counters still see
+ * every packet, and the link goes with a port going down (both ends and
+ * the fabric let go), comes back after it is up, and goes when a port's
+ * emulator leaves.
+ */
+static void fabric_direct_links(void)
+{
+	struct side a = {}, b = {};
+	char reply[4096], key[48], err[64];
+	long long before;
+	unsigned int i;
+
+	CHECK(pair_up(&a, &b, ORCA_QPT_RC, NULL));
+	connect_retry_cnt = 7;
+	connect_timeout = 18;
+	pair_connect_rc(&a, &b, 1);
+	connect_retry_cnt = 1;
+	connect_timeout = 10;
+	write_a_to_b(&a, &b, 1);
+	CHECK(direct_links_are(a.f, b.f, 1));
+	CHECK(direct_links_are(b.f, a.f, 1));
+	before = fx_stat(a.f, "fabric_direct_tx_pkts");
+	for (i = 0; i < 3; i++)
+		write_a_to_b(&a, &b, 2 + i);
+	/* 3 WRITEs of 20 packets each went through it, their ACKs back */
+	printf("# direct link: a sent %lld packets through it, b %lld\n",
+	       fx_stat(a.f, "fabric_direct_tx_pkts"),
+	       fx_stat(b.f, "fabric_direct_tx_pkts"));
+	CHECK(fx_stat(a.f, "fabric_direct_tx_pkts") - before >= 3 * 20);
+	CHECK(fx_stat(b.f, "fabric_direct_tx_pkts") >= 3);
+	CHECK_EQ(fx_stat(b.f, "fabric_direct_rx_pkts"),
+		 fx_stat(a.f, "fabric_direct_tx_pkts"));
+	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
+	CHECK_EQ(stat_of(reply, "direct_links"), 1);
+	CHECK_EQ(stat_of(reply, "direct_opened"), 1);
+	/* the switch's counters: through it and through the link alike */
+	snprintf(key, sizeof(key), "lid%u_in", lid_of(a.f));
+	CHECK_EQ(stat_of(reply, key), fx_stat(a.f, "fabric_tx_pkts"));
+	snprintf(key, sizeof(key), "lid%u_out", lid_of(b.f));
+	CHECK_EQ(stat_of(reply, key), fx_stat(b.f, "fabric_rx_pkts"));
+
+	/* b down: the link is gone at both ends and at the fabric */
+	CHECK_EQ(orca_dev_hook_port(&b.f->dev, false, err, sizeof(err)), 0);
+	CHECK(direct_links_are(a.f, b.f, 0));
+	CHECK_EQ(fx_stat(b.f, "fabric_direct_links"), 0);
+	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
+	CHECK_EQ(stat_of(reply, "direct_links"), 0);
+	/* up again: the next traffic gets a new one */
+	CHECK_EQ(orca_dev_hook_port(&b.f->dev, true, err, sizeof(err)), 0);
+	CHECK(wait_port(b.f, a.f, ORCA_PORT_ACTIVE));
+	write_a_to_b(&a, &b, 7);
+	CHECK(direct_links_are(a.f, b.f, 1));
+	write_a_to_b(&a, &b, 8);
+	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
+	CHECK_EQ(stat_of(reply, "direct_opened"), 2);
+	CHECK_EQ(stat_of(reply, "direct_links"), 1);
+	/* b's emulator leaves: a finds the link's socket closed */
+	CHECK(canaries_ok(b.f));
+	fx_free(b.f);
+	CHECK(direct_links_are(a.f, NULL, 0));
+	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
+	CHECK_EQ(stat_of(reply, "direct_links"), 0);
+	CHECK(canaries_ok(a.f));
+	fx_free(a.f);
+	fabric_stop();
+}
+
+/*
+ * A full direct link holds its sender back as a full ring to the switch
+ * does: b reads nothing, a's UD SENDs stop once b's ring of the link
+ * (256 slots) and what the switch holds for it are full, nothing is
+ * lost, and everything arrives once b reads.
+ */
+static void fabric_direct_slow_port(void)
+{
+	struct side a = {}, b = {};
+	unsigned int i, done = 0, posted = 0;
+	char reply[4096], key[48];
+	uint32_t ahn;
+
+	CHECK(pair_up(&a, &b, ORCA_QPT_UD, NULL));
+	ud_rts(a.f, &a.qp);
+	ud_rts(b.f, &b.qp);
+	ahn = ah_to(a.f, b.f, false);
+	/* one round with b reading: the link opens */
+	send8(&a, &b, ahn);
+	posted = 8;
+	CHECK(pump_until(a.f, b.f, reap(&a, &done) && done == posted &&
+			 fx_stat(a.f, "fabric_direct_links") == 1 &&
+			 fx_stat(b.f, "fabric_direct_links") == 1));
+	/* b stops reading: rounds until one does not complete */
+	for (i = 0; i < 80 && done == posted; i++) {
+		send8(&a, &b, ahn);
+		posted += 8;
+		pump_ms(a.f, NULL, 20);
+		CHECK(reap(&a, &done));
+	}
+	CHECK(done < posted);
+	i = done;
+	pump_ms(a.f, NULL, 300);
+	CHECK(reap(&a, &done));
+	CHECK_EQ(done, i);
+	printf("# b not reading: a stopped after %u of %u SENDs, %lld through the link\n",
+	       done, posted, fx_stat(a.f, "fabric_direct_tx_pkts"));
+	/* the link's ring is full: exactly its slots wait in it */
+	CHECK(fx_stat(a.f, "fabric_direct_tx_pkts") -
+	      fx_stat(b.f, "fabric_direct_rx_pkts") == 256);
+	CHECK(fabric_ctl("stats", reply, sizeof(reply)));
+	snprintf(key, sizeof(key), "lid%u_queue_drops", lid_of(b.f));
+	CHECK_EQ(stat_of(reply, key), 0);
+	CHECK_EQ(fx_stat(a.f, "fabric_queue_drops"), 0);
+	/* b reads again: all of it goes and arrives */
+	CHECK(pump_until(a.f, b.f, reap(&a, &done) && done == posted &&
+			 fx_stat(b.f, "fabric_rx_pkts") ==
+			 fx_stat(a.f, "fabric_tx_pkts")));
+	CHECK_EQ(done, posted);
+	CHECK(fx_stat(a.f, "fabric_direct_kicks_sent") * 8 <=
+	      fx_stat(a.f, "fabric_direct_tx_pkts"));
+	pair_down(&a, &b);
+}
+
 int main(int argc, char **argv)
 {
 	bool verbose = fabric_args(argc, argv);
@@ -816,5 +962,7 @@ int main(int argc, char **argv)
 	RUN(fabric_slow_port_rings);
 	RUN(fabric_mixed_links);
 	RUN(fabric_ring_offers);
+	RUN(fabric_direct_links);
+	RUN(fabric_direct_slow_port);
 	return fabric_done();
 }
