@@ -58,17 +58,11 @@ int fab_ring_create(struct orca_dev *dev)
 		n &= n - 1;
 	if (n < ORCA_RING_MIN_SLOTS)
 		n = ORCA_RING_MIN_SLOTS;
-	size = orca_ring_map_size(n);
-	fd = memfd_create("orca-fabric-link", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	/* sealed at its size: the fabric's mapping can never lose its pages */
-	if (fd < 0 || ftruncate(fd, size) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+	fd = orca_ring_memfd("orca-fabric-link", n, &mem, &size);
+	if (fd < 0)
 		goto fail;
-	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (mem == MAP_FAILED)
-		goto fail;
-	if (orca_ring_open(&fab->tx, mem, size, n, 0, true) ||
-	    orca_ring_open(&fab->rx, mem, size, n, 1, true)) {
+	if (orca_ring_open(&fab->tx, mem, size, n, 0, false) ||
+	    orca_ring_open(&fab->rx, mem, size, n, 1, false)) {
 		munmap(mem, size);
 		errno = EINVAL;
 		goto fail;

@@ -6,7 +6,11 @@
  * below, so that tests/test_ring_model.c can trace what the real
  * functions do (it defines RING_TRACE) and model-check exactly that.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "orca_ring.h"
 
@@ -71,6 +75,40 @@ int orca_ring_open(struct orca_ring *r, void *mem, size_t size,
 	if (r->tail - r->head > nslots)
 		return -1;
 	return 0;
+}
+
+int orca_ring_memfd(const char *name, unsigned int nslots, void **mem,
+		    size_t *size)
+{
+	size_t sz = orca_ring_map_size(nslots);
+	struct orca_ring r;
+	void *m;
+	int fd, err;
+
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -1;
+	/* sealed at its size: no mapping of it can ever lose its pages */
+	if (ftruncate(fd, sz) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
+		goto fail;
+	m = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		goto fail;
+	if (orca_ring_open(&r, m, sz, nslots, 0, true) ||
+	    orca_ring_open(&r, m, sz, nslots, 1, true)) {
+		munmap(m, sz);
+		errno = EINVAL;
+		goto fail;
+	}
+	*mem = m;
+	*size = sz;
+	return fd;
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
 }
 
 static uint8_t *slot_at(const struct orca_ring *r, uint32_t i)

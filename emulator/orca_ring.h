@@ -84,6 +84,14 @@ size_t orca_ring_map_size(unsigned int nslots);
 int orca_ring_open(struct orca_ring *r, void *mem, size_t size,
 		   unsigned int nslots, unsigned int which, bool create);
 
+/*
+ * A memfd of @nslots a ring made as above, sealed at its size (nothing
+ * can shrink it under a mapping), and mapped at *@mem, *@size bytes; its
+ * descriptor, or -1 with errno.
+ */
+int orca_ring_memfd(const char *name, unsigned int nslots, void **mem,
+		    size_t *size);
+
 /* Producer */
 unsigned int orca_ring_room(struct orca_ring *r);
 /* The next slot's message buffer (ORCA_RING_MSG_MAX bytes), NULL: full. */

@@ -100,36 +100,46 @@ void fab_direct_drop(struct fabric *f, struct fab_conn *c, const char *why)
 /* The memfd of two empty rings, sealed at its size, mapped into @l. */
 static int make_rings(struct fab_dlink *l)
 {
-	size_t size = orca_ring_map_size(DIRECT_SLOTS);
-	void *mem;
-	int fd;
+	int fd = orca_ring_memfd("orca-direct-link", DIRECT_SLOTS, &l->shm,
+				 &l->shm_size);
 
-	fd = memfd_create("orca-direct-link", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -1;
-	if (ftruncate(fd, size) < 0 ||
-	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL))
-		goto fail;
-	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (mem == MAP_FAILED)
-		goto fail;
-	if (orca_ring_open(&l->r0, mem, size, DIRECT_SLOTS, 0, true) ||
-	    orca_ring_open(&l->r1, mem, size, DIRECT_SLOTS, 1, true)) {
-		munmap(mem, size);
-		goto fail;
+	if (orca_ring_open(&l->r0, l->shm, l->shm_size, DIRECT_SLOTS, 0,
+			   false) ||
+	    orca_ring_open(&l->r1, l->shm, l->shm_size, DIRECT_SLOTS, 1,
+			   false)) {
+		munmap(l->shm, l->shm_size);
+		close(fd);
+		return -1;
 	}
-	l->shm = mem;
-	l->shm_size = size;
 	return fd;
-fail:
-	close(fd);
-	return -1;
+}
+
+/* DIRECT_OPEN for @l to the port of @conn, with the memfd and @sock. */
+static int send_open(struct fabric *f, int conn, const struct fab_dlink *l,
+		     int mfd, int sock)
+{
+	const struct fab_lid *peer =
+		&f->lids[f->conns[conn == l->a ? l->b : l->a].lid];
+	struct orca_fab_direct d = {
+		.h = { .type = ORCA_FAB_DIRECT_OPEN,
+		       .version = ORCA_FAB_VERSION },
+		.id = htole32(l->id),
+		.nslots = htole32(DIRECT_SLOTS),
+		.peer_lid = htole16(peer->lid),
+		.peer_lmc = peer->lmc,
+		.ring = conn == l->a ? 0 : 1,
+	};
+	int fds[2] = { mfd, sock };
+
+	return msgq_send_fds(f->conns[conn].fd, &d, sizeof(d), fds, 2);
 }
 
 static void grant(struct fabric *f, int a, int b)
 {
 	struct fab_dlink *l = NULL;
-	int mfd, sv[2], fds[2];
+	int mfd, sv[2];
 	unsigned int i;
 
 	for (i = 0; i < FAB_MAX_DIRECT && !l; i++)
@@ -148,26 +158,9 @@ static void grant(struct fabric *f, int a, int b)
 	l->id = ++f->direct_ids;
 	l->a = a;
 	l->b = b;
-	fds[0] = mfd;
-	fds[1] = sv[0];
-	if (msgq_send_fds(f->conns[a].fd, &(struct orca_fab_direct){
-			.h = { .type = ORCA_FAB_DIRECT_OPEN,
-			       .version = ORCA_FAB_VERSION },
-			.id = htole32(l->id),
-			.nslots = htole32(DIRECT_SLOTS),
-			.peer_lid = htole16(f->lids[f->conns[b].lid].lid),
-			.peer_lmc = f->lids[f->conns[b].lid].lmc,
-			.ring = 0 }, sizeof(struct orca_fab_direct), fds, 2))
+	if (send_open(f, a, l, mfd, sv[0]))
 		goto unsent;
-	fds[1] = sv[1];
-	if (msgq_send_fds(f->conns[b].fd, &(struct orca_fab_direct){
-			.h = { .type = ORCA_FAB_DIRECT_OPEN,
-			       .version = ORCA_FAB_VERSION },
-			.id = htole32(l->id),
-			.nslots = htole32(DIRECT_SLOTS),
-			.peer_lid = htole16(f->lids[f->conns[a].lid].lid),
-			.peer_lmc = f->lids[f->conns[a].lid].lmc,
-			.ring = 1 }, sizeof(struct orca_fab_direct), fds, 2)) {
+	if (send_open(f, b, l, mfd, sv[1])) {
 		send_close(f, a, l);
 		goto unsent;
 	}

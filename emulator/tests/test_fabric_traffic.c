@@ -943,6 +943,131 @@ static void fabric_direct_slow_port(void)
 	pair_down(&a, &b);
 }
 
+/*
+ * A port that misuses its direct link: a raw port on rings that takes
+ * direct links sends one packet to a through the switch, which gives
+ * them a link.  Through it, a packet with another port's SLID and a
+ * message that is not a packet are dropped and counted at a; one with
+ * the port's own SLID is taken; a slot length past the slot breaks the
+ * ring, and a drops the link and goes on working with b.
+ */
+static void fabric_direct_hostile(void)
+{
+	static uint8_t m[ORCA_FAB_MSG_MAX];
+	static struct orca_pkt p;
+	struct side a = {}, b = {};
+	struct orca_fab_hello h = {};
+	struct orca_fab_direct d;
+	struct orca_ring r0, r1, tx;
+	struct orca_cqe c;
+	long long drops, rx;
+	unsigned int nfds;
+	size_t size = orca_ring_map_size(64), dsize, len, got;
+	const uint8_t *msg;
+	uint16_t my_lid = 0;
+	void *mem, *dmem;
+	int fd, mfd, fds[2];
+	uint8_t *slot;
+
+	CHECK(pair_up(&a, &b, ORCA_QPT_RC, NULL));
+	pair_connect_rc(&a, &b, 3);
+	fd = sock_to(fab_sock, SOCK_SEQPACKET);
+	mfd = orca_ring_memfd("test-rings", 64, &mem, &size);
+	CHECK(fd >= 0 && mfd >= 0);
+	CHECK(!orca_ring_open(&r0, mem, size, 64, 0, false));
+	CHECK(!orca_ring_open(&r1, mem, size, 64, 1, false));
+	h.h.type = ORCA_FAB_HELLO;
+	h.h.version = ORCA_FAB_VERSION;
+	h.port_guid = htole64(0xbadd);
+	h.flags = ORCA_FAB_HELLO_SHM | ORCA_FAB_HELLO_DIRECT;
+	CHECK_EQ(msgq_send_fds(fd, &h, sizeof(h), &mfd, 1), 0);
+	close(mfd);
+	CHECK_EQ(recv_msg(fd, m, sizeof(m)), sizeof(struct orca_fab_hdr));
+	CHECK_EQ(m[0], ORCA_FAB_SHM_ACK);
+	/* LID_ASSIGN comes through ring 1 now */
+	CHECK(pump_until(a.f, b.f, (msg = orca_ring_peek(&r1, &got))));
+	CHECK(msg && got == sizeof(struct orca_fab_lid) &&
+	      msg[0] == ORCA_FAB_LID_ASSIGN);
+	if (msg)
+		my_lid = le16toh(((const struct orca_fab_lid *)msg)->lid);
+	orca_ring_pop(&r1);
+
+	/* one packet to a through the switch (on the socket, with ICRC) */
+	memset(&p, 0, sizeof(p));
+	p.opcode = IB_RC | IB_SEND_ONLY;
+	p.dlid = lid_of(a.f);
+	p.slid = my_lid;
+	p.pkey = 0xffff;
+	p.dqpn = 0x77777;
+	p.paylen = 64;
+	memset(m, 0, 8);
+	m[0] = ORCA_FAB_PKT;
+	m[1] = ORCA_FAB_VERSION;
+	len = orca_pkt_encode(&p, m + 8);
+	CHECK(len > 0);
+	CHECK(send(fd, m, 8 + len, 0) > 0);
+	/* the switch's answer: a direct link to a */
+	CHECK(pump_until(a.f, b.f, fx_stat(a.f, "fabric_direct_links") == 1));
+	CHECK(poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1,
+		   WAIT_MS) == 1);
+	CHECK_EQ(msgq_recv_fds(fd, &d, sizeof(d), fds, &nfds), sizeof(d));
+	CHECK_EQ(d.h.type, ORCA_FAB_DIRECT_OPEN);
+	CHECK_EQ(nfds, 2);
+	CHECK_EQ(le16toh(d.peer_lid), lid_of(a.f));
+	dsize = orca_ring_map_size(le32toh(d.nslots));
+	dmem = mmap(NULL, dsize, PROT_READ | PROT_WRITE, MAP_SHARED, fds[0], 0);
+	CHECK(dmem != MAP_FAILED);
+	CHECK(!orca_ring_open(&tx, dmem, dsize, le32toh(d.nslots), d.ring,
+			      false));
+	drops = fx_stat(a.f, "fabric_decode_drops");
+	rx = fx_stat(a.f, "fabric_direct_rx_pkts");
+
+	/* another port's SLID: dropped; a KICK in the ring: dropped */
+	p.slid = lid_of(b.f);
+	slot = orca_ring_slot(&tx);
+	memcpy(slot, m, 8);
+	slot[2] = ORCA_FAB_F_NO_ICRC;
+	orca_ring_publish(&tx, 8 + orca_pkt_encode_flags(&p, slot + 8,
+							 ORCA_PKT_NO_ICRC));
+	slot = orca_ring_slot(&tx);
+	memset(slot, 0, 8);
+	slot[0] = ORCA_FAB_KICK;
+	slot[1] = ORCA_FAB_VERSION;
+	orca_ring_publish(&tx, 8);
+	/* its own SLID: taken */
+	p.slid = my_lid;
+	slot = orca_ring_slot(&tx);
+	memcpy(slot, m, 8);
+	slot[2] = ORCA_FAB_F_NO_ICRC;
+	orca_ring_publish(&tx, 8 + orca_pkt_encode_flags(&p, slot + 8,
+							 ORCA_PKT_NO_ICRC));
+	CHECK(pump_until(a.f, b.f,
+			 fx_stat(a.f, "fabric_decode_drops") - drops == 2 &&
+			 fx_stat(a.f, "fabric_direct_rx_pkts") - rx == 1));
+	CHECK_EQ(fx_stat(a.f, "fabric_direct_links"), 1);
+	/* a slot longer than a slot: the ring is broken, the link gone */
+	slot = orca_ring_slot(&tx);
+	orca_ring_publish(&tx, ORCA_RING_SLOT);
+	CHECK(direct_links_are(a.f, b.f, 0));
+	CHECK_EQ(fx_stat(a.f, "fabric_decode_drops") - drops, 2);
+	munmap(dmem, dsize);
+	close(fds[0]);
+	close(fds[1]);
+	munmap(mem, size);
+	close(fd);
+
+	/* and a still works with b */
+	pattern(gpa(a.f, a.buf), 500, 12);
+	post_recv(b.f, &b.qp, b.buf, PAGE, b.lk);
+	post_send(a.f, &a.qp, ORCA_WR_SEND, a.buf, 500, a.lk, 0, 0);
+	CHECK(wait_cqe2(&a, &b, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK(wait_cqe2(&b, &a, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK(!memcmp(gpa(a.f, a.buf), gpa(b.f, b.buf), 500));
+	pair_down(&a, &b);
+}
+
 int main(int argc, char **argv)
 {
 	bool verbose = fabric_args(argc, argv);
@@ -964,5 +1089,6 @@ int main(int argc, char **argv)
 	RUN(fabric_ring_offers);
 	RUN(fabric_direct_links);
 	RUN(fabric_direct_slow_port);
+	RUN(fabric_direct_hostile);
 	return fabric_done();
 }

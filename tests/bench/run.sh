@@ -180,9 +180,10 @@ if [[ ${BENCH_SCALE:-1} != 0 ]]; then
 fi
 
 if [[ ${BENCH_TWOHOST:-1} != 0 ]]; then
-    # by design, from the code (emulator/orca_fabric.c, fabric/fabric_shm.c,
-    # fabric_sm.c): what each path copies of a payload byte
+    # by design, from the code (emulator/orca_fabric*.c, fabric/fabric_shm.c,
+    # fabric_direct.c, fabric_sm.c): what each path copies of a payload byte
     cat > "$RESULTS/copies.txt" <<'EOF'
+COPIES two-hosts-direct 2 encoding from guest memory into the direct link's ring to the other emulator; placement from that ring (the default with the built-in SM, after the first packet; a payload that is not in one piece of guest memory is gathered first: 3)
 COPIES two-hosts-rings 3 encoding from guest memory into the ring to orca-fabric; orca-fabric from that ring into the other port's; placement from the ring (no ICRC in a ring; a payload that is not in one piece of guest memory is gathered first: 4)
 COPIES two-hosts-socket 7 encoding from guest memory into the egress queue; the socket to orca-fabric, in and out; orca-fabric's egress queue; the socket to the other emulator, in and out; placement from the receive buffer (cfg fabric_ring_slots=0)
 COPIES one-host 2 the looped-back packet's own copy; placement

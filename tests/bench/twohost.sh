@@ -20,7 +20,7 @@ rdma link add rxe0 type rxe netdev "$ORCA_LINK_IF" || exit 1
 for who in a b; do
     if [[ $who == a ]]; then s=$(hostctl stats); else s=$(peer hostctl stats); fi
     line="DROPS guest-$who"
-    for k in retries window_waits fabric_egress_waits fabric_queue_drops pkts_dropped naks fabric_shm fabric_kicks_sent fabric_ring_waits; do
+    for k in retries window_waits fabric_egress_waits fabric_queue_drops pkts_dropped naks fabric_shm fabric_kicks_sent fabric_ring_waits fabric_direct_links fabric_direct_tx_pkts fabric_direct_kicks_sent; do
         v=" ${s#ok }"
         v=${v##* "$k"=}
         line+=" $k=${v%% *}"
