@@ -140,6 +140,11 @@ struct orca_link_ops {
 	 * is full: the caller stops, consuming nothing, until it drains.
 	 */
 	bool (*room)(struct orca_dev *dev);
+	/*
+	 * How many request packets one RC QP may have unacknowledged toward
+	 * @dlid: what the way there holds without losing any.
+	 */
+	unsigned int (*window)(struct orca_dev *dev, uint16_t dlid);
 };
 
 static inline void port_xmit(struct orca_dev *dev, struct orca_pkt *p)
@@ -150,6 +155,11 @@ static inline void port_xmit(struct orca_dev *dev, struct orca_pkt *p)
 static inline bool port_room(struct orca_dev *dev)
 {
 	return dev->link->room(dev);
+}
+
+static inline unsigned int port_window(struct orca_dev *dev, uint16_t dlid)
+{
+	return dev->link->window(dev, dlid);
 }
 
 #endif /* ORCA_CORE_H */

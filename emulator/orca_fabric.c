@@ -275,6 +275,12 @@ bool fabric_room(const struct orca_dev *dev, unsigned int pending)
 	       (!fab->n_direct || fab_direct_room(dev, pending));
 }
 
+unsigned int fabric_window(struct orca_dev *dev, uint16_t dlid)
+{
+	return dev->fab->n_direct && fab_direct_to(dev, dlid) ?
+	       ORCA_DIRECT_UNACKED_PSNS : ORCA_MAX_UNACKED_PSNS;
+}
+
 void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 {
 	struct orca_fab *fab = dev->fab;

@@ -123,6 +123,8 @@ void fab_direct_open(struct orca_dev *dev, const uint8_t *m, size_t len,
 void fab_direct_close_msg(struct orca_dev *dev, const uint8_t *m,
 			  size_t len);
 void fab_direct_close_all(struct orca_dev *dev, const char *why);
+/* The direct link to @dlid, or NULL. */
+struct fab_direct *fab_direct_to(struct orca_dev *dev, uint16_t dlid);
 /* @p into the direct link to its DLID, if there is one with room. */
 bool fab_direct_xmit(struct orca_dev *dev, const struct orca_pkt *p);
 /* Every direct link has room for @pending more packets. */

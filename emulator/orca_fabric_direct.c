@@ -179,8 +179,9 @@ void fab_direct_close_all(struct orca_dev *dev, const char *why)
 			direct_free(dev, &fab->direct[i], why);
 }
 
-static struct fab_direct *direct_to(struct orca_fab *fab, uint16_t dlid)
+struct fab_direct *fab_direct_to(struct orca_dev *dev, uint16_t dlid)
 {
+	struct orca_fab *fab = dev->fab;
 	unsigned int i;
 
 	for (i = 0; i < ORCA_FAB_DIRECT_MAX; i++)
@@ -191,7 +192,7 @@ static struct fab_direct *direct_to(struct orca_fab *fab, uint16_t dlid)
 
 bool fab_direct_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 {
-	struct fab_direct *l = direct_to(dev->fab, p->dlid);
+	struct fab_direct *l = fab_direct_to(dev, p->dlid);
 	struct orca_fab_hdr *h;
 	uint8_t *slot;
 	size_t len;

@@ -35,6 +35,8 @@ void fabric_xmit(struct orca_dev *dev, const struct orca_pkt *p);
  * for; true without a fabric connection (what is sent is dropped then).
  */
 bool fabric_room(const struct orca_dev *dev, unsigned int pending);
+/* The RC send window toward @dlid (orca_core.h, orca_link_ops.window). */
+unsigned int fabric_window(struct orca_dev *dev, uint16_t dlid);
 /*
  * The poll loop's part (orca_dev_fabric_pollfd(), orca_dev_fabric_io()):
  * fabric_pollfd() fills up to @max of @pfd (ORCA_FAB_POLLFDS at most:

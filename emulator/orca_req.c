@@ -354,7 +354,8 @@ static bool req_window_open(struct orca_dev *dev, struct orca_qp *qp)
 
 	if (qp->ctx.qp_type != ORCA_QPT_RC || op == ORCA_WR_RDMA_READ ||
 	    is_atomic(op) || psn_before(r->psn, r->una_psn) ||
-	    ((r->psn - r->una_psn) & PSN_MASK) < ORCA_MAX_UNACKED_PSNS) {
+	    ((r->psn - r->una_psn) & PSN_MASK) <
+	    port_window(dev, le16toh(qp->ctx.av.dlid))) {
 		r->window_wait = false;
 		return true;
 	}

@@ -401,7 +401,14 @@ void wire_flush(struct orca_dev *dev)
 	dev->link_n = 0;
 }
 
+/* What the fabric's way to @dlid holds; the loopback as the fabric. */
+static unsigned int wire_window(struct orca_dev *dev, uint16_t dlid)
+{
+	return dev->fab ? fabric_window(dev, dlid) : ORCA_MAX_UNACKED_PSNS;
+}
+
 const struct orca_link_ops wire_link_ops = {
 	.xmit = wire_xmit,
 	.room = wire_room,
+	.window = wire_window,
 };

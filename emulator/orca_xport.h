@@ -34,6 +34,12 @@
  */
 #define ORCA_MAX_UNACKED_PSNS	(ORCA_FAB_PORT_QUEUE / 2)
 /*
+ * The window toward a port at the other end of a direct link (lossless,
+ * nothing in between: orca_fabric_direct.c): as many packets as its ring
+ * holds, so that a stream stops for the ring, not for every ACK.
+ */
+#define ORCA_DIRECT_UNACKED_PSNS	256
+/*
  * AckReq on every ORCA_ACK_EVERY-th packet of a message and on its last
  * (the responder ACKs what asks for it, nothing else).  Any window's
  * worth of PSNs in a row holds two of them, so a full window always waits

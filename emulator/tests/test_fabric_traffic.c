@@ -890,6 +890,54 @@ static void fabric_direct_links(void)
 }
 
 /*
+ * The RC send window: toward a port behind a direct link it is the
+ * link's ring (ORCA_DIRECT_UNACKED_PSNS), toward one through the switch
+ * half the switch's queue (ORCA_MAX_UNACKED_PSNS).  b reads nothing, a
+ * WRITEs 100 packets: all of them go into the direct link, but only 64
+ * toward the switch.
+ */
+static void window_to_b(bool direct, long long want)
+{
+	static const char *const no_direct[] = { "fabric_direct=0", NULL };
+	struct side a = {}, b = {};
+	uint64_t ba, bb;
+	long long before;
+	uint32_t lka, lkb;
+
+	CHECK(pair_up(&a, &b, ORCA_QPT_RC, direct ? NULL : no_direct));
+	ba = heap_alloc(8 * PAGE);
+	bb = heap_alloc(8 * PAGE);
+	CHECK_EQ(reg_mr(a.f, a.f->pdn, ba, 8 * PAGE, all_access, &lka), 0);
+	CHECK_EQ(reg_mr(b.f, b.f->pdn, bb, 8 * PAGE, all_access, &lkb), 0);
+	connect_retry_cnt = 7;
+	connect_timeout = 18;
+	pair_connect_rc(&a, &b, 1);
+	write_a_to_b(&a, &b, 1);
+	CHECK(direct_links_are(a.f, b.f, direct));
+	before = fx_stat(a.f, "fabric_tx_pkts");
+	/* 100 packets of 256 bytes; b is not pumped: no ACK comes */
+	post_send(a.f, &a.qp, ORCA_WR_RDMA_WRITE, ba, 100 * 256, lka, iova(bb),
+		  lkb);
+	pump_ms(a.f, NULL, 200);
+	printf("# %s: %lld of 100 packets sent before an ACK\n",
+	       direct ? "direct link" : "through the switch",
+	       fx_stat(a.f, "fabric_tx_pkts") - before);
+	CHECK_EQ(fx_stat(a.f, "fabric_tx_pkts") - before, want);
+	/* b reads: the rest goes, and the WRITE completes */
+	CHECK(pump_until(a.f, b.f, fx_stat(a.f, "fabric_tx_pkts") - before >=
+			 100));
+	connect_retry_cnt = 1;
+	connect_timeout = 10;
+	pair_down(&a, &b);
+}
+
+static void fabric_direct_window(void)
+{
+	window_to_b(true, 100);
+	window_to_b(false, ORCA_MAX_UNACKED_PSNS);
+}
+
+/*
  * A full direct link holds its sender back as a full ring to the switch
  * does: b reads nothing, a's UD SENDs stop once b's ring of the link
  * (256 slots) and what the switch holds for it are full, nothing is
@@ -1090,5 +1138,6 @@ int main(int argc, char **argv)
 	RUN(fabric_direct_links);
 	RUN(fabric_direct_slow_port);
 	RUN(fabric_direct_hostile);
+	RUN(fabric_direct_window);
 	return fabric_done();
 }

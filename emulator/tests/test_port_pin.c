@@ -43,9 +43,17 @@ static bool catch_room(struct orca_dev *dev)
 	return true;
 }
 
+static unsigned int catch_window(struct orca_dev *dev, uint16_t dlid)
+{
+	(void)dev;
+	(void)dlid;
+	return ORCA_MAX_UNACKED_PSNS;
+}
+
 static const struct orca_link_ops catch_ops = {
 	.xmit = catch_xmit,
 	.room = catch_room,
+	.window = catch_window,
 };
 
 static void catch_wire(struct fx *f)
