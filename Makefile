@@ -58,7 +58,7 @@ EXP_ALT	:= ORCA_EXPECT_FW_VER=2.9.13 ORCA_EXPECT_NODE_GUID=0x00aabbccddeeff01 \
 	   ORCA_EXPECT_MAX_QP=8 ORCA_EXPECT_LID=0x2a
 
 .PHONY: all build driver emulator provider testprogs deps lint sparse-guests unit model-ties vmtest \
-	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-fabric vm-faults vm-data vm-packages vm-debian13 deb run check bench kunit clean help \
+	vm-default vm-config vm-emu-kill vm-emu-kill-load vm-emu-restart vm-twohost vm-twohost-ece vm-twohost-direct vm-fabric vm-faults vm-data vm-packages vm-debian13 deb run check bench kunit clean help \
 	reliability reliability-host reliability-vm check-host-lane fuzz driver-debug driver-debug-kunit vm-debug verbs-fuzz \
 	kmod-tree ktest ktest-debug vm-features-off vm-swiotlb upstream upstream-check \
 	$(addprefix driver-,$(GUEST_KERNELS)) $(addprefix ktest-,$(GUEST_KERNELS)) \
@@ -334,7 +334,7 @@ vm-twohost-ulp-long:
 # comes from tests/lib/run-tests.sh in the guest.
 # (one guest each, then two guests each)
 VMTEST_ONE = vm-default vm-6.12 vm-config vm-features-off vm-swiotlb vm-data
-VMTEST_TWO = vm-twohost vm-twohost-ece vm-debian13
+VMTEST_TWO = vm-twohost vm-twohost-ece vm-twohost-direct vm-debian13
 vmtest:
 	$(if $(PART),,@$(MAKE) deps build)
 	@$(begin)
@@ -422,6 +422,15 @@ $(addprefix vm-twohost-,$(GUEST_KERNELS)): vm-twohost-%:
 # the hosts through verbs and rdma_cm; last, OpenSM with two partitions
 # that the switch enforces against the tenant's own P_Key table
 # (tests/vm/partition.sh)
+# two hosts on the fabric's built-in SM (vm2.sh's default, make bench's):
+# the emulators' direct link (tests/vm/direct.sh), then the pingpongs,
+# every verb and a port going down and up (twohost.sh) and RC under loss
+# (lossy.sh, 5 %) through it
+vm-twohost-direct:
+	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --timeout 1200 -- \
+	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \
+	    $(T)/lib/run-tests.sh $(T)/vm/direct.sh $(T)/vm/twohost.sh $(T)/vm/lossy.sh || true
+
 vm-twohost-ece:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 900 \
 	    --emu-set-a ece_options=0xd --emu-set-b ece_options=0x7 --emu-set-b port_pin=lid,sm -- \
@@ -669,7 +678,8 @@ GUEST_JOBS	?= 2
 # that died of it before stage 2 once more
 DEBUG_TCG_THREAD ?= multi
 CHECK_GUESTS	 = vm-debug vm-debian13 vm-twohost vm-default vm-6.12 vm-faults \
-		   vm-twohost-ece vm-data vm-emu-restart vm-fabric vm-features-off \
+		   vm-twohost-ece vm-twohost-direct vm-data vm-emu-restart vm-fabric \
+		   vm-features-off \
 		   vm-config vm-emu-kill-load vm-emu-kill vm-swiotlb
 guest-build = flock $(BUILD)/.guest-build.lock
 check-host-lane:
