@@ -66,14 +66,6 @@ static void usage(FILE *f)
 		"                         exit 0 on 'ok', 1 otherwise\n");
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static void on_signal(int sig)
 {
 	stop_signal = sig;
@@ -122,7 +114,7 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 	int n = 0, i, ret, ctl_first;
 	struct timespec timeout;
 	int fw_first = -1, client_idx = -1, fab_first, fab_n;
-	uint64_t now = now_ns(), wake, deadline;
+	uint64_t now = orca_mono_ns(), wake, deadline;
 
 	pfd[n++] = (struct pollfd){ .fd = e->ivs.listen_fd, .events = POLLIN };
 	if (e->ivs.client_fd >= 0) {
@@ -166,7 +158,7 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 	if (stop_signal)
 		return false;
 
-	now = now_ns();
+	now = orca_mono_ns();
 	if (now >= *next_tick) {
 		sync_ram(e);
 		orca_dev_tick(&e->dev);
@@ -227,7 +219,7 @@ static bool poll_once(struct emu *e, uint64_t *next_tick)
 
 static void run_device(struct emu *e)
 {
-	uint64_t next_tick = now_ns() + ORCA_HEARTBEAT_PERIOD_MS * NSEC_PER_MSEC;
+	uint64_t next_tick = orca_mono_ns() + ORCA_HEARTBEAT_PERIOD_MS * NSEC_PER_MSEC;
 
 	while (poll_once(e, &next_tick))
 		;

@@ -9,7 +9,7 @@
 
 #include "orca_clock.h"
 
-static uint64_t monotonic_ns(void)
+uint64_t orca_mono_ns(void)
 {
 	struct timespec ts;
 
@@ -18,11 +18,11 @@ static uint64_t monotonic_ns(void)
 }
 
 /* One clock for every device of the process: a test's devices agree. */
-static uint64_t (*clock_ns)(void) = monotonic_ns;
+static uint64_t (*clock_ns)(void) = orca_mono_ns;
 
 void orca_dev_set_clock(uint64_t (*now_ns)(void))
 {
-	clock_ns = now_ns ? now_ns : monotonic_ns;
+	clock_ns = now_ns ? now_ns : orca_mono_ns;
 }
 
 uint64_t dp_now_ns(void)

@@ -9,6 +9,12 @@
 
 uint64_t dp_now_ns(void);
 /*
+ * The host's CLOCK_MONOTONIC, in ns, whatever clock the devices run on:
+ * for what is about the host itself (the poll loop's sleep, a polling
+ * window, a lease the SM counts in real time).  orca-fabric's too.
+ */
+uint64_t orca_mono_ns(void);
+/*
  * The device clock, in ns, that every timer of the model runs on:
  * CLOCK_MONOTONIC unless a unit test installs its own @now_ns (a virtual
  * clock it moves itself); NULL restores CLOCK_MONOTONIC.  One for all

@@ -13,25 +13,18 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "orca_fabric.h"
 
-/* Real time: the polling window is about the host's scheduler. */
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* No clock read per packet while there is no polling window. */
+/*
+ * No clock read per packet while there is no polling window; real time,
+ * the window is about the host's scheduler.
+ */
 void fab_ring_traffic(struct orca_dev *dev)
 {
 	if (dev->cfg.fabric_poll_us)
-		dev->fab->ring_active_ns = mono_ns();
+		dev->fab->ring_active_ns = orca_mono_ns();
 }
 
 void fab_ring_unmap(struct orca_fab *fab)
@@ -115,7 +108,8 @@ bool fab_ring_may_sleep(struct orca_dev *dev)
 	 * packet then costs no kick and no wake-up on either side
 	 */
 	if (dev->cfg.fabric_poll_us &&
-	    mono_ns() - fab->ring_active_ns < dev->cfg.fabric_poll_us * 1000)
+	    orca_mono_ns() - fab->ring_active_ns <
+	    dev->cfg.fabric_poll_us * 1000)
 		return false;
 	fab->rx_sleeping = true;
 	if (!orca_ring_sleep(&fab->rx))

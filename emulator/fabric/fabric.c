@@ -59,17 +59,9 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-uint64_t fab_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 static uint64_t now_ms(void)
 {
-	return fab_now_ns() / 1000000;
+	return orca_mono_ns() / 1000000;
 }
 
 static uint64_t now_s(void)
@@ -447,7 +439,7 @@ static bool poll_once(struct fabric *f, bool once)
 		wait_ms = 0;
 	/* ring links: poll a while after traffic, as the ports do */
 	if (wait_ms && f->poll_ns &&
-	    fab_now_ns() - f->ring_active_ns < f->poll_ns)
+	    orca_mono_ns() - f->ring_active_ns < f->poll_ns)
 		wait_ms = 0;
 	/* then sleep only once each port knows to kick */
 	for (i = 0; wait_ms && i < f->conns_end; i++)

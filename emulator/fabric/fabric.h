@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "orca_clock.h"
 #include "orca_fabric_proto.h"
 #include "orca_msgq.h"
 #include "orca_ring.h"
@@ -123,7 +124,6 @@ struct fabric {
 
 /* fabric.c */
 void fab_complain(struct fabric *f, const char *what, int conn);
-uint64_t fab_now_ns(void);	/* CLOCK_MONOTONIC */
 /* One message from the port of @c (@ring: ring 0, else its socket). */
 void fab_on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		size_t len, bool ring);

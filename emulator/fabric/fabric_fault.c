@@ -3,16 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fabric_fault.h"
+#include "orca_clock.h"
 
 uint64_t fab_fault_now_us(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return orca_mono_ns() / 1000;
 }
 
 /* xorshift64*: the loss's dice, a million faces */

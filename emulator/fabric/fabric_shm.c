@@ -139,7 +139,7 @@ bool fab_shm_input(struct fabric *f, struct fab_conn *c)
 		return false;
 	}
 	if (i && f->poll_ns)
-		f->ring_active_ns = fab_now_ns();
+		f->ring_active_ns = orca_mono_ns();
 	if (orca_ring_room_kick_due(&c->in))
 		fab_shm_kick(c);
 	return true;
@@ -165,7 +165,7 @@ bool fab_shm_flush(struct fabric *f, struct fab_conn *c)
 			break;
 	} while (!orca_ring_wait_room(&c->out));
 	if (c->out.published && f->poll_ns)
-		f->ring_active_ns = fab_now_ns();
+		f->ring_active_ns = orca_mono_ns();
 	if (orca_ring_kick_due(&c->out))
 		fab_shm_kick(c);
 	return !c->out.broken;

@@ -9,9 +9,9 @@
  */
 #include <stddef.h>
 #include <string.h>
-#include <time.h>
 
 #include "fabric_switch.h"
+#include "orca_clock.h"
 #include "orca_log.h"
 
 static void pma_read(void *ctx, unsigned int port,
@@ -252,14 +252,12 @@ bool fab_sw_port0(struct fab_switch *sw, unsigned int in_port,
 	struct orca_mad_in in = {
 		.mad = p->payload, .port = in_port, .slid = p->slid,
 	};
-	struct timespec ts;
 	enum orca_mad_result r;
 	uint32_t chg;
 
 	count(&sw->port[0].pma, false, orca_pkt_wire_len(p), p->dlid);
 	/* the M_Key lease runs on it */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	in.now_ms = (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	in.now_ms = orca_mono_ns() / 1000000;
 	r = orca_mad_process(&sw->node, &in, out, &chg);
 	if (chg & (ORCA_MAD_CHG_STATE | ORCA_MAD_CHG_RETRAIN))
 		retrain(sw);

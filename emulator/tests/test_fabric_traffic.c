@@ -410,6 +410,21 @@ static void fabric_peer_down(void)
 	pair_down(&a, &b);
 }
 
+/* An RC SEND of 500 bytes a -> b, both completions good, landed whole. */
+static void send_a_to_b(struct side *a, struct side *b, unsigned int seed)
+{
+	struct orca_cqe c = {};
+
+	pattern(gpa(a->f, a->buf), 500, seed);
+	post_recv(b->f, &b->qp, b->buf, PAGE, b->lk);
+	post_send(a->f, &a->qp, ORCA_WR_SEND, a->buf, 500, a->lk, 0, 0);
+	CHECK(wait_cqe2(a, b, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK(wait_cqe2(b, a, &c));
+	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
+	CHECK(!memcmp(gpa(a->f, a->buf), gpa(b->f, b->buf), 500));
+}
+
 /*
  * A port that sends garbage: corrupted, truncated and unknown packets
  * to a device are dropped and counted, and the device keeps working.
@@ -422,7 +437,6 @@ static void fabric_hostile_peer(void)
 	struct side a = {}, b = {};
 	struct orca_fab_hello h = {};
 	struct orca_fab_lid lid;
-	struct orca_cqe c;
 	long long before;
 	size_t len;
 	int fd, i;
@@ -481,14 +495,7 @@ static void fabric_hostile_peer(void)
 	close(fd);
 
 	/* and the device still works */
-	pattern(gpa(a.f, a.buf), 500, 11);
-	post_recv(b.f, &b.qp, b.buf, PAGE, b.lk);
-	post_send(a.f, &a.qp, ORCA_WR_SEND, a.buf, 500, a.lk, 0, 0);
-	CHECK(wait_cqe2(&a, &b, &c));
-	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
-	CHECK(wait_cqe2(&b, &a, &c));
-	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
-	CHECK(!memcmp(gpa(a.f, a.buf), gpa(b.f, b.buf), 500));
+	send_a_to_b(&a, &b, 11);
 	pair_down(&a, &b);
 }
 
@@ -1007,7 +1014,6 @@ static void fabric_direct_hostile(void)
 	struct orca_fab_hello h = {};
 	struct orca_fab_direct d;
 	struct orca_ring r0, r1, tx;
-	struct orca_cqe c;
 	long long drops, rx;
 	unsigned int nfds;
 	size_t size = orca_ring_map_size(64), dsize, len, got;
@@ -1105,14 +1111,7 @@ static void fabric_direct_hostile(void)
 	close(fd);
 
 	/* and a still works with b */
-	pattern(gpa(a.f, a.buf), 500, 12);
-	post_recv(b.f, &b.qp, b.buf, PAGE, b.lk);
-	post_send(a.f, &a.qp, ORCA_WR_SEND, a.buf, 500, a.lk, 0, 0);
-	CHECK(wait_cqe2(&a, &b, &c));
-	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
-	CHECK(wait_cqe2(&b, &a, &c));
-	CHECK_EQ(c.status, ORCA_CQE_SUCCESS);
-	CHECK(!memcmp(gpa(a.f, a.buf), gpa(b.f, b.buf), 500));
+	send_a_to_b(&a, &b, 12);
 	pair_down(&a, &b);
 }
 
