@@ -371,6 +371,8 @@ static void accept_conn(struct fabric *f)
 	c->sw = -1;
 	c->port = -1;
 	c->hello_fd = -1;
+	c->direct_ok = false;
+	c->direct_retry_ns = 0;
 	if (c - f->conns >= (long)f->conns_end)
 		f->conns_end = c - f->conns + 1;
 	c->kicks_sent = c->kicks_rcvd = c->blocks = 0;

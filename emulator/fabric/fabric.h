@@ -64,6 +64,7 @@ struct fab_conn {
 	bool blocked;			/* its next packet waits for room */
 	int hello_fd;			/* came with the message being read */
 	bool direct_ok;			/* HELLO said it takes direct links */
+	uint64_t direct_retry_ns;	/* a grant to it failed: not before */
 	unsigned int n_direct;		/* its direct links, in f->direct[] */
 	uint16_t direct[ORCA_FAB_DIRECT_PER_PORT];
 	uint64_t kicks_sent, kicks_rcvd, blocks;

@@ -23,6 +23,8 @@
 
 /* Enough room that a 64 KiB message and its ACKs never wait for it. */
 #define DIRECT_SLOTS	256
+/* After a grant failed (no memory, a full socket): a second's rest. */
+#define DIRECT_RETRY_NS	1000000000ULL
 
 static struct fab_dlink *dlink_between(struct fabric *f, int a, int b)
 {
@@ -182,10 +184,12 @@ unsent:
 	munmap(l->shm, l->shm_size);
 fail:
 	memset(l, 0, sizeof(*l));
-	/* a socket too full for it now: the next packet asks again */
+	/* not for every packet after it: the ports rest a while */
 	f->direct_failed++;
-	orca_log("no direct link between ports %d and %d: %s", a, b,
-		 strerror(errno));
+	f->conns[a].direct_retry_ns = orca_mono_ns() + DIRECT_RETRY_NS;
+	f->conns[b].direct_retry_ns = f->conns[a].direct_retry_ns;
+	orca_log("no direct link between ports %d and %d: %s; again in a second",
+		 a, b, strerror(errno));
 }
 
 void fab_direct_consider(struct fabric *f, struct fab_conn *src,
@@ -199,6 +203,10 @@ void fab_direct_consider(struct fabric *f, struct fab_conn *src,
 	    src->n_direct >= ORCA_FAB_DIRECT_PER_PORT ||
 	    dst->n_direct >= ORCA_FAB_DIRECT_PER_PORT ||
 	    dlink_between(f, a, b))
+		return;
+	if ((src->direct_retry_ns || dst->direct_retry_ns) &&
+	    orca_mono_ns() < (src->direct_retry_ns > dst->direct_retry_ns ?
+			      src->direct_retry_ns : dst->direct_retry_ns))
 		return;
 	grant(f, a, b);
 }
