@@ -277,7 +277,7 @@ bool fabric_room(const struct orca_dev *dev, unsigned int pending)
 
 unsigned int fabric_window(struct orca_dev *dev, uint16_t dlid)
 {
-	return dev->fab->n_direct && fab_direct_to(dev, dlid) ?
+	return dev->fab->n_direct && fab_direct_to(dev, dev->cfg.lid, dlid) ?
 	       ORCA_DIRECT_UNACKED_PSNS : ORCA_MAX_UNACKED_PSNS;
 }
 

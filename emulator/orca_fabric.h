@@ -43,6 +43,8 @@ struct fab_direct {
 	uint32_t id;		/* the fabric's name for it */
 	uint16_t peer_lid;	/* the peer's LIDs: peer_lid + 2^peer_lmc */
 	uint8_t peer_lmc;
+	uint16_t own_lid;	/* ours that the peer takes: own_lid + 2^own_lmc */
+	uint8_t own_lmc;
 	bool rx_sleeping;	/* told the peer to kick us */
 	void *shm;		/* NULL: a free entry */
 	size_t shm_size;
@@ -123,8 +125,9 @@ void fab_direct_open(struct orca_dev *dev, const uint8_t *m, size_t len,
 void fab_direct_close_msg(struct orca_dev *dev, const uint8_t *m,
 			  size_t len);
 void fab_direct_close_all(struct orca_dev *dev, const char *why);
-/* The direct link to @dlid, or NULL. */
-struct fab_direct *fab_direct_to(struct orca_dev *dev, uint16_t dlid);
+/* The direct link from @slid to @dlid, or NULL. */
+struct fab_direct *fab_direct_to(struct orca_dev *dev, uint16_t slid,
+				 uint16_t dlid);
 /* @p into the direct link to its DLID, if there is one with room. */
 bool fab_direct_xmit(struct orca_dev *dev, const struct orca_pkt *p);
 /* Every direct link has room for @pending more packets. */

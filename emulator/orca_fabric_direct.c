@@ -31,10 +31,9 @@
 
 #define DIRECT_RX_BATCH	ORCA_FAB_RX_BATCH
 
-static bool peer_holds(const struct fab_direct *l, uint16_t lid)
+static bool in_range(uint16_t base, uint8_t lmc, uint16_t lid)
 {
-	return lid >= l->peer_lid &&
-	       (unsigned int)(lid - l->peer_lid) < (1U << l->peer_lmc);
+	return lid >= base && (unsigned int)(lid - base) < (1U << lmc);
 }
 
 static void direct_free(struct orca_dev *dev, struct fab_direct *l,
@@ -88,7 +87,7 @@ void fab_direct_open(struct orca_dev *dev, const uint8_t *m, size_t len,
 	struct fab_direct *l = NULL;
 	const char *why = NULL;
 	unsigned int i, nslots;
-	uint16_t lid;
+	uint16_t lid, own;
 	size_t size;
 	void *mem;
 
@@ -99,11 +98,13 @@ void fab_direct_open(struct orca_dev *dev, const uint8_t *m, size_t len,
 	memcpy(&d, m, sizeof(d));
 	nslots = le32toh(d.nslots);
 	lid = le16toh(d.peer_lid);
+	own = le16toh(d.own_lid);
 	if (!dev->cfg.fabric_direct || !fab->shm_on) {
 		why = "not asked for";
 		goto refuse;
 	}
 	if (!lid || lid > ORCA_FAB_MAX_LID || d.peer_lmc > 7 || d.ring > 1 ||
+	    !own || own > ORCA_FAB_MAX_LID || d.own_lmc > 7 ||
 	    nslots < ORCA_RING_MIN_SLOTS || nslots > ORCA_RING_MAX_SLOTS) {
 		why = "bad LID, LMC, ring or size";
 		goto refuse;
@@ -139,6 +140,8 @@ void fab_direct_open(struct orca_dev *dev, const uint8_t *m, size_t len,
 	l->id = le32toh(d.id);
 	l->peer_lid = lid;
 	l->peer_lmc = d.peer_lmc;
+	l->own_lid = own;
+	l->own_lmc = d.own_lmc;
 	close(fds[0]);
 	fab->n_direct++;
 	fab->direct_opened++;
@@ -179,20 +182,25 @@ void fab_direct_close_all(struct orca_dev *dev, const char *why)
 			direct_free(dev, &fab->direct[i], why);
 }
 
-struct fab_direct *fab_direct_to(struct orca_dev *dev, uint16_t dlid)
+struct fab_direct *fab_direct_to(struct orca_dev *dev, uint16_t slid,
+				 uint16_t dlid)
 {
 	struct orca_fab *fab = dev->fab;
 	unsigned int i;
 
-	for (i = 0; i < ORCA_FAB_DIRECT_MAX; i++)
-		if (fab->direct[i].shm && peer_holds(&fab->direct[i], dlid))
-			return &fab->direct[i];
+	for (i = 0; i < ORCA_FAB_DIRECT_MAX; i++) {
+		struct fab_direct *l = &fab->direct[i];
+
+		if (l->shm && in_range(l->peer_lid, l->peer_lmc, dlid) &&
+		    in_range(l->own_lid, l->own_lmc, slid))
+			return l;
+	}
 	return NULL;
 }
 
 bool fab_direct_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 {
-	struct fab_direct *l = fab_direct_to(dev, p->dlid);
+	struct fab_direct *l = fab_direct_to(dev, p->slid, p->dlid);
 	struct orca_fab_hdr *h;
 	uint8_t *slot;
 	size_t len;

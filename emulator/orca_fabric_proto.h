@@ -69,7 +69,7 @@
  * a socket, another switch or another machine, and refuses the flag on
  * a socket.
  *
- * Direct links (--sm builtin).  Two ports on ring links that both said
+ * Direct links.  Two ports on ring links that both said
  * ORCA_FAB_HELLO_DIRECT need not have the fabric's process between
  * them: once it forwards a packet from one to the other, the fabric
  * makes a memfd with two rings (orca_ring.h, its own layout, sealed) and
@@ -81,19 +81,23 @@
  *                                 port fills (the other one it reads)
  *   fabric -> port  DIRECT_CLOSE  that id: stop using it, unmap it
  *
- * A port then puts its unicast packets (not VL15) for the other port's
- * LIDs into its ring of the pair, and kicks the other port on the pair's
- * socket as it kicks the fabric; a full ring holds it back, as a full
- * egress does.  The fabric's routing decision is what it was: in
- * builtin mode a DLID in the port's LID range, with both ports up.  It
- * takes the link back with DIRECT_CLOSE to both when either goes down,
- * leaves, or asks for it by HELLO again; a port that finds the pair's
+ * A port then puts its unicast packets (not VL15) from its own LIDs
+ * (as the message names them) for the other port's LIDs into its ring
+ * of the pair, and kicks the other port on the pair's socket as it kicks
+ * the fabric; a full ring holds it back, as a full egress does.  The fabric's routing decision is what it was: in
+ * builtin mode a DLID in the port's LID range, with both ports up; with
+ * --sm none the LFT of the one switch both are cabled to, both ways,
+ * both switch ports ACTIVE and not enforcing partitions.  It takes the
+ * link back with DIRECT_CLOSE to both when either goes down or leaves,
+ * or (--sm none) when a Set through the switch's SMA or a link change
+ * may have changed the decision; a port that finds the pair's
  * socket closed drops the link itself.  Packets already in a ring are
  * still delivered; a packet in flight through the fabric when the link
  * opens may arrive after the first ones through it (RC recovers, as
  * from any reordering).  The receiver checks that a packet through the
  * link is a PKT from the other port's LIDs and for its own; the fabric
- * adds the rings' counts of packets to the ports' counters.
+ * adds the rings' counts of packets (and bytes, ring index "bytes") to
+ * the LIDs' counters, or to the switch ports' PMA counters.
  */
 #ifndef ORCA_FABRIC_PROTO_H
 #define ORCA_FABRIC_PROTO_H
@@ -185,7 +189,9 @@ struct orca_fab_direct {
 	uint16_t peer_lid;		/* the other port: peer_lid .. + 2^lmc - 1 */
 	uint8_t peer_lmc;
 	uint8_t ring;			/* 0 or 1: the one this port fills */
-	uint8_t reserved[4];
+	uint16_t own_lid;		/* this port's SLIDs the peer takes */
+	uint8_t own_lmc;
+	uint8_t reserved;
 };
 
 /* A PKT message: the header, then ORCA_PKT_WIRE_MAX bytes at most. */

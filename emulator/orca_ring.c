@@ -150,6 +150,9 @@ void orca_ring_publish(struct orca_ring *r, size_t len)
 	uint32_t l = len;
 
 	memcpy(slot_at(r, r->tail), &l, sizeof(l));
+	/* counted, not trusted: only what counters report reads it */
+	r->bytes += len;
+	__atomic_store_n(&r->idx->bytes, r->bytes, __ATOMIC_RELAXED);
 	r->tail++;
 	RING_STORE(tail, r->tail, __ATOMIC_RELEASE);
 	r->published = true;

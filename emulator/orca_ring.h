@@ -57,7 +57,8 @@ struct orca_ring_layout {
 struct orca_ring_idx {
 	uint32_t tail;			/* producer: messages published */
 	uint32_t waiting;		/* producer waits for room */
-	uint8_t pad0[56];
+	uint64_t bytes;			/* producer: their bytes, for counters */
+	uint8_t pad0[48];
 	uint32_t head;			/* consumer: messages taken */
 	uint32_t sleeping;		/* consumer sleeps until kicked */
 	uint8_t pad1[56];
@@ -69,6 +70,7 @@ struct orca_ring {
 	uint8_t *slots;			/* shared: nslots * ORCA_RING_SLOT */
 	uint32_t nslots;
 	uint32_t head, tail;		/* this end's own index is the truth */
+	uint64_t bytes;			/* producer: what it published */
 	bool broken;			/* the peer broke the protocol */
 	bool published, taken;		/* since the last kick check */
 };

@@ -182,8 +182,7 @@ static void on_hello(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 		fab_complain(f, "bad or second HELLO", c - f->conns);
 		return;
 	}
-	c->direct_ok = (h.flags & ORCA_FAB_HELLO_DIRECT) &&
-		       f->mode == FAB_SM_BUILTIN;
+	c->direct_ok = h.flags & ORCA_FAB_HELLO_DIRECT;
 	/* rings offered: in use before the answer, which goes by them */
 	if ((h.flags & ORCA_FAB_HELLO_SHM) && c->hello_fd >= 0 && !c->shm &&
 	    !fab_shm_attach(f, c, c->hello_fd))
@@ -215,9 +214,12 @@ static void on_pkt(struct fabric *f, struct fab_conn *c, const uint8_t *m,
 	}
 	if (f->mode == FAB_SM_BUILTIN)
 		fab_sm_forward(f, c, m, len);
-	else
+	else if (c->port >= 0) {
 		fab_sw_input_flags(f->topo->sw[c->sw], c->port, m + hdr,
 				   len - hdr, no_icrc ? ORCA_PKT_NO_ICRC : 0);
+		/* what the switch decided may hold for the packets after it */
+		fab_direct_consider_sw(f, c, m + hdr, len - hdr);
+	}
 }
 
 void fab_on_msg(struct fabric *f, struct fab_conn *c, const uint8_t *m,
@@ -455,6 +457,11 @@ static bool poll_once(struct fabric *f, bool once)
 	}
 	if (stop_signal)
 		return false;
+	/*
+	 * direct links first: closed if their switch changed, and what went
+	 * through them in its PMA counters before anything reads them
+	 */
+	fab_direct_sweep(f);
 	/* (a timeout or a signal leaves every revents 0) */
 	for (i = 0; ret > 0 && i < f->conns_end; i++) {
 		struct fab_conn *c = &f->conns[i];

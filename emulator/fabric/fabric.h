@@ -70,10 +70,20 @@ struct fab_conn {
 	uint64_t kicks_sent, kicks_rcvd, blocks;
 };
 
-/* A direct link: port a fills ring 0 of the memfd, port b ring 1. */
+/*
+ * A direct link: port a fills ring 0 of the memfd, port b ring 1.  Each
+ * port's LIDs as the other sees them; in switch mode the one switch the
+ * two are cabled to, its generation when it decided, and what of the
+ * rings' counts is in its PMA counters already.
+ */
 struct fab_dlink {
 	uint32_t id;
 	int a, b;			/* in conns[] */
+	uint16_t lid_a, lid_b;
+	uint8_t lmc_a, lmc_b;
+	uint64_t gen;			/* switch mode: fab_switch.gen */
+	uint32_t counted_ab, counted_ba;	/* packets */
+	uint64_t counted_ab_bytes, counted_ba_bytes;
 	void *shm;			/* NULL: free */
 	size_t shm_size;
 	struct orca_ring r0, r1;	/* read only for their tails */
@@ -141,10 +151,18 @@ bool fab_shm_flush(struct fabric *f, struct fab_conn *c);
 bool fab_shm_may_sleep(struct fabric *f, struct fab_conn *c);
 void fab_shm_kick(struct fab_conn *c);
 
-/* fabric_direct.c: --sm builtin */
-/* A packet went from @src to @dst (@lrh): a direct link for them next? */
+/* fabric_direct.c */
+/* --sm builtin: a packet went from @src to @dst (@lrh): a direct link? */
 void fab_direct_consider(struct fabric *f, struct fab_conn *src,
 			 struct fab_conn *dst, const uint8_t *lrh);
+/* --sm none: the switch took the packet @pkt from @src: a direct link? */
+void fab_direct_consider_sw(struct fabric *f, struct fab_conn *src,
+			    const uint8_t *pkt, size_t len);
+/*
+ * Once a pass, switch mode: links whose switch changed its mind are
+ * closed, and what went through the others is counted at its ports.
+ */
+void fab_direct_sweep(struct fabric *f);
 /* @c goes down or away: its links closed, both ports told. */
 void fab_direct_drop(struct fabric *f, struct fab_conn *c, const char *why);
 /* Packets through @c's live direct links: from it, to it. */

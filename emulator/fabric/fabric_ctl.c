@@ -119,12 +119,14 @@ static void switch_stats(struct fabric *f, unsigned int s, char *reply,
 	size_t off;
 
 	off = snprintf(reply, len,
-		       "ok mode=switch ports=%u switch_ports=%u bad_msgs=%llu lid=%u switch=%s switches=%u links=%u isl_pkts=%llu isl_retrains=%llu",
+		       "ok mode=switch ports=%u switch_ports=%u bad_msgs=%llu lid=%u switch=%s switches=%u links=%u isl_pkts=%llu isl_retrains=%llu direct_links=%u direct_opened=%llu direct_failed=%llu",
 		       f->n_conns, sw->nports,
 		       (unsigned long long)f->bad_msgs, sw->node.port[0].lid,
 		       f->topo->name[s], f->topo->n_sw, f->topo->n_links,
 		       (unsigned long long)f->topo->isl_pkts,
-		       (unsigned long long)f->topo->isl_retrains);
+		       (unsigned long long)f->topo->isl_retrains, f->n_direct,
+		       (unsigned long long)f->direct_opened,
+		       (unsigned long long)f->direct_failed);
 	for (i = 0; i < FAB_SW_DROP_NR && off < len; i++)
 		off += snprintf(reply + off, len - off, " drop_%s=%llu",
 				fab_sw_drop_name(i),

@@ -1,15 +1,25 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * orca-fabric: direct links between two ports on ring links
- * (orca_fabric_proto.h, "Direct links"), --sm builtin.
+ * (orca_fabric_proto.h, "Direct links").
  *
  * When the switch forwards a unicast data packet from one such port to
- * another, its decision holds for every packet between the two until a
- * port goes down or leaves: so it makes them a pair of rings of their
- * own and a socket pair for their kicks, and steps out of the way.  The
- * fabric keeps the mapping, to count what goes through (the rings'
- * tails) into the ports' counters, and takes the link back with
- * DIRECT_CLOSE.
+ * another, its decision holds for every packet between the two LIDs
+ * until something it decided on changes: so it makes them a pair of
+ * rings of their own and a socket pair for their kicks, and steps out of
+ * the way.  The fabric keeps the mapping, to count what goes through
+ * (the rings' tails and byte counts) into the counters, and takes the
+ * link back with DIRECT_CLOSE.
+ *
+ * --sm builtin: between any two ports; the link lasts until either goes
+ * down or leaves, and the LIDs' counters add the rings' counts.
+ *
+ * --sm none: between two ports of one switch, both ways by the LFT the
+ * SM wrote, both switch ports ACTIVE and neither enforcing partitions
+ * (a per-packet check); the link lasts while the switch's generation
+ * does (any Set through its SMA, any link change ends it), and the
+ * switch ports' PMA counters count what goes through, once a pass.
+ * Paths through several switches still go through them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -70,20 +80,56 @@ static void conn_forget(struct fab_conn *c, unsigned int link)
 		}
 }
 
+static uint64_t bytes_of(const struct orca_ring *r)
+{
+	return __atomic_load_n(&r->idx->bytes, __ATOMIC_RELAXED);
+}
+
+/*
+ * Switch mode: what went through @l since the last time into the switch
+ * ports' counters (a ring message is the fabric header and the packet).
+ */
+static void count_at_switch(struct fabric *f, struct fab_dlink *l)
+{
+	const struct fab_conn *ca = &f->conns[l->a], *cb = &f->conns[l->b];
+	struct fab_switch *sw = f->topo->sw[ca->sw];
+	uint32_t ab = tail_of(&l->r0), ba = tail_of(&l->r1);
+	uint64_t abb = bytes_of(&l->r0), bab = bytes_of(&l->r1);
+	uint32_t n;
+
+	n = ab - l->counted_ab;
+	if (n)
+		fab_sw_count_passed(sw, ca->port, cb->port, n,
+				    abb - l->counted_ab_bytes -
+				    (uint64_t)n * sizeof(struct orca_fab_hdr));
+	n = ba - l->counted_ba;
+	if (n)
+		fab_sw_count_passed(sw, cb->port, ca->port, n,
+				    bab - l->counted_ba_bytes -
+				    (uint64_t)n * sizeof(struct orca_fab_hdr));
+	l->counted_ab = ab;
+	l->counted_ba = ba;
+	l->counted_ab_bytes = abb;
+	l->counted_ba_bytes = bab;
+}
+
 /* Close link @l: both ports told, its counts into theirs. */
 static void dlink_close(struct fabric *f, struct fab_dlink *l,
 			const char *why)
 {
 	struct fab_conn *ca = &f->conns[l->a], *cb = &f->conns[l->b];
 	uint32_t ab = tail_of(&l->r0), ba = tail_of(&l->r1);
-	struct fab_lid *la = &f->lids[ca->lid], *lb = &f->lids[cb->lid];
 
-	la->pkts_in += ab;
-	lb->pkts_out += ab;
-	lb->pkts_in += ba;
-	la->pkts_out += ba;
+	if (f->mode == FAB_SM_NONE) {
+		count_at_switch(f, l);
+	} else {
+		f->lids[ca->lid].pkts_in += ab;
+		f->lids[cb->lid].pkts_out += ab;
+		f->lids[cb->lid].pkts_in += ba;
+		f->lids[ca->lid].pkts_out += ba;
+	}
 	orca_log("direct link %u between LIDs 0x%x and 0x%x closed (%s): %u and %u packets",
-		 l->id, la->lid, lb->lid, why, ab, ba);
+		 l->id, l->lid_a, l->lid_b, why, ab, ba);
 	send_close(f, l->a, l);
 	send_close(f, l->b, l);
 	conn_forget(ca, l - f->direct);
@@ -122,23 +168,25 @@ static int make_rings(struct fab_dlink *l)
 static int send_open(struct fabric *f, int conn, const struct fab_dlink *l,
 		     int mfd, int sock)
 {
-	const struct fab_lid *peer =
-		&f->lids[f->conns[conn == l->a ? l->b : l->a].lid];
+	bool a = conn == l->a;
 	struct orca_fab_direct d = {
 		.h = { .type = ORCA_FAB_DIRECT_OPEN,
 		       .version = ORCA_FAB_VERSION },
 		.id = htole32(l->id),
 		.nslots = htole32(DIRECT_SLOTS),
-		.peer_lid = htole16(peer->lid),
-		.peer_lmc = peer->lmc,
-		.ring = conn == l->a ? 0 : 1,
+		.peer_lid = htole16(a ? l->lid_b : l->lid_a),
+		.peer_lmc = a ? l->lmc_b : l->lmc_a,
+		.ring = a ? 0 : 1,
+		.own_lid = htole16(a ? l->lid_a : l->lid_b),
+		.own_lmc = a ? l->lmc_a : l->lmc_b,
 	};
 	int fds[2] = { mfd, sock };
 
 	return msgq_send_fds(f->conns[conn].fd, &d, sizeof(d), fds, 2);
 }
 
-static void grant(struct fabric *f, int a, int b)
+static void grant(struct fabric *f, int a, int b, const uint16_t lid[2],
+		  const uint8_t lmc[2])
 {
 	struct fab_dlink *l = NULL;
 	int mfd, sv[2];
@@ -160,6 +208,12 @@ static void grant(struct fabric *f, int a, int b)
 	l->id = ++f->direct_ids;
 	l->a = a;
 	l->b = b;
+	l->lid_a = lid[0];
+	l->lid_b = lid[1];
+	l->lmc_a = lmc[0];
+	l->lmc_b = lmc[1];
+	if (f->mode == FAB_SM_NONE)
+		l->gen = f->topo->sw[f->conns[a].sw]->gen;
 	if (send_open(f, a, l, mfd, sv[0]))
 		goto unsent;
 	if (send_open(f, b, l, mfd, sv[1])) {
@@ -173,9 +227,8 @@ static void grant(struct fabric *f, int a, int b)
 	f->conns[b].direct[f->conns[b].n_direct++] = l - f->direct;
 	f->n_direct++;
 	f->direct_opened++;
-	orca_log("direct link %u between LIDs 0x%x and 0x%x",
-		 l->id, f->lids[f->conns[a].lid].lid,
-		 f->lids[f->conns[b].lid].lid);
+	orca_log("direct link %u between LIDs 0x%x and 0x%x", l->id, l->lid_a,
+		 l->lid_b);
 	return;
 unsent:
 	close(mfd);
@@ -192,23 +245,84 @@ fail:
 		 a, b, strerror(errno));
 }
 
+/* The checks of both modes, then the grant. */
+static void consider(struct fabric *f, struct fab_conn *src,
+		     struct fab_conn *dst, const uint16_t lid[2],
+		     const uint8_t lmc[2])
+{
+	int a = src - f->conns, b = dst - f->conns;
+	uint64_t retry = src->direct_retry_ns > dst->direct_retry_ns ?
+			 src->direct_retry_ns : dst->direct_retry_ns;
+
+	if (!dst->direct_ok || a == b || !dst->shm ||
+	    src->n_direct >= ORCA_FAB_DIRECT_PER_PORT ||
+	    dst->n_direct >= ORCA_FAB_DIRECT_PER_PORT ||
+	    dlink_between(f, a, b) || (retry && orca_mono_ns() < retry))
+		return;
+	grant(f, a, b, lid, lmc);
+}
+
 void fab_direct_consider(struct fabric *f, struct fab_conn *src,
 			 struct fab_conn *dst, const uint8_t *lrh)
 {
-	int a = src - f->conns, b = dst - f->conns;
+	const struct fab_lid *ls = &f->lids[src->lid], *ld = &f->lids[dst->lid];
+	const uint16_t lid[2] = { ls->lid, ld->lid };
+	const uint8_t lmc[2] = { ls->lmc, ld->lmc };
 
 	/* VL15 (LRH byte 0's high nibble) keeps going through the switch */
-	if (!f->direct_on || !src->direct_ok || !dst->direct_ok || a == b ||
-	    !src->shm || !dst->shm || (lrh[0] >> 4) == 15 ||
-	    src->n_direct >= ORCA_FAB_DIRECT_PER_PORT ||
-	    dst->n_direct >= ORCA_FAB_DIRECT_PER_PORT ||
-	    dlink_between(f, a, b))
+	if (!f->direct_on || !src->direct_ok || !src->shm ||
+	    (lrh[0] >> 4) == 15)
 		return;
-	if ((src->direct_retry_ns || dst->direct_retry_ns) &&
-	    orca_mono_ns() < (src->direct_retry_ns > dst->direct_retry_ns ?
-			      src->direct_retry_ns : dst->direct_retry_ns))
+	consider(f, src, dst, lid, lmc);
+}
+
+void fab_direct_consider_sw(struct fabric *f, struct fab_conn *src,
+			    const uint8_t *pkt, size_t len)
+{
+	struct fab_switch *sw;
+	uint16_t slid, dlid;
+	unsigned int i;
+	int out;
+
+	if (!f->direct_on || !src->direct_ok || !src->shm || src->port < 0 ||
+	    len < ORCA_PKT_LRH_LEN || (pkt[0] >> 4) == 15)
 		return;
-	grant(f, a, b);
+	dlid = (uint16_t)(pkt[2] << 8 | pkt[3]);
+	slid = (uint16_t)(pkt[6] << 8 | pkt[7]);
+	sw = f->topo->sw[src->sw];
+	/* to a port of this switch, and back by the same two ports */
+	out = fab_sw_route(sw, src->port, dlid);
+	if (out < 0 || fab_sw_route(sw, out, slid) != src->port ||
+	    !fab_sw_passes_data(sw, src->port, out))
+		return;
+	for (i = 0; i < f->conns_end; i++) {
+		struct fab_conn *c = &f->conns[i];
+
+		if (c->fd >= 0 && c->sw == src->sw && c->port == out) {
+			/* the LIDs the packet named: the LFT decided for them */
+			consider(f, src, c, (const uint16_t[2]){ slid, dlid },
+				 (const uint8_t[2]){ 0, 0 });
+			return;
+		}
+	}
+}
+
+void fab_direct_sweep(struct fabric *f)
+{
+	unsigned int i;
+
+	if (f->mode != FAB_SM_NONE || !f->n_direct)
+		return;
+	for (i = 0; i < FAB_MAX_DIRECT; i++) {
+		struct fab_dlink *l = &f->direct[i];
+
+		if (!l->shm)
+			continue;
+		if (f->topo->sw[f->conns[l->a].sw]->gen != l->gen)
+			dlink_close(f, l, "the switch's tables or ports changed");
+		else
+			count_at_switch(f, l);
+	}
 }
 
 void fab_direct_counts(const struct fabric *f, const struct fab_conn *c,

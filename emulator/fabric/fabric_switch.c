@@ -129,6 +129,7 @@ void fab_sw_link(struct fab_switch *sw, unsigned int port, bool up)
 	if (up && !sp->connected)
 		return;			/* no cable, no link */
 	sp->up = up;
+	sw->gen++;
 	orca_mad_link(&sw->node, port, up);
 	if (!up) {
 		/* what a link held when it went down is lost */
@@ -259,6 +260,9 @@ bool fab_sw_port0(struct fab_switch *sw, unsigned int in_port,
 	/* the M_Key lease runs on it */
 	in.now_ms = orca_mono_ns() / 1000000;
 	r = orca_mad_process(&sw->node, &in, out, &chg);
+	/* a Set may change what forwarding decides (LFT, states, P_Keys) */
+	if (p->payload[3] == ORCA_METHOD_SET)
+		sw->gen++;
 	if (chg & (ORCA_MAD_CHG_STATE | ORCA_MAD_CHG_RETRAIN))
 		retrain(sw);
 	if (r != ORCA_MAD_REPLY) {
@@ -537,6 +541,45 @@ void fab_sw_input_flags(struct fab_switch *sw, unsigned int in,
 		to_port0(sw, in, p);
 	else if (out > 0)
 		forward(sw, out, p, pkt, len, flags);
+}
+
+int fab_sw_route(const struct fab_switch *sw, unsigned int in, uint16_t dlid)
+{
+	const struct orca_mad_switch *t = &sw->node.sw;
+	uint8_t out;
+
+	if (!dlid || is_mcast(dlid) || dlid == ORCA_LID_PERMISSIVE ||
+	    dlid > t->lft_top || dlid >= t->lft_cap ||
+	    (out = t->lft[dlid]) > sw->nports || !out || out == in)
+		return -1;
+	return out;
+}
+
+bool fab_sw_passes_data(const struct fab_switch *sw, unsigned int in,
+			unsigned int out)
+{
+	const uint8_t enf = sw->node.sw.enforce_mask;
+
+	return in >= 1 && in <= sw->nports && out >= 1 && out <= sw->nports &&
+	       sw->port[in].connected && sw->port[out].connected &&
+	       sw->node.port[in].state == ORCA_MAD_PORT_ACTIVE &&
+	       sw->node.port[out].state == ORCA_MAD_PORT_ACTIVE &&
+	       !(sw->node.port[in].enforcement & enf) &&
+	       !(sw->node.port[out].enforcement & enf);
+}
+
+void fab_sw_count_passed(struct fab_switch *sw, unsigned int in,
+			 unsigned int out, uint64_t pkts, uint64_t bytes)
+{
+	struct orca_pma_counters *i = &sw->port[in].pma;
+	struct orca_pma_counters *o = &sw->port[out].pma;
+
+	i->c[ORCA_PMA_RCV_BYTES] += bytes;
+	i->c[ORCA_PMA_RCV_PKTS] += pkts;
+	i->c[ORCA_PMA_UCAST_RCV_PKTS] += pkts;
+	o->c[ORCA_PMA_XMIT_BYTES] += bytes;
+	o->c[ORCA_PMA_XMIT_PKTS] += pkts;
+	o->c[ORCA_PMA_UCAST_XMIT_PKTS] += pkts;
 }
 
 bool fab_sw_pending(const struct fab_switch *sw, unsigned int port)

@@ -75,6 +75,13 @@ struct fab_switch {
 	struct orca_mad_node node;	/* port 0's SMA/PMA and all tables */
 	struct fab_sw_port port[ORCA_MAD_MAX_PORTS + 1];
 	uint64_t drops[FAB_SW_DROP_NR];
+	/*
+	 * Bumped whenever what the switch decides for a packet may have
+	 * changed: a Set through port 0's SMA (LFT, port states, P_Keys,
+	 * enforcement), a link going up or down.  What caches a decision
+	 * (fabric_direct.c) holds it only while this stays.
+	 */
+	uint64_t gen;
 	/* scratch for re-encoding and replies */
 	struct orca_pkt pkt, reply;
 	uint8_t buf[ORCA_PKT_WIRE_MAX];
@@ -126,6 +133,24 @@ void fab_sw_tick(struct fab_switch *sw, uint64_t now_ms);
  */
 bool fab_sw_blocked(const struct fab_switch *sw, unsigned int port,
 		    const uint8_t *pkt, size_t len);
+
+/*
+ * The LFT's external port for unicast @dlid arriving on @in, without
+ * counting anything; -1 if the switch would not forward it to one.
+ */
+int fab_sw_route(const struct fab_switch *sw, unsigned int in, uint16_t dlid);
+/*
+ * Would data from @in go out of @out untouched: both cabled and ACTIVE,
+ * neither enforcing partitions (whose check is per packet)?
+ */
+bool fab_sw_passes_data(const struct fab_switch *sw, unsigned int in,
+			unsigned int out);
+/*
+ * @pkts unicast packets of @bytes that went from @in to @out around the
+ * switch (a direct link): its PMA counters as if it forwarded them.
+ */
+void fab_sw_count_passed(struct fab_switch *sw, unsigned int in,
+			 unsigned int out, uint64_t pkts, uint64_t bytes);
 
 /* Does @port have messages queued to it? */
 bool fab_sw_pending(const struct fab_switch *sw, unsigned int port);

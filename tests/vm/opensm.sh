@@ -44,7 +44,7 @@ tmp=$(mktemp -d)
 osm=/tmp/orca-opensm
 mkdir -p "$osm"
 trap 'rm -rf "$tmp"' EXIT
-if [[ $scope == all ]]; then plan 26; else plan 6; fi
+if [[ $scope == all ]]; then plan 27; else plan 6; fi
 
 peer --wait 180 true
 ok $? "the second guest answers over the guest link ($ORCA_PEER)"
@@ -164,15 +164,24 @@ perf_counters() {    # perf_counters PREFIX: the other port's
         printf -v "${1}_$c" '%s' "$(sed -n "s/^$c:\.*//p" "$tmp/pq")"
     done
 }
+sw_counters() {      # sw_counters PREFIX: this host's switch port's
+    local c
+    timeout 30 perfquery -x "$swlid" "$pa" > "$tmp/pqs" 2>&1
+    for c in PortXmitPkts PortRcvPkts; do
+        printf -v "${1}_sw_$c" '%s' "$(sed -n "s/^$c:\.*//p" "$tmp/pqs")"
+    done
+}
 pkill -STOP -x opensm
 sleep_s 2
 # perfquery's MADs cross this port too: its reads are outside the window
+sw_counters c0
 perf_counters c0
 sysfs_counters c0
 rc_pp -m 1024 -s 4096 -n 100
 crc=$?
 sysfs_counters c1
 perf_counters c1
+sw_counters c1
 pkill -CONT -x opensm
 # IBA 16.1.3.5: data counted in 4-byte words from LRH to ICRC.  Each side
 # sends 100 messages of 4 packets (LRH 8, BTH 12, 1024 bytes, ICRC 4) and
@@ -191,6 +200,16 @@ ok $? "this port's counters moved by exactly the pingpong: $got (expected $words
 got="xmit $(d c0_PortXmitData c1_PortXmitData) rcv $(d c0_PortRcvData c1_PortRcvData) words, $(d c0_PortXmitPkts c1_PortXmitPkts) / $(d c0_PortRcvPkts c1_PortRcvPkts) packets"
 [[ $got == "xmit $((words + mad)) rcv $((words + mad)) words, $((pkts + 2)) / $((pkts + 2)) packets" ]]
 ok $? "perfquery -x $lb 1, twice: the other port's moved by the pingpong and two MADs each way: $got"
+# the switch port this host is cabled to counts the pingpong's packets
+# too: the two emulators pass them each other on a direct link, around
+# orca-fabric's process (README, "Direct links between emulators"), and
+# the switch adds them to its PMA counters; the perfquery reads in the
+# window add their MADs, three each way
+# shellcheck disable=SC2154  # set by sw_counters()
+rcv=$(d c0_sw_PortRcvPkts c1_sw_PortRcvPkts) xmt=$(d c0_sw_PortXmitPkts c1_sw_PortXmitPkts)
+opened=$(hostctl fabric stats | tr ' ' '\n' | sed -n 's/^direct_opened=//p')
+((rcv >= pkts && rcv <= pkts + 8 && xmt >= pkts && xmt <= pkts + 8 && opened >= 1))
+ok $? "perfquery -x $swlid $pa: this host's switch port moved by the pingpong's $pkts packets and a few MADs: rcv $rcv, xmit $xmt; direct links opened by the switch: $opened"
 
 # ibping: a vendor-class agent (ibping -S) on the other host answers
 peer "setsid ibping -S > /tmp/orca-ibping.out 2>&1 < /dev/null &"
@@ -253,5 +272,10 @@ ok $? "events: here $(grep -o 'IBV_EVENT_[A-Z_]*' "$tmp/ev_a" | tr '\n' ' '), th
 kill "$wa" "$wb" 2>/dev/null
 wait "$wa" "$wb" 2>/dev/null
 rc_pp -n 20 -c
-ok $? "a new connection over the new LIDs: ibv_rc_pingpong -c ($(grep -m1 'local address' "$tmp/client"))"
+crc=$?
+# the direct link of the old LIDs went with the LFTs the SM rewrote: the
+# new connection got a new one
+reopened=$(hostctl fabric stats | tr ' ' '\n' | sed -n 's/^direct_opened=//p')
+((crc == 0 && reopened > opened))
+ok $? "a new connection over the new LIDs: ibv_rc_pingpong -c ($(grep -m1 'local address' "$tmp/client")); direct links opened $opened -> $reopened"
 done_testing
