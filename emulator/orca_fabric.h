@@ -45,6 +45,10 @@ struct fab_direct {
 	uint8_t peer_lmc;
 	uint16_t own_lid;	/* ours that the peer takes: own_lid + 2^own_lmc */
 	uint8_t own_lmc;
+	/* the P_Keys (15 bits) it carries each way; KEYS_ALL: any */
+	uint8_t n_tx_keys, n_rx_keys;
+	uint16_t tx_keys[ORCA_FAB_DIRECT_MAX_KEYS];
+	uint16_t rx_keys[ORCA_FAB_DIRECT_MAX_KEYS];
 	bool rx_sleeping;	/* told the peer to kick us */
 	void *shm;		/* NULL: a free entry */
 	size_t shm_size;
@@ -96,6 +100,8 @@ bool fab_log_first(unsigned int n);
 void fab_hdr(struct orca_fab_hdr *h, uint8_t type);
 /* KICK on @fd; true if sent (a full socket's reader wakes anyway). */
 bool fab_send_kick(int fd);
+/* Does the list @keys of @n (or KEYS_ALL) hold @pkey's 15 bits? */
+bool fab_direct_key_ok(const uint16_t *keys, uint8_t n, uint16_t pkey);
 /*
  * The PKT message @m to @deliver; @ring: it came through shared memory
  * (it may lack its ICRC), @from: through that direct link (its SLID must

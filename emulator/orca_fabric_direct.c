@@ -84,18 +84,20 @@ void fab_direct_open(struct orca_dev *dev, const uint8_t *m, size_t len,
 {
 	struct orca_fab *fab = dev->fab;
 	struct orca_fab_direct d;
+	struct orca_fab_direct_keys k;
 	struct fab_direct *l = NULL;
 	const char *why = NULL;
-	unsigned int i, nslots;
+	unsigned int i, nslots, nkeys;
 	uint16_t lid, own;
 	size_t size;
 	void *mem;
 
-	if (len != sizeof(d) || nfds != 2) {
+	if (len != sizeof(d) + sizeof(k) || nfds != 2) {
 		why = "wrong size, or not a memfd and a socket";
 		goto refuse;
 	}
 	memcpy(&d, m, sizeof(d));
+	memcpy(&k, m + sizeof(d), sizeof(k));
 	nslots = le32toh(d.nslots);
 	lid = le16toh(d.peer_lid);
 	own = le16toh(d.own_lid);
@@ -105,6 +107,13 @@ void fab_direct_open(struct orca_dev *dev, const uint8_t *m, size_t len,
 	}
 	if (!lid || lid > ORCA_FAB_MAX_LID || d.peer_lmc > 7 || d.ring > 1 ||
 	    !own || own > ORCA_FAB_MAX_LID || d.own_lmc > 7 ||
+	    (k.n_tx != ORCA_FAB_DIRECT_KEYS_ALL &&
+	     k.n_tx > ORCA_FAB_DIRECT_MAX_KEYS) ||
+	    (k.n_rx != ORCA_FAB_DIRECT_KEYS_ALL &&
+	     k.n_rx > ORCA_FAB_DIRECT_MAX_KEYS) ||
+	    (k.n_tx != ORCA_FAB_DIRECT_KEYS_ALL &&
+	     k.n_rx != ORCA_FAB_DIRECT_KEYS_ALL &&
+	     k.n_tx + k.n_rx > 2 * ORCA_FAB_DIRECT_MAX_KEYS) ||
 	    nslots < ORCA_RING_MIN_SLOTS || nslots > ORCA_RING_MAX_SLOTS) {
 		why = "bad LID, LMC, ring or size";
 		goto refuse;
@@ -142,6 +151,13 @@ void fab_direct_open(struct orca_dev *dev, const uint8_t *m, size_t len,
 	l->peer_lmc = d.peer_lmc;
 	l->own_lid = own;
 	l->own_lmc = d.own_lmc;
+	l->n_tx_keys = k.n_tx;
+	l->n_rx_keys = k.n_rx;
+	for (i = 0; k.n_tx != ORCA_FAB_DIRECT_KEYS_ALL && i < k.n_tx; i++)
+		l->tx_keys[i] = le16toh(k.key[i]) & 0x7fff;
+	nkeys = k.n_tx == ORCA_FAB_DIRECT_KEYS_ALL ? 0 : k.n_tx;
+	for (i = 0; k.n_rx != ORCA_FAB_DIRECT_KEYS_ALL && i < k.n_rx; i++)
+		l->rx_keys[i] = le16toh(k.key[nkeys + i]) & 0x7fff;
 	close(fds[0]);
 	fab->n_direct++;
 	fab->direct_opened++;
@@ -205,7 +221,8 @@ bool fab_direct_xmit(struct orca_dev *dev, const struct orca_pkt *p)
 	uint8_t *slot;
 	size_t len;
 
-	if (!l)
+	/* a key the switch would drop: through it, to be dropped and trapped */
+	if (!l || !fab_direct_key_ok(l->tx_keys, l->n_tx_keys, p->pkey))
 		return false;
 	/* full: through the fabric, only the ACKs fabric_room() let by */
 	slot = orca_ring_slot(&l->tx);

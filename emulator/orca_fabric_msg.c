@@ -47,6 +47,18 @@ bool fab_send_kick(int fd)
 	       sizeof(h);
 }
 
+bool fab_direct_key_ok(const uint16_t *keys, uint8_t n, uint16_t pkey)
+{
+	unsigned int i;
+
+	if (n == ORCA_FAB_DIRECT_KEYS_ALL)
+		return true;
+	for (i = 0; i < n; i++)
+		if ((pkey & 0x7fff) && keys[i] == (pkey & 0x7fff))
+			return true;
+	return false;
+}
+
 bool fab_rx_pkt(struct orca_dev *dev, const uint8_t *m, size_t len,
 		bool ring, const struct fab_direct *from,
 		fab_deliver_fn deliver)
@@ -85,6 +97,14 @@ bool fab_rx_pkt(struct orca_dev *dev, const uint8_t *m, size_t len,
 		return false;
 	}
 	/* no switch looked at it: it must be the peer's, as granted */
+	if (from && !fab_direct_key_ok(from->rx_keys, from->n_rx_keys,
+				       p->pkey)) {
+		dev->stats.fabric_decode_drops++;
+		fab_complain(dev, "packet dropped",
+			     "through a direct link, with a P_Key the switch would not pass");
+		pkt_free(dev, p);
+		return false;
+	}
 	if (from && (p->slid < from->peer_lid ||
 		     (unsigned int)(p->slid - from->peer_lid) >=
 			     (1U << from->peer_lmc))) {

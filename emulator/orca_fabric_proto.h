@@ -87,7 +87,8 @@
  * the fabric; a full ring holds it back, as a full egress does.  The fabric's routing decision is what it was: in
  * builtin mode a DLID in the port's LID range, with both ports up; with
  * --sm none the LFT of the one switch both are cabled to, both ways,
- * both switch ports ACTIVE and not enforcing partitions.  It takes the
+ * both switch ports ACTIVE, for the P_Keys their partition enforcement
+ * passes (struct orca_fab_direct_keys).  It takes the
  * link back with DIRECT_CLOSE to both when either goes down or leaves,
  * or (--sm none) when a Set through the switch's SMA or a link change
  * may have changed the decision; a port that finds the pair's
@@ -180,7 +181,8 @@ struct orca_fab_link {
 /*
  * DIRECT_OPEN, with two descriptors (SCM_RIGHTS): the memfd of the
  * link's rings (orca_ring_map_size(nslots) bytes) and the port's end of
- * the socket pair.  DIRECT_CLOSE: the same message, only @id counts.
+ * the socket pair; struct orca_fab_direct_keys follows.  DIRECT_CLOSE:
+ * struct orca_fab_direct alone, only @id counts.
  */
 struct orca_fab_direct {
 	struct orca_fab_hdr h;
@@ -192,6 +194,22 @@ struct orca_fab_direct {
 	uint16_t own_lid;		/* this port's SLIDs the peer takes */
 	uint8_t own_lmc;
 	uint8_t reserved;
+};
+
+/*
+ * DIRECT_OPEN goes on with the P_Keys that may cross the link (a switch
+ * port that enforces partitions checks the key's 15 bits, IBA 10.9.4):
+ * this port sends through the link only packets whose key is among its
+ * n_tx (the others through the switch, which drops and traps them), and
+ * takes from it only those among its n_rx.  ORCA_FAB_DIRECT_KEYS_ALL:
+ * any key.  key[] holds the n_tx, then the n_rx, 15 bits each.
+ */
+#define ORCA_FAB_DIRECT_MAX_KEYS	64
+#define ORCA_FAB_DIRECT_KEYS_ALL	0xff
+struct orca_fab_direct_keys {
+	uint8_t n_tx, n_rx;
+	uint8_t reserved[6];
+	uint16_t key[2 * ORCA_FAB_DIRECT_MAX_KEYS];
 };
 
 /* A PKT message: the header, then ORCA_PKT_WIRE_MAX bytes at most. */

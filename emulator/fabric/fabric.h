@@ -83,6 +83,10 @@ struct fab_dlink {
 	uint8_t lmc_a, lmc_b;
 	uint64_t gen;			/* switch mode: fab_switch.gen */
 	uint32_t counted_ab, counted_ba;	/* packets */
+	/* the P_Keys each way may carry (orca_fab_direct_keys) */
+	uint8_t n_ab, n_ba;
+	uint16_t keys_ab[ORCA_FAB_DIRECT_MAX_KEYS];
+	uint16_t keys_ba[ORCA_FAB_DIRECT_MAX_KEYS];
 	uint64_t counted_ab_bytes, counted_ba_bytes;
 	void *shm;			/* NULL: free */
 	size_t shm_size;

@@ -15,8 +15,9 @@
  * down or leaves, and the LIDs' counters add the rings' counts.
  *
  * --sm none: between two ports of one switch, both ways by the LFT the
- * SM wrote, both switch ports ACTIVE and neither enforcing partitions
- * (a per-packet check); the link lasts while the switch's generation
+ * SM wrote, both switch ports ACTIVE, for the P_Keys both ports'
+ * partition enforcement passes (a packet with another goes through the
+ * switch, to be dropped, counted and trapped there); the link lasts while the switch's generation
  * does (any Set through its SMA, any link change ends it), and the
  * switch ports' PMA counters count what goes through, once a pass.
  * Paths through several switches still go through them.
@@ -169,25 +170,41 @@ static int send_open(struct fabric *f, int conn, const struct fab_dlink *l,
 		     int mfd, int sock)
 {
 	bool a = conn == l->a;
-	struct orca_fab_direct d = {
-		.h = { .type = ORCA_FAB_DIRECT_OPEN,
-		       .version = ORCA_FAB_VERSION },
-		.id = htole32(l->id),
-		.nslots = htole32(DIRECT_SLOTS),
-		.peer_lid = htole16(a ? l->lid_b : l->lid_a),
-		.peer_lmc = a ? l->lmc_b : l->lmc_a,
-		.ring = a ? 0 : 1,
-		.own_lid = htole16(a ? l->lid_a : l->lid_b),
-		.own_lmc = a ? l->lmc_a : l->lmc_b,
+	struct {
+		struct orca_fab_direct d;
+		struct orca_fab_direct_keys k;
+	} m = {
+		.d = {
+			.h = { .type = ORCA_FAB_DIRECT_OPEN,
+			       .version = ORCA_FAB_VERSION },
+			.id = htole32(l->id),
+			.nslots = htole32(DIRECT_SLOTS),
+			.peer_lid = htole16(a ? l->lid_b : l->lid_a),
+			.peer_lmc = a ? l->lmc_b : l->lmc_a,
+			.ring = a ? 0 : 1,
+			.own_lid = htole16(a ? l->lid_a : l->lid_b),
+			.own_lmc = a ? l->lmc_a : l->lmc_b,
+		},
+		.k = { .n_tx = a ? l->n_ab : l->n_ba,
+		       .n_rx = a ? l->n_ba : l->n_ab },
 	};
+	const uint16_t *tx = a ? l->keys_ab : l->keys_ba;
+	const uint16_t *rx = a ? l->keys_ba : l->keys_ab;
+	unsigned int i, n = 0;
 	int fds[2] = { mfd, sock };
 
-	return msgq_send_fds(f->conns[conn].fd, &d, sizeof(d), fds, 2);
+	for (i = 0; m.k.n_tx != ORCA_FAB_DIRECT_KEYS_ALL && i < m.k.n_tx; i++)
+		m.k.key[n++] = htole16(tx[i]);
+	for (i = 0; m.k.n_rx != ORCA_FAB_DIRECT_KEYS_ALL && i < m.k.n_rx; i++)
+		m.k.key[n++] = htole16(rx[i]);
+	return msgq_send_fds(f->conns[conn].fd, &m, sizeof(m), fds, 2);
 }
 
 static void grant(struct fabric *f, int a, int b, const uint16_t lid[2],
 		  const uint8_t lmc[2])
 {
+	struct fab_switch *sw = f->mode == FAB_SM_NONE ?
+				f->topo->sw[f->conns[a].sw] : NULL;
 	struct fab_dlink *l = NULL;
 	int mfd, sv[2];
 	unsigned int i;
@@ -212,8 +229,16 @@ static void grant(struct fabric *f, int a, int b, const uint16_t lid[2],
 	l->lid_b = lid[1];
 	l->lmc_a = lmc[0];
 	l->lmc_b = lmc[1];
-	if (f->mode == FAB_SM_NONE)
-		l->gen = f->topo->sw[f->conns[a].sw]->gen;
+	l->n_ab = ORCA_FAB_DIRECT_KEYS_ALL;
+	l->n_ba = ORCA_FAB_DIRECT_KEYS_ALL;
+	if (sw) {
+		/* what the two ports' partition enforcement lets by, each way */
+		l->gen = sw->gen;
+		l->n_ab = fab_sw_passing_keys(sw, f->conns[a].port,
+					      f->conns[b].port, l->keys_ab);
+		l->n_ba = fab_sw_passing_keys(sw, f->conns[b].port,
+					      f->conns[a].port, l->keys_ba);
+	}
 	if (send_open(f, a, l, mfd, sv[0]))
 		goto unsent;
 	if (send_open(f, b, l, mfd, sv[1])) {

@@ -558,14 +558,53 @@ int fab_sw_route(const struct fab_switch *sw, unsigned int in, uint16_t dlid)
 bool fab_sw_passes_data(const struct fab_switch *sw, unsigned int in,
 			unsigned int out)
 {
-	const uint8_t enf = sw->node.sw.enforce_mask;
-
 	return in >= 1 && in <= sw->nports && out >= 1 && out <= sw->nports &&
 	       sw->port[in].connected && sw->port[out].connected &&
 	       sw->node.port[in].state == ORCA_MAD_PORT_ACTIVE &&
-	       sw->node.port[out].state == ORCA_MAD_PORT_ACTIVE &&
-	       !(sw->node.port[in].enforcement & enf) &&
-	       !(sw->node.port[out].enforcement & enf);
+	       sw->node.port[out].state == ORCA_MAD_PORT_ACTIVE;
+}
+
+/* @port's keys for @dir as partition_ok() checks them; ..._ALL: any. */
+static unsigned int port_keys(const struct fab_switch *sw, unsigned int port,
+			      uint8_t dir, uint16_t *keys)
+{
+	const struct orca_mad_port *mp = &sw->node.port[port];
+	unsigned int i, n = 0, cap = sw->node.sw.enforce_cap;
+
+	if (!(mp->enforcement & dir))
+		return ORCA_FAB_DIRECT_KEYS_ALL;
+	if (cap > ORCA_MAD_PKEYS)
+		cap = ORCA_MAD_PKEYS;
+	for (i = 0; i < cap; i++)
+		if (mp->pkeys[i] & 0x7fff)
+			keys[n++] = mp->pkeys[i] & 0x7fff;
+	return n;
+}
+
+unsigned int fab_sw_passing_keys(const struct fab_switch *sw, unsigned int in,
+				 unsigned int out, uint16_t *keys)
+{
+	uint16_t a[ORCA_MAD_PKEYS], b[ORCA_MAD_PKEYS];
+	unsigned int na = port_keys(sw, in, ORCA_MAD_ENF_IN, a);
+	unsigned int nb = port_keys(sw, out, ORCA_MAD_ENF_OUT, b);
+	unsigned int i, j, n = 0;
+
+	if (na == ORCA_FAB_DIRECT_KEYS_ALL && nb == ORCA_FAB_DIRECT_KEYS_ALL)
+		return ORCA_FAB_DIRECT_KEYS_ALL;
+	if (na == ORCA_FAB_DIRECT_KEYS_ALL || nb == ORCA_FAB_DIRECT_KEYS_ALL) {
+		const uint16_t *k = na == ORCA_FAB_DIRECT_KEYS_ALL ? b : a;
+
+		n = na == ORCA_FAB_DIRECT_KEYS_ALL ? nb : na;
+		memcpy(keys, k, n * sizeof(*keys));
+		return n;
+	}
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++)
+			if (a[i] == b[j]) {
+				keys[n++] = a[i];
+				break;
+			}
+	return n;
 }
 
 void fab_sw_count_passed(struct fab_switch *sw, unsigned int in,

@@ -139,12 +139,16 @@ bool fab_sw_blocked(const struct fab_switch *sw, unsigned int port,
  * counting anything; -1 if the switch would not forward it to one.
  */
 int fab_sw_route(const struct fab_switch *sw, unsigned int in, uint16_t dlid);
-/*
- * Would data from @in go out of @out untouched: both cabled and ACTIVE,
- * neither enforcing partitions (whose check is per packet)?
- */
+/* Would data from @in go out of @out: both cabled and ACTIVE? */
 bool fab_sw_passes_data(const struct fab_switch *sw, unsigned int in,
 			unsigned int out);
+/*
+ * The P_Keys (15 bits) data from @in to @out passes both ports'
+ * partition enforcement with, into @keys (ORCA_MAD_PKEYS at most): how
+ * many, or ORCA_FAB_DIRECT_KEYS_ALL if neither port enforces.
+ */
+unsigned int fab_sw_passing_keys(const struct fab_switch *sw, unsigned int in,
+				 unsigned int out, uint16_t *keys);
 /*
  * @pkts unicast packets of @bytes that went from @in to @out around the
  * switch (a direct link): its PMA counters as if it forwarded them.

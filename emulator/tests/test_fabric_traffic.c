@@ -1013,6 +1013,10 @@ static void fabric_direct_hostile(void)
 	struct side a = {}, b = {};
 	struct orca_fab_hello h = {};
 	struct orca_fab_direct d;
+	struct {
+		struct orca_fab_direct d;
+		struct orca_fab_direct_keys k;
+	} om;
 	struct orca_ring r0, r1, tx;
 	long long drops, rx;
 	unsigned int nfds;
@@ -1064,7 +1068,11 @@ static void fabric_direct_hostile(void)
 	CHECK(pump_until(a.f, b.f, fx_stat(a.f, "fabric_direct_links") == 1));
 	CHECK(poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1,
 		   WAIT_MS) == 1);
-	CHECK_EQ(msgq_recv_fds(fd, &d, sizeof(d), fds, &nfds), sizeof(d));
+	CHECK_EQ(msgq_recv_fds(fd, &om, sizeof(om), fds, &nfds), sizeof(om));
+	d = om.d;
+	/* the built-in SM's switch enforces no partitions */
+	CHECK_EQ(om.k.n_tx, ORCA_FAB_DIRECT_KEYS_ALL);
+	CHECK_EQ(om.k.n_rx, ORCA_FAB_DIRECT_KEYS_ALL);
 	CHECK_EQ(d.h.type, ORCA_FAB_DIRECT_OPEN);
 	CHECK_EQ(nfds, 2);
 	CHECK_EQ(le16toh(d.peer_lid), lid_of(a.f));
