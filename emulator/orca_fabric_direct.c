@@ -111,9 +111,6 @@ void fab_direct_open(struct orca_dev *dev, const uint8_t *m, size_t len,
 	     k.n_tx > ORCA_FAB_DIRECT_MAX_KEYS) ||
 	    (k.n_rx != ORCA_FAB_DIRECT_KEYS_ALL &&
 	     k.n_rx > ORCA_FAB_DIRECT_MAX_KEYS) ||
-	    (k.n_tx != ORCA_FAB_DIRECT_KEYS_ALL &&
-	     k.n_rx != ORCA_FAB_DIRECT_KEYS_ALL &&
-	     k.n_tx + k.n_rx > 2 * ORCA_FAB_DIRECT_MAX_KEYS) ||
 	    nslots < ORCA_RING_MIN_SLOTS || nslots > ORCA_RING_MAX_SLOTS) {
 		why = "bad LID, LMC, ring or size";
 		goto refuse;

@@ -406,6 +406,21 @@ static inline void pair_connect_rc(struct side *a, struct side *b,
 	connect_dlid = 0;
 }
 
+/*
+ * pair_connect_rc() with QPs that retry @retry_cnt times after @timeout
+ * (4.096 us << it) each, then connect_rc()'s defaults again.
+ */
+static inline void pair_connect_rc_retry(struct side *a, struct side *b,
+					 uint8_t mtu, uint8_t retry_cnt,
+					 uint8_t timeout)
+{
+	connect_retry_cnt = retry_cnt;
+	connect_timeout = timeout;
+	pair_connect_rc(a, b, mtu);
+	connect_retry_cnt = 1;
+	connect_timeout = 10;
+}
+
 static inline void pair_down(struct side *a, struct side *b)
 {
 	CHECK(canaries_ok(a->f));

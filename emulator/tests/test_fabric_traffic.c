@@ -32,11 +32,7 @@ static void fabric_rc_ops(void)
 	 * check run's first SEND in RETRY_EXC_ERR; 1 s and 7 retries bound
 	 * only a real loss.
 	 */
-	connect_retry_cnt = 7;
-	connect_timeout = 18;			/* 1.07 s */
-	pair_connect_rc(&a, &b, 1);
-	connect_retry_cnt = 1;
-	connect_timeout = 10;
+	pair_connect_rc_retry(&a, &b, 1, 7, 18);	/* 1.07 s */
 	sa = gpa(a.f, a.buf);
 	sb = gpa(b.f, b.buf);
 
@@ -256,11 +252,7 @@ static void rc_lossy_run(const char *const *faults, uint8_t mtu,
 	uint8_t *sa, *sb;
 
 	CHECK(pair_up(&a, &b, ORCA_QPT_RC, faults));
-	connect_retry_cnt = 7;
-	connect_timeout = 10;			/* 4 ms */
-	pair_connect_rc(&a, &b, mtu);
-	connect_retry_cnt = 1;
-	connect_timeout = 10;
+	pair_connect_rc_retry(&a, &b, mtu, 7, 10);	/* 4 ms */
 	/* the virtual clock, from the time the real one says */
 	fx_now_ns = dp_now_ns();
 	fx_clock_virtual();
@@ -388,11 +380,7 @@ static void fabric_peer_down(void)
 	char err[64];
 
 	CHECK(pair_up(&a, &b, ORCA_QPT_RC, NULL));
-	connect_retry_cnt = 3;
-	connect_timeout = 8;
-	pair_connect_rc(&a, &b, 1);
-	connect_retry_cnt = 1;
-	connect_timeout = 10;
+	pair_connect_rc_retry(&a, &b, 1, 3, 8);
 	lb = lid_of(b.f);
 	CHECK_EQ(orca_dev_hook_port(&b.f->dev, false, err, sizeof(err)), 0);
 	pump_ms(a.f, b.f, 20);
@@ -513,11 +501,7 @@ static void fabric_backpressure(void)
 	uint64_t t0;
 
 	CHECK(pair_up(&a, &b, ORCA_QPT_RC, NULL));
-	connect_retry_cnt = 7;
-	connect_timeout = 8;
-	pair_connect_rc(&a, &b, 1);
-	connect_retry_cnt = 1;
-	connect_timeout = 10;
+	pair_connect_rc_retry(&a, &b, 1, 7, 8);
 	CHECK(!kill(fab_pid, SIGSTOP));
 	t0 = now_ms();
 	/* 64 packets a try, 8 tries */
@@ -567,11 +551,7 @@ static void fabric_mixed_links(void)
 	CHECK(make_cq(b.f, &b.cq, 5));
 	CHECK(make_qp_srq(a.f, &a.qp, a.cq.cqn, ORCA_QPT_RC, 0));
 	CHECK(make_qp_srq(b.f, &b.qp, b.cq.cqn, ORCA_QPT_RC, 0));
-	connect_retry_cnt = 7;
-	connect_timeout = 18;
-	pair_connect_rc(&a, &b, 5);
-	connect_retry_cnt = 1;
-	connect_timeout = 10;
+	pair_connect_rc_retry(&a, &b, 5, 7, 18);
 	/* SEND a -> b: 3 packets of 4 KiB, through the ICRC computed */
 	pattern(gpa(a.f, a.buf), 3 * PAGE, 21);
 	post_recv(b.f, &b.qp, b.buf, 4 * PAGE, b.lk);
@@ -842,11 +822,7 @@ static void fabric_direct_links(void)
 	unsigned int i;
 
 	CHECK(pair_up(&a, &b, ORCA_QPT_RC, NULL));
-	connect_retry_cnt = 7;
-	connect_timeout = 18;
-	pair_connect_rc(&a, &b, 1);
-	connect_retry_cnt = 1;
-	connect_timeout = 10;
+	pair_connect_rc_retry(&a, &b, 1, 7, 18);
 	write_a_to_b(&a, &b, 1);
 	CHECK(direct_links_are(a.f, b.f, 1));
 	CHECK(direct_links_are(b.f, a.f, 1));
@@ -916,9 +892,7 @@ static void window_to_b(bool direct, long long want)
 	bb = heap_alloc(8 * PAGE);
 	CHECK_EQ(reg_mr(a.f, a.f->pdn, ba, 8 * PAGE, all_access, &lka), 0);
 	CHECK_EQ(reg_mr(b.f, b.f->pdn, bb, 8 * PAGE, all_access, &lkb), 0);
-	connect_retry_cnt = 7;
-	connect_timeout = 18;
-	pair_connect_rc(&a, &b, 1);
+	pair_connect_rc_retry(&a, &b, 1, 7, 18);
 	write_a_to_b(&a, &b, 1);
 	CHECK(direct_links_are(a.f, b.f, direct));
 	before = fx_stat(a.f, "fabric_tx_pkts");
@@ -933,8 +907,6 @@ static void window_to_b(bool direct, long long want)
 	/* b reads: the rest goes, and the WRITE completes */
 	CHECK(pump_until(a.f, b.f, fx_stat(a.f, "fabric_tx_pkts") - before >=
 			 100));
-	connect_retry_cnt = 1;
-	connect_timeout = 10;
 	pair_down(&a, &b);
 }
 
