@@ -543,7 +543,8 @@ vm-swiotlb:
 	    $(T)/lib/run-tests.sh $(T)/vm/swiotlb.sh || true
 
 # (b2) features off: no ECE, no PCI write end padding, no data-in-order
-# guarantee, no SQD async notification, no multicast groups
+# guarantee, no SQD async notification, no multicast groups, no ATOMIC
+# WRITE (dev_caps 0x0ce7 has no bit 20)
 vm-features-off:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --emu-set ece=0 \
 	    --emu-set pci_write_end_padding=0 --emu-set dev_caps=0x0ce7 --emu-set dio_send=0 \
@@ -552,6 +553,7 @@ vm-features-off:
 	    --emu-set max_mcast_grp=0 -- \
 	    $(T)/lib/run-tests.sh '$(BUILD)/tests/verbs_device -d orca0' \
 	    '$(BUILD)/tests/verbs_srq -d orca0' '$(BUILD)/tests/verbs_mw -d orca0' \
+	    '$(BUILD)/tests/verbs_atomic_write -d orca0' \
 	    '$(BUILD)/tests/verbs_dio -d orca0 --expect 0,0,0' '$(BUILD)/tests/verbs_ece -d orca0' \
 	    '$(BUILD)/tests/verbs_query_qp -d orca0' '$(BUILD)/tests/verbs_port -d orca0' \
 	    $(T)/vm/dio-poll.sh $(T)/vm/rmmod.sh || true

@@ -45,6 +45,14 @@
 #define ib_umem_get_va ib_umem_get
 #endif
 
+/*
+ * 6.2: the ATOMIC WRITE capability bit.  Before it, uverbs has no bit to
+ * report it with; the provider learns it from orca's own device_caps.
+ */
+#ifndef HAVE_IB_DEVICE_ATOMIC_WRITE
+#define IB_DEVICE_ATOMIC_WRITE 0ULL
+#endif
+
 struct ib_cq;
 struct ib_cq_init_attr;
 struct ib_mr;

@@ -157,7 +157,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 			ORCA_DEV_CAP_MEM_WINDOW | ORCA_DEV_CAP_MW_TYPE_2B |
 			ORCA_DEV_CAP_RESERVED_LKEY | ORCA_DEV_CAP_UD_AV |
 			ORCA_DEV_CAP_MAD_QPS | ORCA_DEV_CAP_FAST_REG |
-			ORCA_DEV_CAP_KICK_RING;
+			ORCA_DEV_CAP_KICK_RING | ORCA_DEV_CAP_ATOMIC_WRITE;
 	cfg->db_hint = 1;
 	cfg->db_poll_us = 20;
 	cfg->fabric_ring_slots = 64;

@@ -67,7 +67,8 @@ static void resume_wqe(struct orca_dev *dev, struct orca_qp *qp,
 	uint8_t op = r->wqe.opcode;
 
 	if (op == ORCA_WR_RDMA_READ || op == ORCA_WR_ATOMIC_CMP_AND_SWP ||
-	    op == ORCA_WR_ATOMIC_FETCH_AND_ADD || !n ||
+	    op == ORCA_WR_ATOMIC_FETCH_AND_ADD || op == ORCA_WR_ATOMIC_WRITE ||
+	    !n ||
 	    psn_before(r->psn, psn) || (uint64_t)n * mtu >= r->len) {
 		rewind_wqe(dev, qp);
 		return;
@@ -236,6 +237,16 @@ void comp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 	case IB_READ_RESP_MIDDLE:
 	case IB_READ_RESP_LAST:
 	case IB_READ_RESP_ONLY:
+		/* an ATOMIC WRITE's answer: a READ response of no data */
+		if (wop == ORCA_WR_ATOMIC_WRITE) {
+			if (op != IB_READ_RESP_ONLY || p->paylen ||
+			    p->psn != r->first_psn) {
+				dev->stats.pkts_dropped++;
+				return;
+			}
+			comp_send_done(dev, qp, ORCA_CQE_SUCCESS, 0);
+			return;
+		}
 		if (wop != ORCA_WR_RDMA_READ ||
 		    p->psn != ((r->first_psn + r->rd_off / mtu) & PSN_MASK) ||
 		    p->paylen > r->len - r->rd_off) {

@@ -211,6 +211,8 @@ static const uint32_t rc_ops[32] = {
 	[IB_FETCH_ADD]		= PKT_ATOMIC,
 	[IB_SEND_LAST_INV]	= P | PKT_IETH,
 	[IB_SEND_ONLY_INV]	= P | PKT_IETH,
+	/* IBA 1.5: a RETH and 8 bytes of payload */
+	[IB_ATOMIC_WRITE]	= P | PKT_RETH,
 };
 
 /* An RC opcode is known if it has a payload or a header. */

@@ -32,6 +32,7 @@ enum {
 	IB_READ_RESP_LAST = 0x0f, IB_READ_RESP_ONLY = 0x10, IB_ACK = 0x11,
 	IB_ATOMIC_ACK = 0x12, IB_CMP_SWAP = 0x13, IB_FETCH_ADD = 0x14,
 	IB_SEND_LAST_INV = 0x16, IB_SEND_ONLY_INV = 0x17,	/* RC only */
+	IB_ATOMIC_WRITE = 0x1d,					/* RC only */
 };
 
 /* AETH syndrome classes (bits 6:5) and NAK codes. */

@@ -2,7 +2,8 @@
 /*
  * orca device model: the responder's RDMA READs and atomics.
  *
- * Every READ or atomic the responder executes takes the next entry of a
+ * Every READ, atomic or ATOMIC WRITE the responder executes takes the
+ * next entry of a
  * ring of max_dest_rd_atomic entries (rxe: resp.resources[]): its PSNs,
  * what it asked for, the value an atomic found and the MSN it was given.
  * Responses go out one packet per engine step, entry after entry in the
@@ -12,7 +13,9 @@
  * A duplicate (its PSN before the expected one) is answered from its
  * entry only: a READ when it asks for part of what that READ read, with
  * the same R_Key (a requester's retry asks for the tail it is missing),
- * an atomic with the value saved then, never executed twice.  Anything
+ * an atomic with the value saved then, never executed twice (an ATOMIC
+ * WRITE neither: its answer, a READ response of no data, is sent again;
+ * a write of other data since would be undone otherwise).  Anything
  * else that looks like a duplicate is dropped silently, as the IBA's
  * class D errors are: it executes nothing and gives no access the QP's
  * rights do not give now.
@@ -168,6 +171,51 @@ void resp_atomic(struct orca_dev *dev, struct orca_qp *qp,
 	qp->resp.epsn = (qp->resp.epsn + 1) & PSN_MASK;
 }
 
+/*
+ * IBA 1.5 ATOMIC WRITE (oA19-28..): 8 bytes to an 8-byte aligned address
+ * of a region with REMOTE_WRITE, on a QP with REMOTE_WRITE and responder
+ * resources, stored at once; answered with a READ response of no data.
+ */
+void resp_atomic_write(struct orca_dev *dev, struct orca_qp *qp,
+		       const struct orca_pkt *p)
+{
+	struct orca_rd_res *e;
+	struct orca_mr *mr;
+	uint64_t *ptr, v;
+
+	if (!(dev->cfg.dev_caps & ORCA_DEV_CAP_ATOMIC_WRITE) ||
+	    !rd_allowed(qp, ORCA_ACCESS_REMOTE_WRITE)) {
+		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
+			  "ATOMIC WRITE not enabled on the device or the QP");
+		return;
+	}
+	if (p->dmalen != 8 || p->paylen != 8 || (p->va & 7)) {
+		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
+			  "ATOMIC WRITE not of 8 bytes, or misaligned");
+		return;
+	}
+	mr = rkey_check(dev, qp, p->rkey, MR_REMOTE_WRITE, p->va, 8);
+	ptr = mr ? mr_ptr(dev, mr, p->va, 8) : NULL;
+	if (!ptr) {
+		resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS,
+			  "ATOMIC WRITE rkey refused");
+		return;
+	}
+	e = rd_res_take(dev, qp, p);
+	if (!e)
+		return;
+	/* one 64-bit store: a guest CPU reads the old or the new 8 bytes */
+	memcpy(&v, orca_pkt_payload(p), 8);
+	__atomic_store_n(ptr, v, __ATOMIC_SEQ_CST);
+	dev->stats.dma_writes++;
+	e->type = RD_RES_ATOMIC_WRITE;
+	e->first_psn = e->last_psn = p->psn;
+	e->rkey = p->rkey;
+	e->va = p->va;
+	read_answer(qp, e, p->va, 0, p->psn);
+	qp->resp.epsn = (qp->resp.epsn + 1) & PSN_MASK;
+}
+
 static struct orca_rd_res *rd_res_find(struct orca_qp *qp, uint8_t type,
 				       uint32_t psn)
 {
@@ -204,7 +252,8 @@ void resp_rd_duplicate(struct orca_dev *dev, struct orca_qp *qp,
 		read_answer(qp, e, p->va, p->dmalen, p->psn);
 		return;
 	}
-	e = rd_res_find(qp, RD_RES_ATOMIC, p->psn);
+	e = rd_res_find(qp, op == IB_ATOMIC_WRITE ? RD_RES_ATOMIC_WRITE :
+			RD_RES_ATOMIC, p->psn);
 	if (!e || e->rkey != p->rkey || e->va != p->va)
 		goto drop;
 	rd_res_due(qp, e);
@@ -308,7 +357,10 @@ static bool read_response(struct orca_dev *dev, struct orca_qp *qp,
 	return true;
 }
 
-/* One READ response or atomic ACK, if any is due. */
+/*
+ * One READ response or atomic ACK, if any is due (an ATOMIC WRITE's
+ * answer is a READ response of no data).
+ */
 bool resp_step(struct orca_dev *dev, struct orca_qp *qp)
 {
 	struct orca_rd_res *e;

@@ -26,6 +26,7 @@ static bool opcode_ok(uint8_t qp_type, uint8_t op)
 	case ORCA_WR_RDMA_READ:
 	case ORCA_WR_ATOMIC_CMP_AND_SWP:
 	case ORCA_WR_ATOMIC_FETCH_AND_ADD:
+	case ORCA_WR_ATOMIC_WRITE:
 	case ORCA_WR_SEND_WITH_INV:
 		return qp_type == ORCA_QPT_RC;
 	case ORCA_WR_BIND_MW:
@@ -172,6 +173,15 @@ static bool req_take(struct orca_dev *dev, struct orca_qp *qp)
 	}
 	if (is_atomic(r->wqe.opcode))
 		len = 8;
+	/* its 8 bytes are in the WQE: no SGE, no inline data */
+	if (r->wqe.opcode == ORCA_WR_ATOMIC_WRITE) {
+		if (r->wqe.num_sge || (r->wqe.flags & ORCA_WQE_F_INLINE) ||
+		    !(dev->cfg.dev_caps & ORCA_DEV_CAP_ATOMIC_WRITE)) {
+			status = ORCA_CQE_LOC_QP_OP_ERR;
+			goto bad;
+		}
+		len = 8;
+	}
 	if (x->qp_type == ORCA_QPT_UD &&
 	    !(r->wqe.flags & ORCA_WQE_F_UD_AV)) {
 		uint32_t ahn = le32toh(r->wqe.ud_ah);
@@ -345,7 +355,7 @@ static bool req_ud(struct orca_dev *dev, struct orca_qp *qp)
 
 /*
  * RC SEND and WRITE: room in the send window for one more packet?  A
- * READ or an atomic is one request packet whatever its length.
+ * READ, an atomic or an ATOMIC WRITE is one request packet.
  */
 static bool req_window_open(struct orca_dev *dev, struct orca_qp *qp)
 {
@@ -353,7 +363,8 @@ static bool req_window_open(struct orca_dev *dev, struct orca_qp *qp)
 	uint8_t op = r->wqe.opcode;
 
 	if (qp->ctx.qp_type != ORCA_QPT_RC || op == ORCA_WR_RDMA_READ ||
-	    is_atomic(op) || psn_before(r->psn, r->una_psn) ||
+	    is_atomic(op) || op == ORCA_WR_ATOMIC_WRITE ||
+	    psn_before(r->psn, r->una_psn) ||
 	    ((r->psn - r->una_psn) & PSN_MASK) <
 	    port_window(dev, le16toh(qp->ctx.av.dlid))) {
 		r->window_wait = false;
@@ -410,6 +421,19 @@ static bool req_packet(struct orca_dev *dev, struct orca_qp *qp)
 		p->swap_add = le64toh(op == ORCA_WR_ATOMIC_CMP_AND_SWP ?
 				      r->wqe.swap : r->wqe.compare_add);
 		p->compare = le64toh(r->wqe.compare_add);
+		r->last_psn = r->psn;
+		r->psn = (r->psn + 1) & PSN_MASK;
+		r->sent_all = true;
+		break;
+	case ORCA_WR_ATOMIC_WRITE:
+		p->opcode = IB_ATOMIC_WRITE;
+		p->hdrs |= PKT_RETH;
+		p->va = le64toh(r->wqe.remote_addr);
+		p->rkey = le32toh(r->wqe.rkey);
+		p->dmalen = 8;
+		/* the bytes as the consumer gave them: no byte order */
+		memcpy(p->payload, &r->wqe.compare_add, 8);
+		p->paylen = 8;
 		r->last_psn = r->psn;
 		r->psn = (r->psn + 1) & PSN_MASK;
 		r->sent_all = true;

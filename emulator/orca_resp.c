@@ -229,7 +229,8 @@ static void rx_duplicate(struct orca_dev *dev, struct orca_qp *qp,
 	struct orca_resp *s = &qp->resp;
 	uint8_t op = p->opcode & 0x1f;
 
-	if (op == IB_READ_REQ || op == IB_CMP_SWAP || op == IB_FETCH_ADD) {
+	if (op == IB_READ_REQ || op == IB_CMP_SWAP || op == IB_FETCH_ADD ||
+	    op == IB_ATOMIC_WRITE) {
 		resp_rd_duplicate(dev, qp, p);
 		return;
 	}
@@ -335,7 +336,7 @@ void resp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 	}
 	s->nak_sent = false;
 	if (op_first(op) || op == IB_READ_REQ || op == IB_CMP_SWAP ||
-	    op == IB_FETCH_ADD) {
+	    op == IB_FETCH_ADD || op == IB_ATOMIC_WRITE) {
 		if (s->in_op != OP_NONE) {
 			if (is_rc(qp)) {
 				resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
@@ -378,6 +379,8 @@ void resp_rx(struct orca_dev *dev, struct orca_qp *qp, struct orca_pkt *p)
 		resp_read(dev, qp, p);
 	else if (op == IB_CMP_SWAP || op == IB_FETCH_ADD)
 		resp_atomic(dev, qp, p, op);
+	else if (op == IB_ATOMIC_WRITE)
+		resp_atomic_write(dev, qp, p);
 	else
 		resp_fail(dev, qp, p, AETH_NAK_INV_REQ, "unknown opcode");
 }

@@ -186,7 +186,7 @@ struct orca_resp {
 	uint64_t rd_seq;		/* order in which they became due */
 };
 
-enum { RD_RES_NONE, RD_RES_READ, RD_RES_ATOMIC };
+enum { RD_RES_NONE, RD_RES_READ, RD_RES_ATOMIC, RD_RES_ATOMIC_WRITE };
 
 /*
  * A READ or atomic the responder executed, kept until the ring comes

@@ -18,6 +18,8 @@ uint8_t wr_to_cqe_opcode(uint8_t wr_opcode)
 		return ORCA_CQE_OP_COMP_SWAP;
 	case ORCA_WR_ATOMIC_FETCH_AND_ADD:
 		return ORCA_CQE_OP_FETCH_ADD;
+	case ORCA_WR_ATOMIC_WRITE:
+		return ORCA_CQE_OP_ATOMIC_WRITE;
 	case ORCA_WR_BIND_MW:
 		return ORCA_CQE_OP_BIND_MW;
 	case ORCA_WR_LOCAL_INV:

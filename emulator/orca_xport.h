@@ -143,6 +143,8 @@ void resp_read(struct orca_dev *dev, struct orca_qp *qp,
 	       const struct orca_pkt *p);
 void resp_atomic(struct orca_dev *dev, struct orca_qp *qp,
 		 const struct orca_pkt *p, uint8_t op);
+void resp_atomic_write(struct orca_dev *dev, struct orca_qp *qp,
+		       const struct orca_pkt *p);
 void resp_rd_duplicate(struct orca_dev *dev, struct orca_qp *qp,
 		       const struct orca_pkt *p);
 /* One READ response or atomic ACK; false if none was due. */

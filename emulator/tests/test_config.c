@@ -43,7 +43,8 @@ static void query_caps_defaults(void)
 		 ORCA_DEV_CAP_MEM_WINDOW | ORCA_DEV_CAP_MW_TYPE_2B |
 		 ORCA_DEV_CAP_RESERVED_LKEY | ORCA_DEV_CAP_UD_AV |
 		 ORCA_DEV_CAP_MAD_QPS | ORCA_DEV_CAP_FAST_REG |
-		 ORCA_DEV_CAP_KICK_RING);
+		 ORCA_DEV_CAP_KICK_RING |
+		 ORCA_DEV_CAP_ATOMIC_WRITE);
 	CHECK_EQ(le32toh(c.max_qp), 1024);
 	CHECK_EQ(le32toh(c.max_qp_wr), 4096);
 	CHECK_EQ(le32toh(c.max_send_sge), 16);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * Unit tests of the device model's transport rules (IBA Vol 1 ch. 9):
- * how the RC responder answers RDMA READs and atomics, new and
- * duplicate; what a UC or UD send error does to the QP; whose packets a
+ * how the RC responder answers RDMA READs, atomics and ATOMIC WRITEs,
+ * new and duplicate; what a UC or UD send error does to the QP; whose packets a
  * connected QP takes.  Request packets are handed to the responder directly and
  * its responses taken off the port's link before anyone receives them,
  * so that the test sees exactly what goes on the wire.
@@ -353,6 +353,163 @@ static void dup_atomic_replay(void)
 	pair_down(&t);
 }
 
+/* Hand the responder of @qpn an ATOMIC WRITE of the 8 bytes @v at @va. */
+static void atomic_write_req(struct fx *f, uint32_t qpn, uint32_t psn,
+			     uint64_t va, uint32_t rkey, const uint8_t *v)
+{
+	struct orca_pkt *p = calloc(1, sizeof(*p));
+
+	CHECK(p);
+	p->opcode = IB_RC | IB_ATOMIC_WRITE;
+	p->hdrs = PKT_RETH;
+	p->psn = psn & PSN_MASK;
+	p->va = va;
+	p->rkey = rkey;
+	p->dmalen = 8;
+	memcpy(p->payload, v, 8);
+	p->paylen = 8;
+	p->dqpn = qpn;
+	p->slid = p->dlid = f->cfg.lid;
+	resp_rx(&f->dev, f->dev.qps[qpn], p);
+	free(p);
+}
+
+/*
+ * IBA 1.5 ATOMIC WRITE on the wire: answered with an RDMA READ response
+ * of no data (AETH, the MSN of the request); a duplicate is answered
+ * again and not executed again, so a write of other data since stays.
+ */
+static void atomic_write_replay(void)
+{
+	static const uint8_t one[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint8_t two[8] = { 0xf1, 0xf2, 0xf3, 0xf4,
+					0xf5, 0xf6, 0xf7, 0xf8 };
+	struct orca_pkt *p[4];
+	struct pair t;
+	unsigned int n;
+
+	pair_up(&t, ORCA_ACCESS_REMOTE_WRITE, 2);
+	atomic_write_req(t.f, t.b.qpn, PSN0, iova(t.buf) + 64, t.lk, one);
+	resp_drain(t.f, t.b.qpn);
+	n = link_take(t.f, p, 4);
+	CHECK_EQ(n, 1);
+	if (n == 1) {
+		CHECK_EQ(p[0]->opcode, IB_RC | IB_READ_RESP_ONLY);
+		CHECK_EQ(p[0]->psn, PSN0);
+		CHECK_EQ(p[0]->paylen, 0);
+		CHECK_EQ(p[0]->syndrome, 0x1f);
+		CHECK_EQ(p[0]->msn, 1);
+	}
+	pkts_free(t.f, p, n);
+	CHECK(!memcmp(t.data + 64, one, 8));
+	atomic_write_req(t.f, t.b.qpn, PSN0 + 1, iova(t.buf) + 64, t.lk, two);
+	resp_drain(t.f, t.b.qpn);
+	pkts_free(t.f, p, link_take(t.f, p, 4));
+	CHECK(!memcmp(t.data + 64, two, 8));
+	/* the first again: its answer, and the second's bytes stay */
+	atomic_write_req(t.f, t.b.qpn, PSN0, iova(t.buf) + 64, t.lk, one);
+	resp_drain(t.f, t.b.qpn);
+	n = link_take(t.f, p, 4);
+	CHECK_EQ(n, 1);
+	if (n == 1) {
+		CHECK_EQ(p[0]->opcode, IB_RC | IB_READ_RESP_ONLY);
+		CHECK_EQ(p[0]->psn, PSN0);
+		CHECK_EQ(p[0]->paylen, 0);
+	}
+	pkts_free(t.f, p, n);
+	CHECK(!memcmp(t.data + 64, two, 8));
+	/* one at another address under that PSN is no duplicate of it */
+	atomic_write_req(t.f, t.b.qpn, PSN0, iova(t.buf) + 128, t.lk, one);
+	resp_drain(t.f, t.b.qpn);
+	CHECK_EQ(link_take(t.f, p, 4), 0);
+	CHECK(memcmp(t.data + 128, one, 8));
+	CHECK_EQ(qp_state_of(t.f, t.b.qpn), ORCA_QPS_RTS);
+	pair_down(&t);
+}
+
+/*
+ * Post an ATOMIC WRITE of @v from a to b at @raddr (@rkey): the WQE
+ * carries the 8 bytes in compare_add; @sge leaves put_send()'s SGE in.
+ */
+static void atomic_write_post(struct pair *t, uint64_t raddr, uint32_t rkey,
+			      const uint8_t *v, bool sge)
+{
+	struct orca_send_wqe *w;
+
+	w = gpa(t->f, t->a.base +
+		((uint64_t)(t->a.sq_pi & 7) << SQ_LOG_STRIDE));
+	put_send(t->f, &t->a, ORCA_WR_ATOMIC_WRITE, t->buf + 3 * PAGE, 8,
+		 t->lk, raddr, rkey);
+	w->num_sge = sge;
+	memcpy(&w->compare_add, v, 8);
+	orca_dev_doorbell(&t->f->dev, ORCA_FW_VEC_DB);
+}
+
+/*
+ * ATOMIC WRITE through the engine: the 8 bytes land, nothing around
+ * them changes, the CQE says ATOMIC_WRITE.  Refused: misaligned, on a
+ * QP without REMOTE_WRITE (invalid request at the responder), with a
+ * region without it (remote access), with an SGE or on a device without
+ * the capability (local QP operation errors); the memory stays.
+ */
+static void atomic_write_through(void)
+{
+	static const uint8_t v[8] = { 0x11, 0x22, 0x33, 0x44,
+				      0x55, 0x66, 0x77, 0x88 };
+	static const struct {
+		const char *what;
+		uint32_t access;	/* b's QP */
+		bool ro_region, sge, no_cap;
+		uint64_t off;
+		uint8_t status;
+	} cases[] = {
+		{ "8 bytes at 64", ORCA_ACCESS_REMOTE_WRITE, false, false,
+		  false, 64, ORCA_CQE_SUCCESS },
+		{ "misaligned", ORCA_ACCESS_REMOTE_WRITE, false, false, false,
+		  68, ORCA_CQE_REM_INV_REQ_ERR },
+		{ "QP without REMOTE_WRITE", ORCA_ACCESS_REMOTE_READ |
+		  ORCA_ACCESS_REMOTE_ATOMIC, false, false, false, 64,
+		  ORCA_CQE_REM_INV_REQ_ERR },
+		{ "region without REMOTE_WRITE", ORCA_ACCESS_REMOTE_WRITE,
+		  true, false, false, 64, ORCA_CQE_REM_ACCESS_ERR },
+		{ "with an SGE", ORCA_ACCESS_REMOTE_WRITE, false, true, false,
+		  64, ORCA_CQE_LOC_QP_OP_ERR },
+		{ "no capability", ORCA_ACCESS_REMOTE_WRITE, false, false,
+		  true, 64, ORCA_CQE_LOC_QP_OP_ERR },
+	};
+	uint8_t before[4 * PAGE];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct orca_cqe c = {};
+		uint32_t rkey;
+		struct pair t;
+
+		pair_up(&t, cases[i].access, 1);
+		rkey = t.lk;
+		if (cases[i].ro_region)
+			CHECK_EQ(reg_mr(t.f, t.f->pdn, t.buf, PAGE,
+					ORCA_ACCESS_LOCAL_WRITE |
+					ORCA_ACCESS_REMOTE_READ, &rkey), 0);
+		if (cases[i].no_cap)
+			t.f->dev.cfg.dev_caps &= ~(uint64_t)ORCA_DEV_CAP_ATOMIC_WRITE;
+		memcpy(before, t.data, sizeof(before));
+		atomic_write_post(&t, iova(t.buf) + cases[i].off, rkey, v,
+				  cases[i].sge);
+		CHECK(poll_cqe(t.f, &t.cq, &c));
+		printf("# %s: status %u opcode %u\n", cases[i].what, c.status,
+		       c.opcode);
+		CHECK_EQ(c.status, cases[i].status);
+		CHECK_EQ(le32toh(c.qpn), t.a.qpn);
+		if (cases[i].status == ORCA_CQE_SUCCESS) {
+			CHECK_EQ(c.opcode, ORCA_CQE_OP_ATOMIC_WRITE);
+			memcpy(before + cases[i].off, v, 8);
+		}
+		CHECK(!memcmp(t.data, before, sizeof(before)));
+		pair_down(&t);
+	}
+}
+
 static uint8_t mirror_state(struct fx *f, uint32_t qpn)
 {
 	const struct orca_qp_mirror *m = gpa(f, MIRROR_BASE +
@@ -662,6 +819,8 @@ int main(int argc, char **argv)
 	RUN(dup_read_replay);
 	RUN(read_queue);
 	RUN(dup_atomic_replay);
+	RUN(atomic_write_replay);
+	RUN(atomic_write_through);
 	RUN(uc_send_error_sqe);
 	RUN(ud_send_error_sqe);
 	RUN(ud_av_in_wqe);

@@ -342,7 +342,8 @@ int orca_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 uint64_t orca_srq_complete(struct orca_srq *srq, uint32_t wqe_id);
 
 /* wr.c */
-int orca_wr_check(const struct ibv_qp_init_attr_ex *attr);
+int orca_wr_check(const struct orca_context *ctx,
+		  const struct ibv_qp_init_attr_ex *attr);
 void orca_wr_setup(struct orca_qp *qp, const struct ibv_qp_init_attr_ex *attr);
 int orca_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);

@@ -216,7 +216,7 @@ static int orca_check_qp_init_attr(struct orca_context *ctx,
 					      IBV_QP_INIT_ATTR_CREATE_FLAGS |
 					      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return EOPNOTSUPP;
-	if (orca_wr_check(attr))
+	if (orca_wr_check(ctx, attr))
 		return EOPNOTSUPP;
 
 	switch (attr->qp_type) {

@@ -12,7 +12,8 @@
 #include "orca.h"
 
 /* What each QP type can send (anything else: EOPNOTSUPP at create). */
-static uint64_t send_ops(enum ibv_qp_type type)
+static uint64_t send_ops(const struct orca_context *ctx,
+			 enum ibv_qp_type type)
 {
 	uint64_t ud = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
 		      IBV_QP_EX_WITH_LOCAL_INV;
@@ -24,7 +25,9 @@ static uint64_t send_ops(enum ibv_qp_type type)
 		return uc | IBV_QP_EX_WITH_RDMA_READ |
 		       IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
 		       IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
-		       IBV_QP_EX_WITH_SEND_WITH_INV;
+		       IBV_QP_EX_WITH_SEND_WITH_INV |
+		       (ctx->device_caps & ORCA_IBV_DEVICE_CAP_ATOMIC_WRITE ?
+			IBV_QP_EX_WITH_ATOMIC_WRITE : 0);
 	case IBV_QPT_UC:
 		return uc;
 	case IBV_QPT_UD:
@@ -34,12 +37,13 @@ static uint64_t send_ops(enum ibv_qp_type type)
 	}
 }
 
-int orca_wr_check(const struct ibv_qp_init_attr_ex *attr)
+int orca_wr_check(const struct orca_context *ctx,
+		  const struct ibv_qp_init_attr_ex *attr)
 {
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))
 		return 0;
 	if (!attr->send_ops_flags ||
-	    (attr->send_ops_flags & ~send_ops(attr->qp_type)))
+	    (attr->send_ops_flags & ~send_ops(ctx, attr->qp_type)))
 		return EOPNOTSUPP;
 	return 0;
 }
@@ -160,6 +164,22 @@ static void wr_atomic_fetch_add(struct ibv_qp_ex *qpx, uint32_t rkey,
 	wr_atomic(qpx, ORCA_WR_ATOMIC_FETCH_AND_ADD, rkey, raddr, add, 0);
 }
 
+/*
+ * ibv_wr_atomic_write(): the 8 bytes at @atomic_wr go in the WQE as they
+ * are (no byte order: they are data, not a number); no SGE follows.
+ */
+static void wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
+			    uint64_t raddr, const void *atomic_wr)
+{
+	struct orca_send_wqe *w = wr_open(qpx, ORCA_WR_ATOMIC_WRITE);
+
+	if (!w)
+		return;
+	w->rkey = htole32(rkey);
+	w->remote_addr = htole64(raddr);
+	memcpy(&w->compare_add, atomic_wr, sizeof(w->compare_add));
+}
+
 /* ibv_wr_bind_mw(): any window type; mw->rkey is the consumer's to set. */
 static void wr_bind_mw(struct ibv_qp_ex *qpx, struct ibv_mw *mw, uint32_t rkey,
 		       const struct ibv_mw_bind_info *bind_info)
@@ -225,7 +245,7 @@ static void wr_set_sge_list(struct ibv_qp_ex *qpx, size_t n,
 
 	if (!w)
 		return;
-	if (n > qp->sq.max_sge ||
+	if (n > qp->sq.max_sge || w->opcode == ORCA_WR_ATOMIC_WRITE ||
 	    ((w->opcode == ORCA_WR_ATOMIC_CMP_AND_SWP ||
 	      w->opcode == ORCA_WR_ATOMIC_FETCH_AND_ADD) &&
 	     (n != 1 || list[0].length < 8))) {
@@ -261,7 +281,8 @@ static void wr_set_inline_data_list(struct ibv_qp_ex *qpx, size_t n,
 		return;
 	if (w->opcode == ORCA_WR_RDMA_READ ||
 	    w->opcode == ORCA_WR_ATOMIC_CMP_AND_SWP ||
-	    w->opcode == ORCA_WR_ATOMIC_FETCH_AND_ADD) {
+	    w->opcode == ORCA_WR_ATOMIC_FETCH_AND_ADD ||
+	    w->opcode == ORCA_WR_ATOMIC_WRITE) {
 		qp->wr_err = EINVAL;
 		return;
 	}
@@ -343,6 +364,7 @@ void orca_wr_setup(struct orca_qp *qp, const struct ibv_qp_init_attr_ex *attr)
 	qpx->wr_rdma_read = wr_rdma_read;
 	qpx->wr_atomic_cmp_swp = wr_atomic_cmp_swp;
 	qpx->wr_atomic_fetch_add = wr_atomic_fetch_add;
+	qpx->wr_atomic_write = wr_atomic_write;
 	qpx->wr_bind_mw = wr_bind_mw;
 	qpx->wr_local_inv = wr_local_inv;
 	qpx->wr_send_inv = wr_send_inv;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -266,6 +267,24 @@ static inline enum ibv_qp_state query_state(struct ibv_qp *qp)
 /* ------------------------------------------------------------------ */
 /* Time                                                               */
 /* ------------------------------------------------------------------ */
+
+/*
+ * The running kernel is at least @major.@minor (uname's release).  For
+ * what uverbs itself can carry: a bit that a kernel before its version
+ * has no name for cannot reach userspace, whatever the device can do.
+ */
+static inline bool kernel_at_least(int major, int minor)
+{
+	struct utsname u;
+	int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+/* ib_user_verbs.h's IB_UVERBS_DEVICE_ATOMIC_WRITE (6.2): rdma-core 44 has no name */
+#define UVERBS_DEVICE_ATOMIC_WRITE	(1ULL << 40)
 
 static inline long long now_ms(void)
 {

@@ -179,7 +179,7 @@ static void defaults(struct expect *e)
 		      EXPECT_DEV_CAP_PCI_WRITE_END_PADDING |
 		      EXPECT_DEV_CAP_ECE | EXPECT_DEV_CAP_SQD_ASYNC_NOTIFY |
 		      EXPECT_DEV_CAP_MEM_WINDOW | EXPECT_DEV_CAP_MW_TYPE_2B |
-		      EXPECT_DEV_CAP_FAST_REG;
+		      EXPECT_DEV_CAP_FAST_REG | EXPECT_DEV_CAP_ATOMIC_WRITE;
 	e->max_fast_reg_page_list_len = 512;
 	e->dio_send = 3;
 	e->dio_rdma_write = 3;

@@ -47,6 +47,7 @@
 #define EXPECT_DEV_CAP_MEM_WINDOW		(1u << 13)
 #define EXPECT_DEV_CAP_MW_TYPE_2B		(1u << 14)
 #define EXPECT_DEV_CAP_FAST_REG			(1u << 18)
+#define EXPECT_DEV_CAP_ATOMIC_WRITE		(1u << 20)
 
 /* SELECTIVE_REPEAT, CC_DCQCN, CC_ZTR, LARGE_ACK: bits 0..3 */
 #define EXPECT_ECE_OPT_ALL			0xfu

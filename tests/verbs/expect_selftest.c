@@ -84,7 +84,7 @@ int main(void)
 	      "default port_guid = node_guid + 1");
 	check(e.ece_vendor_id == 0x00ca7a && e.ece_options == 0xf &&
 	      expect_has_ece(&e), "default ECE: vendor_id, options 0xf");
-	check(e.dev_caps == 0x47cff, "default dev_caps 0x47cff");
+	check(e.dev_caps == 0x147cff, "default dev_caps 0x147cff");
 	check(e.pkey == 0xffff && e.n_pkey_table == 1 &&
 	      e.pkey_table[0] == 0xffff, "default P_Key table {0xffff}");
 	check(expect_dio(&e, 0) == 3 && expect_dio(&e, 1) == 3 &&

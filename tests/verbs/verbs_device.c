@@ -41,6 +41,10 @@ static uint64_t expected_cap_flags(const struct expect *c)
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (c->dev_caps & map[i].orca)
 			f |= map[i].ibv;
+	/* ATOMIC WRITE: uverbs has a bit for it from 6.2 on */
+	if ((c->dev_caps & EXPECT_DEV_CAP_ATOMIC_WRITE) &&
+	    kernel_at_least(6, 2))
+		f |= UVERBS_DEVICE_ATOMIC_WRITE;
 	return f;
 }
 

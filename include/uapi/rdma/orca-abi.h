@@ -32,6 +32,8 @@ enum orca_ibv_device_caps {
 	ORCA_IBV_DEVICE_CAP_ECE			= 1 << 0,
 	ORCA_IBV_DEVICE_CAP_PCI_WRITE_END_PADDING = 1 << 1,
 	ORCA_IBV_DEVICE_CAP_DATA_IN_ORDER	= 1 << 2,
+	/* RC QPs post ATOMIC WRITE (IBA 1.5) */
+	ORCA_IBV_DEVICE_CAP_ATOMIC_WRITE	= 1 << 3,
 };
 
 /*

@@ -23,6 +23,7 @@ static const struct {
 	{ ORCA_DEV_CAP_MEM_WINDOW, IB_DEVICE_MEM_WINDOW },
 	{ ORCA_DEV_CAP_MW_TYPE_2B, IB_DEVICE_MEM_WINDOW_TYPE_2B },
 	{ ORCA_DEV_CAP_FAST_REG, IB_DEVICE_MEM_MGT_EXTENSIONS },
+	{ ORCA_DEV_CAP_ATOMIC_WRITE, IB_DEVICE_ATOMIC_WRITE },
 };
 
 static enum ib_atomic_cap orca_atomic_cap_to_ib(u8 cap)
@@ -190,6 +191,8 @@ u32 orca_caps_to_uapi_device_caps(const struct orca_caps *caps)
 		uapi |= ORCA_IBV_DEVICE_CAP_PCI_WRITE_END_PADDING;
 	if (orca_caps_to_uapi_dio(caps))
 		uapi |= ORCA_IBV_DEVICE_CAP_DATA_IN_ORDER;
+	if (dev_caps & ORCA_DEV_CAP_ATOMIC_WRITE)
+		uapi |= ORCA_IBV_DEVICE_CAP_ATOMIC_WRITE;
 	return uapi;
 }
 

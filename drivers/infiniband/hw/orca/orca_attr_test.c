@@ -229,6 +229,7 @@ static void caps_dev_cap_flags(struct kunit *test)
 		{ ORCA_DEV_CAP_MEM_WINDOW, IB_DEVICE_MEM_WINDOW },
 		{ ORCA_DEV_CAP_MW_TYPE_2B, IB_DEVICE_MEM_WINDOW_TYPE_2B },
 		{ ORCA_DEV_CAP_FAST_REG, IB_DEVICE_MEM_MGT_EXTENSIONS },
+		{ ORCA_DEV_CAP_ATOMIC_WRITE, IB_DEVICE_ATOMIC_WRITE },
 	};
 	struct ib_device_attr a;
 	struct orca_caps c;
@@ -298,6 +299,11 @@ static void caps_uapi_device_caps(struct kunit *test)
 	c.dio_rdma_read = ORCA_DIO_ALIGNED_128_BYTES;
 	KUNIT_EXPECT_EQ(test, orca_caps_to_uapi_device_caps(&c),
 			ORCA_IBV_DEVICE_CAP_DATA_IN_ORDER);
+
+	c.dio_rdma_read = 0;
+	c.dev_caps = cpu_to_le32(ORCA_DEV_CAP_ATOMIC_WRITE);
+	KUNIT_EXPECT_EQ(test, orca_caps_to_uapi_device_caps(&c),
+			ORCA_IBV_DEVICE_CAP_ATOMIC_WRITE);
 }
 
 static void caps_data_in_order(struct kunit *test)

@@ -79,6 +79,8 @@ enum orca_dev_cap {
 	 * QPs created with ORCA_QP_CREATE_KICK_RING.
 	 */
 	ORCA_DEV_CAP_KICK_RING		= BIT(19),
+	/* ORCA_WR_ATOMIC_WRITE, as requester and as responder */
+	ORCA_DEV_CAP_ATOMIC_WRITE	= BIT(20),
 };
 
 enum orca_atomic_cap {

@@ -93,6 +93,14 @@ enum orca_wr_opcode {
 	ORCA_WR_LOCAL_INV		= 0x09,	/* rkey = key to invalidate */
 	ORCA_WR_BIND_MW			= 0x0a,	/* struct orca_bind_wqe */
 	ORCA_WR_REG_MR			= 0x0b,	/* struct orca_reg_wqe */
+	/*
+	 * RC, ORCA_DEV_CAP_ATOMIC_WRITE: the 8 bytes of compare_add, as they
+	 * lie in the WQE, written at remote_addr (8-byte aligned) in one
+	 * store (IBA 1.5 ATOMIC WRITE); no SGE, no inline data.  The remote
+	 * region and QP need REMOTE_WRITE, and it takes a responder resource
+	 * as a READ does.
+	 */
+	ORCA_WR_ATOMIC_WRITE		= 0x0c,
 };
 
 /*
@@ -142,7 +150,7 @@ struct orca_send_wqe {
 					 * LOCAL_INV: the key to invalidate
 					 */
 	__le32 reserved2;		/* 0x1c */
-	__le64 compare_add;		/* 0x20 atomics */
+	__le64 compare_add;		/* 0x20 atomics; ATOMIC_WRITE's data */
 	__le64 swap;			/* 0x28 CMP_AND_SWP */
 	__le32 ud_ah;			/* 0x30 UD: address handle */
 	__le32 ud_remote_qpn;		/* 0x34 */
@@ -248,6 +256,7 @@ enum orca_cqe_opcode {
 	ORCA_CQE_OP_BIND_MW		= 5,
 	ORCA_CQE_OP_LOCAL_INV		= 6,
 	ORCA_CQE_OP_REG_MR		= 8,
+	ORCA_CQE_OP_ATOMIC_WRITE	= 9,
 	ORCA_CQE_OP_RECV		= 128,
 	ORCA_CQE_OP_RECV_RDMA_WITH_IMM	= 129,
 };
