@@ -392,6 +392,8 @@ vm-data:
 # for the verbs, perftest and lossy runs; then the kernel's RDMA stack on
 # it: IPoIB (datagram and connected, multicast through OpenSM's SA and the
 # switch's MFT), rdma_cm's tools and perftest -R over IPoIB addresses,
+# rdma-core's own suite with ib0 as orca0's net interface (its RDMA CM
+# tests run: none may skip for want of one),
 # NVMe/RDMA (nvmet-rdma there, nvme-rdma here, fio verify), NFSv4.2 over
 # RDMA (nfsd's RDMA listener there, every byte checked both ways), UCX and Open
 # MPI, and last the other host's orca unloaded and loaded under all that,
@@ -400,12 +402,12 @@ vm-data:
 # vm-twohost-lossy-heavy's, in make soak; vm-data has lossy.sh on one host)
 TWOHOST_SUITES = $(T)/vm/opensm.sh $(T)/vm/twohost.sh \
 	    $(T)/vm/perftest.sh $(T)/vm/ipoib.sh \
-	    $(T)/vm/rdmacm.sh $(T)/vm/nvme.sh $(T)/vm/nfs.sh $(T)/vm/ucx-mpi.sh \
+	    $(T)/vm/rdmacm.sh $(T)/vm/rdma-core-suite.sh $(T)/vm/nvme.sh $(T)/vm/nfs.sh $(T)/vm/ucx-mpi.sh \
 	    $(T)/vm/teardown.sh
 vm-twohost:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --sm none --timeout 2400 -- \
 	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \
-	    $(T)/lib/run-tests.sh $(TWOHOST_SUITES) || true
+	    ORCA_SUITE_RXE=0 ORCA_SUITE_NET=1 $(T)/lib/run-tests.sh $(TWOHOST_SUITES) || true
 
 # ... on 6.12 and 7.3 (make soak)
 $(addprefix vm-twohost-,$(GUEST_KERNELS)): vm-twohost-%:
@@ -413,7 +415,7 @@ $(addprefix vm-twohost-,$(GUEST_KERNELS)): vm-twohost-%:
 	    { rm -f $(BUILD)/kmod-$*/$(KSRC)/orca.ko; tail -30 $(BUILD)/driver-$*.log; }
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM2) --name $@ --kernel $* --sm none --timeout 2400 -- \
 	    env ORCA_ECE_EXPECT=0xf ORCA_TEST_TIMEOUT=900 ORCA_LOSSY_HEAVY=0 \
-	    $(T)/lib/run-tests.sh $(TWOHOST_SUITES) || true
+	    ORCA_SUITE_RXE=0 ORCA_SUITE_NET=1 $(T)/lib/run-tests.sh $(TWOHOST_SUITES) || true
 
 # The second host a tenant (port_pin=lid,sm: its P_Keys are the SM's, as
 # a physical port's) whose root attacks the subnet, which OpenSM protects

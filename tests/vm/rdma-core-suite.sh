@@ -6,7 +6,11 @@
 # this guest) and both counts are reported, so the comparison is from the
 # same boot.  test_cq_events waits for ever on a lost event: the suite is
 # bounded by ORCA_SUITE_TIMEOUT (240 s, within run-tests.sh's 300).
-#   ORCA_DEV (orca0), ORCA_SUITE_RXE (1: also run on rxe0)
+# With ORCA_SUITE_NET=1 (vm-twohost, after ipoib.sh: ib0 up with an
+# address, OpenSM's SA for the paths) the device has the net interface
+# the suite's RDMA CM tests look for (/sys/class/infiniband/DEV/device/net),
+# and none of them may skip for want of one: each must run and pass.
+#   ORCA_DEV (orca0), ORCA_SUITE_RXE (1: also run on rxe0), ORCA_SUITE_NET
 set -u
 # shellcheck source=tests/lib/tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/tap.sh"
@@ -76,6 +80,15 @@ verdict=$(grep -E '^(OK|FAILED)' "$tmp/orca.log" | tail -n 1)
 ok $? "rdma-core suite on $dev: exit $rc, ran ${ran:-?} = $plan_n parsed, '$verdict'"
 ((rc == 124)) && diag "the suite hit its ${limit} s bound (a lost completion event?)"
 orca_pass=$(grep -c '^ok [0-9]* - [^#]*$' "$tmp/orca.tap")
+if [[ ${ORCA_SUITE_NET:-0} == 1 ]]; then
+    net=$(cd "/sys/class/infiniband/$dev/device/net" 2> /dev/null && echo *)
+    addr=$(ip -4 -o addr show dev "${net%% *}" 2> /dev/null | awk '{ print $4 }')
+    nonet=$(grep -c "doesn't have net interface" "$tmp/orca.tap")
+    cm_total=$(grep -c ' - tests\.test_rdmacm\.' "$tmp/orca.tap")
+    cm_pass=$(grep -c '^ok [0-9]* - tests\.test_rdmacm\.[^#]*$' "$tmp/orca.tap")
+    ((nonet == 0 && cm_total > 0 && cm_pass == cm_total))
+    ok $? "with its net interface (${net:-none} ${addr:-no address}) no test skips for want of one ($nonet), and the $cm_total RDMA CM tests (test_rdmacm) all pass: $cm_pass"
+fi
 diag "$dev: $orca_pass passed, $(grep -c '# SKIP' "$tmp/orca.tap") skipped, $TAP_FAILED failed or errors"
 # each failure with its traceback (unittest's block up to the next rule)
 awk '/^(FAIL|ERROR):/ { p = 1 } /^-{20,}$/ && p == 2 { p = 0 } p { print; if ($0 ~ /^Traceback/) p = 2 }' \
