@@ -20,8 +20,10 @@
  * Data, every byte checked by the side that receives it: RC SENDs of 8 B,
  * 4 KiB and 200 KiB (many packets) and SEND_WITH_IMM, RDMA WRITE of
  * 256 KiB (checked by the server), WRITE_WITH_IMM, RDMA READ of 256 KiB,
- * FETCH_ADD and CMP_SWAP on the server's memory, then the same SENDs from
- * the server to the client; UD SENDs through an address handle to the
+ * FETCH_ADD and CMP_SWAP on the server's memory, an ATOMIC WRITE (IBA 1.5,
+ * ibv_wr_atomic_write; both devices offer it, or it is a skip), then the
+ * same SENDs from the server to the client; UD SENDs through an address
+ * handle to the
  * server's LID (payload after the 40 bytes of GRH room, source QPN and
  * LID in the completion).
  */
@@ -45,6 +47,7 @@
 #define ATOMIC_RES	(1792 * 1024)		/* client: the old values */
 #define BUF_SIZE	(2048 * 1024)
 #define ATOMIC_OFF	(BUF_SIZE - 64)		/* server: the word */
+#define AWRITE_OFF	(BUF_SIZE - 56)		/* server: ATOMIC WRITE's */
 #define UD_QKEY		0x11111111
 #define UD_MSG		512
 #define IMM		0x12345678
@@ -67,8 +70,12 @@ struct side {
 	struct ibv_port_attr port;
 	struct ibv_ece ece;
 	bool has_ece;
+	bool has_awrite;	/* the RC QP takes ibv_wr_atomic_write */
 	int sock;
 };
+
+/* what the client's ATOMIC WRITE puts at the server's AWRITE_OFF */
+static const uint8_t awrite_bytes[8] = { 'o', 'r', 'c', 'a', 0xa7, 0x01, 0x5e, 0xed };
 
 static bool server_role, one_port, lossy;
 
@@ -168,6 +175,20 @@ static bool side_open(struct side *s, const char *dev)
 		.cap = { .max_send_wr = 64, .max_recv_wr = 64,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
 	};
+	struct ibv_qp_init_attr_ex rc = {
+		.cap = init.cap,
+		.qp_type = IBV_QPT_RC,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.send_ops_flags = IBV_QP_EX_WITH_SEND |
+				  IBV_QP_EX_WITH_SEND_WITH_IMM |
+				  IBV_QP_EX_WITH_RDMA_WRITE |
+				  IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+				  IBV_QP_EX_WITH_RDMA_READ |
+				  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+				  IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD |
+				  IBV_QP_EX_WITH_ATOMIC_WRITE,
+	};
 
 	s->ctx = open_device_by_name(dev);
 	if (!s->ctx || ibv_query_port(s->ctx, 1, &s->port))
@@ -183,8 +204,15 @@ static bool side_open(struct side *s, const char *dev)
 			   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	init.send_cq = s->cq;
 	init.recv_cq = s->cq;
-	init.qp_type = IBV_QPT_RC;
-	s->rc = ibv_create_qp(s->pd, &init);
+	/* an extended QP, so that it can post ATOMIC WRITE if offered */
+	rc.send_cq = rc.recv_cq = s->cq;
+	rc.pd = s->pd;
+	s->rc = ibv_create_qp_ex(s->ctx, &rc);
+	s->has_awrite = s->rc != NULL;
+	if (!s->rc && errno == EOPNOTSUPP) {
+		rc.send_ops_flags &= ~(uint64_t)IBV_QP_EX_WITH_ATOMIC_WRITE;
+		s->rc = ibv_create_qp_ex(s->ctx, &rc);
+	}
 	init.qp_type = IBV_QPT_UD;
 	s->ud = ibv_create_qp(s->pd, &init);
 	if (!s->mr || !s->rc || !s->ud)
@@ -439,6 +467,9 @@ static int server(struct side *s, int port)
 	if (!recv_u32(s->sock, &go))
 		return 1;
 	check(*atom == 77, "atomics left the server's word at 77", &status, 32);
+	if (s->has_awrite)
+		check(!memcmp(s->buf + AWRITE_OFF, awrite_bytes, 8),
+		      "the client's ATOMIC WRITE left its 8 bytes", &status, 256);
 	/* now the server sends */
 	if (!send_u32(s->sock, status) || !recv_u32(s->sock, &go))
 		return 1;
@@ -567,11 +598,27 @@ static int client(struct side *s, const char *hostport)
 		   i < 3 ? "FETCH_ADD 5" : "CMP_SWAP 1015 -> 77",
 		   (unsigned long long)*old);
 	}
+	/* ATOMIC WRITE: 8 bytes the server checks */
+	if (s->has_awrite) {
+		struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(s->rc);
+
+		ibv_wr_start(qpx);
+		qpx->wr_id = 0xa7;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_atomic_write(qpx, peer.rkey, peer.addr + AWRITE_OFF,
+				    awrite_bytes);
+		good = !ibv_wr_complete(qpx) && poll_one(s, &wc, wait_ms()) &&
+		       wc.status == IBV_WC_SUCCESS &&
+		       wc.opcode == IBV_WC_ATOMIC_WRITE && wc.wr_id == 0xa7;
+		ok(good, "ATOMIC WRITE of 8 bytes to the other host completes IBV_WC_ATOMIC_WRITE");
+	} else {
+		skip("this device has no ATOMIC_WRITE", "ATOMIC WRITE to the other host");
+	}
 	send_u32(s->sock, 1);
 	/* the server's checks so far, then its SENDs */
 	post_send_recvs(s);
 	if (recv_u32(s->sock, &status))
-		ok(status == 0, "the server checked the WRITE, WRITE_WITH_IMM, UD, atomics and SENDs (failures 0x%x)",
+		ok(status == 0, "the server checked the WRITE, WRITE_WITH_IMM, UD, atomics, ATOMIC WRITE and SENDs (failures 0x%x)",
 		   status);
 	send_u32(s->sock, 1);
 	sends(s, false, "server -> client");
