@@ -98,6 +98,46 @@ static int orca_map_kick_ring(struct orca_context *ctx,
 	return 0;
 }
 
+/*
+ * What the kernel answered for the context (alloc_ucontext, or
+ * QUERY_CONTEXT for an imported one): capabilities, the doorbell page,
+ * the kick ring.  Each field counts only if the kernel says it filled
+ * it.  On failure the context is as before (nothing mapped).
+ */
+static int orca_context_setup(struct orca_context *ctx,
+			      const struct orca_ibv_alloc_ucontext_resp *resp)
+{
+	int ret;
+
+	ctx->device_caps = resp->device_caps;
+	if (resp->comp_mask & ORCA_IBV_ALLOC_UCONTEXT_RESP_ECE) {
+		ctx->ece_vendor_id = resp->ece_vendor_id;
+		ctx->ece_options = resp->ece_options;
+	} else {
+		ctx->device_caps &= ~ORCA_IBV_DEVICE_CAP_ECE;
+	}
+	if (resp->comp_mask & ORCA_IBV_ALLOC_UCONTEXT_RESP_DATA_IN_ORDER)
+		ctx->dio_caps = resp->data_in_order_caps;
+	else
+		ctx->device_caps &= ~ORCA_IBV_DEVICE_CAP_DATA_IN_ORDER;
+	if (resp->comp_mask & ORCA_IBV_ALLOC_UCONTEXT_RESP_MAX_INLINE_DATA)
+		ctx->max_inline_data = resp->max_inline_data;
+	orca_map_doorbell(ctx, resp);
+	ret = orca_map_kick_ring(ctx, resp);
+	if (ret) {
+		if (ctx->db_page)
+			munmap(ctx->db_page, sysconf(_SC_PAGESIZE));
+		if (ctx->db_hint_page)
+			munmap(ctx->db_hint_page, sysconf(_SC_PAGESIZE));
+		ctx->db_page = ctx->db_hint_page = NULL;
+		return ret;
+	}
+	pthread_mutex_init(&ctx->qp_table_lock, NULL);
+	verbs_set_ops(&ctx->ibv_ctx, &orca_ctx_ops);
+	orca_cache_device_extras(ctx);
+	return 0;
+}
+
 static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd,
 						void *private_data)
@@ -121,48 +161,50 @@ static struct verbs_context *orca_alloc_context(struct ibv_device *ibdev,
 				    ORCA_IBV_ALLOC_UCONTEXT_CMD_KICK_RING;
 	ret = ibv_cmd_get_context(&ctx->ibv_ctx, &cmd.ibv_cmd, sizeof(cmd),
 				  NULL, &resp.ibv_resp, sizeof(resp));
+	if (!ret)
+		ret = orca_context_setup(ctx, &resp.drv_payload);
 	if (ret) {
 		errno = ret;
-		goto err_uninit;
+		verbs_uninit_context(&ctx->ibv_ctx);
+		free(ctx);
+		return NULL;
 	}
-
-	/* each field counts only if the kernel says it filled it */
-	ctx->device_caps = resp.drv_payload.device_caps;
-	if (resp.drv_payload.comp_mask & ORCA_IBV_ALLOC_UCONTEXT_RESP_ECE) {
-		ctx->ece_vendor_id = resp.drv_payload.ece_vendor_id;
-		ctx->ece_options = resp.drv_payload.ece_options;
-	} else {
-		ctx->device_caps &= ~ORCA_IBV_DEVICE_CAP_ECE;
-	}
-	if (resp.drv_payload.comp_mask &
-	    ORCA_IBV_ALLOC_UCONTEXT_RESP_DATA_IN_ORDER)
-		ctx->dio_caps = resp.drv_payload.data_in_order_caps;
-	else
-		ctx->device_caps &= ~ORCA_IBV_DEVICE_CAP_DATA_IN_ORDER;
-	if (resp.drv_payload.comp_mask &
-	    ORCA_IBV_ALLOC_UCONTEXT_RESP_MAX_INLINE_DATA)
-		ctx->max_inline_data = resp.drv_payload.max_inline_data;
-	orca_map_doorbell(ctx, &resp.drv_payload);
-	ret = orca_map_kick_ring(ctx, &resp.drv_payload);
-	if (ret) {
-		errno = ret;
-		goto err_unmap;
-	}
-
-	pthread_mutex_init(&ctx->qp_table_lock, NULL);
-	verbs_set_ops(&ctx->ibv_ctx, &orca_ctx_ops);
-	orca_cache_device_extras(ctx);
 	return &ctx->ibv_ctx;
+}
 
-err_unmap:
-	if (ctx->db_page)
-		munmap(ctx->db_page, sysconf(_SC_PAGESIZE));
-	if (ctx->db_hint_page)
-		munmap(ctx->db_hint_page, sysconf(_SC_PAGESIZE));
-err_uninit:
-	verbs_uninit_context(&ctx->ibv_ctx);
-	free(ctx);
-	return NULL;
+/*
+ * ibv_import_device(): a second context on a uverbs file whose kernel
+ * context another one made (possibly in another process).  The kernel
+ * answers what it answered then, without the kick ring (orca-abi.h):
+ * this context kicks through the doorbell page.
+ */
+static struct verbs_context *orca_import_context(struct ibv_device *ibdev,
+						 int cmd_fd)
+{
+	struct orca_ibv_alloc_ucontext_resp resp = {};
+	struct orca_context *ctx;
+	int ret;
+	DECLARE_COMMAND_BUFFER(cmd, UVERBS_OBJECT_DEVICE,
+			       UVERBS_METHOD_QUERY_CONTEXT, 1);
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibv_ctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+	fill_attr_out_ptr(cmd, ORCA_IBV_ATTR_QUERY_CONTEXT_RESP, &resp);
+	ret = ibv_cmd_query_context(&ctx->ibv_ctx.context, cmd);
+	if (!ret) {
+		/* the kick ring is the first context's, whatever is said */
+		resp.comp_mask &= ~ORCA_IBV_ALLOC_UCONTEXT_RESP_KICK_RING;
+		ret = orca_context_setup(ctx, &resp);
+	}
+	if (ret) {
+		errno = ret;
+		verbs_uninit_context(&ctx->ibv_ctx);
+		free(ctx);
+		return NULL;
+	}
+	return &ctx->ibv_ctx;
 }
 
 static struct verbs_device *orca_alloc_device(struct verbs_sysfs_dev *sysfs_dev)
@@ -244,6 +286,7 @@ static const struct verbs_device_ops orca_dev_ops = {
 	.alloc_device = orca_alloc_device,
 	.uninit_device = orca_uninit_device,
 	.alloc_context = orca_alloc_context,
+	.import_context = orca_import_context,
 };
 
 static const struct verbs_context_ops orca_ctx_ops = {
@@ -273,6 +316,8 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.destroy_srq = orca_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = orca_free_context,
+	.import_mr = orca_import_mr,
+	.import_pd = orca_import_pd,
 	.modify_qp = orca_modify_qp,
 	.modify_srq = orca_modify_srq,
 	.poll_cq = orca_poll_cq,
@@ -290,6 +335,8 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.rereg_mr = orca_rereg_mr,
 	.resize_cq = orca_resize_cq,
 	.set_ece = orca_set_ece,
+	.unimport_mr = orca_unimport_mr,
+	.unimport_pd = orca_unimport_pd,
 };
 
 PROVIDER_DRIVER(orca, orca_dev_ops);

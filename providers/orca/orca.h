@@ -273,6 +273,10 @@ int orca_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *attr);
 
 struct ibv_pd *orca_alloc_pd(struct ibv_context *context);
+struct ibv_pd *orca_import_pd(struct ibv_context *context, uint32_t pd_handle);
+void orca_unimport_pd(struct ibv_pd *ibpd);
+struct ibv_mr *orca_import_mr(struct ibv_pd *pd, uint32_t mr_handle);
+void orca_unimport_mr(struct ibv_mr *ibmr);
 int orca_dealloc_pd(struct ibv_pd *pd);
 struct ibv_pd *orca_alloc_parent_domain(struct ibv_context *context,
 					struct ibv_parent_domain_init_attr *attr);

@@ -141,6 +141,39 @@ int orca_dealloc_pd(struct ibv_pd *ibpd)
 	return 0;
 }
 
+/*
+ * ibv_import_pd(): a PD of the uverbs file's context, by its handle (from
+ * another process, or another context on the same file).  The kernel
+ * says whether the handle names one (ORCA_IBV_METHOD_PD_QUERY); the
+ * provider keeps nothing else about a PD.
+ */
+struct ibv_pd *orca_import_pd(struct ibv_context *context, uint32_t pd_handle)
+{
+	struct orca_pd *pd;
+	int ret;
+	DECLARE_COMMAND_BUFFER(cmd, UVERBS_OBJECT_PD, ORCA_IBV_METHOD_PD_QUERY,
+			       1);
+
+	fill_attr_in_obj(cmd, ORCA_IBV_ATTR_QUERY_PD_HANDLE, pd_handle);
+	ret = execute_ioctl(context, cmd);
+	if (ret) {
+		errno = ret;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (!pd)
+		return NULL;
+	pd->ibv_pd.context = context;
+	pd->ibv_pd.handle = pd_handle;
+	return &pd->ibv_pd;
+}
+
+/* ibv_unimport_pd(): this context forgets it; the PD stays. */
+void orca_unimport_pd(struct ibv_pd *ibpd)
+{
+	free(to_opd(ibpd));
+}
+
 struct ibv_pd *orca_alloc_parent_domain(struct ibv_context *context,
 					struct ibv_parent_domain_init_attr *attr)
 {
@@ -457,6 +490,30 @@ int orca_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 	return ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
 				access, pd, &cmd, sizeof(cmd), &resp,
 				sizeof(resp));
+}
+
+/* ibv_import_mr(): a region of the context by its handle, as the kernel has it. */
+struct ibv_mr *orca_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+{
+	struct verbs_mr *vmr;
+	int ret;
+
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_query_mr(pd, vmr, mr_handle);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
+/* ibv_unimport_mr(): this context forgets it; the region stays. */
+void orca_unimport_mr(struct ibv_mr *ibmr)
+{
+	free(container_of(ibmr, struct verbs_mr, ibv_mr));
 }
 
 int orca_dereg_mr(struct verbs_mr *vmr)

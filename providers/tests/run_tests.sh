@@ -85,6 +85,7 @@ awk -v p="IBVERBS_PRIVATE_$PABI" '$1 != p && $1 !~ /^IBVERBS_1\.[0-9]+$/' \
 ok $? "libibverbs imports bound to IBVERBS_PRIVATE_$PABI / IBVERBS_1.x only" "$T/bad_versions.txt"
 cat > "$T/expected_imports.txt" <<EOT
 _verbs_init_and_alloc_context
+execute_ioctl
 ibv_cmd_alloc_mw
 ibv_cmd_alloc_pd
 ibv_cmd_attach_mcast
@@ -104,7 +105,9 @@ ibv_cmd_detach_mcast
 ibv_cmd_get_context
 ibv_cmd_modify_qp_ex
 ibv_cmd_modify_srq
+ibv_cmd_query_context
 ibv_cmd_query_device_any
+ibv_cmd_query_mr
 ibv_cmd_query_port
 ibv_cmd_query_qp
 ibv_cmd_query_srq

@@ -7,6 +7,7 @@
 #define ORCA_ABI_USER_H
 
 #include <linux/types.h>
+#include <rdma/ib_user_ioctl_cmds.h>
 
 /*
  * Increment this value if any changes that break userspace ABI
@@ -144,6 +145,32 @@ struct orca_ibv_alloc_ucontext_resp {
 	__aligned_u64 kick_ring_mmap_key;
 	__u32 kick_ring_entries;
 	__u8 reserved_220[4];
+};
+
+/*
+ * ibv_import_device(): UVERBS_METHOD_QUERY_CONTEXT answers, in this
+ * attribute, what alloc_ucontext answered for the context (a struct
+ * orca_ibv_alloc_ucontext_resp), without the kick ring: its producer is
+ * the provider context that allocated it, and a second one would write
+ * over its entries, so an imported context kicks through the doorbell
+ * page (or with the empty post).
+ */
+enum orca_ibv_query_context_attrs {
+	ORCA_IBV_ATTR_QUERY_CONTEXT_RESP = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+/*
+ * ibv_import_pd(): ORCA_IBV_METHOD_PD_QUERY on UVERBS_OBJECT_PD succeeds
+ * for a handle that names a PD of the context, and fails (ENOENT or
+ * EINVAL, as uverbs looks the handle up) for any other; nothing else is
+ * needed to use it.
+ */
+enum orca_ibv_query_pd_attrs {
+	ORCA_IBV_ATTR_QUERY_PD_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum orca_ibv_pd_methods {
+	ORCA_IBV_METHOD_PD_QUERY = (1U << UVERBS_ID_NS_SHIFT),
 };
 
 /*

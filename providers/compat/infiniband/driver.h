@@ -45,6 +45,7 @@
 #include <time.h>
 #include <infiniband/verbs.h>
 #include <infiniband/kern-abi.h>
+#include <infiniband/cmd_ioctl.h>
 
 /* Default: the host's rdma-core 44 */
 #ifndef ORCA_RDMA_CORE
@@ -500,6 +501,10 @@ int ibv_cmd_get_context(struct verbs_context *context,
 #endif
 			struct ib_uverbs_get_context_resp *resp,
 			size_t resp_size);
+int ibv_cmd_query_context(struct ibv_context *ctx,
+			  struct ibv_command_buffer *driver);
+int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
+		     uint32_t mr_handle);
 int ibv_cmd_query_device_any(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,

@@ -102,6 +102,8 @@ struct orca_ucontext {
 	struct page *kick_page;
 	dma_addr_t kick_dma;
 	u32 kick_ring;			/* the device's number for it */
+	/* what alloc_ucontext answered: query_ucontext answers it again */
+	struct orca_ibv_alloc_ucontext_resp resp;
 };
 
 struct orca_pd {
@@ -588,6 +590,9 @@ void orca_get_dev_fw_str(struct ib_device *ibdev, char *str);
 int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 			struct ib_udata *udata);
 void orca_dealloc_ucontext(struct ib_ucontext *ibucontext);
+int orca_query_ucontext(struct ib_ucontext *ibucontext,
+			struct uverbs_attr_bundle *attrs);
+extern const struct uapi_definition orca_uapi_defs[];
 void orca_disassociate_ucontext(struct ib_ucontext *ibucontext);
 int orca_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);
 int orca_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata);

@@ -173,6 +173,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
 	.query_srq = orca_query_srq,
+	.query_ucontext = orca_query_ucontext,
 	.reg_user_mr = orca_reg_user_mr,
 	.req_notify_cq = orca_req_notify_cq,
 	.resize_user_cq = orca_resize_cq,
@@ -411,6 +412,7 @@ static int orca_register(struct orca_dev *dev)
 	if (dev->attr.kernel_cap_flags & IBK_LOCAL_DMA_LKEY)
 		ibdev->local_dma_lkey = ORCA_RESERVED_LKEY;
 	ib_set_device_ops(ibdev, &orca_dev_ops);
+	ibdev->driver_def = orca_uapi_defs;
 
 	err = ib_register_device(ibdev, "orca%d", &dev->pdev->dev);
 	if (err)

@@ -365,6 +365,7 @@ int orca_alloc_ucontext(struct ib_ucontext *ibucontext,
 			return err;
 		}
 	}
+	uctx->resp = resp;
 	err = orca_respond(udata, &resp, sizeof(resp));
 	if (err) {
 		orca_kick_ring_free(dev, uctx);

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The driver's own ioctl attributes and methods (orca-abi.h): what
+ * ibv_import_device() and ibv_import_pd() need to rebuild a context, and
+ * a PD of it, on the same uverbs file in another provider context.
+ */
+
+#include <rdma/ib_verbs.h>
+#include <rdma/orca-abi.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "orca.h"
+
+#define UVERBS_MODULE_NAME orca_ib
+#include <rdma/uverbs_named_ioctl.h>
+
+/**
+ * orca_query_ucontext - a context's alloc_ucontext answer, again
+ * @ibucontext: the context of the uverbs file
+ * @attrs: UVERBS_METHOD_QUERY_CONTEXT's attributes
+ *
+ * The doorbell page and its hint are mapped as often as asked, so the
+ * importer gets their keys; the kick ring is left out (orca-abi.h).
+ *
+ * Return: 0, or the error of copying the answer out.
+ */
+int orca_query_ucontext(struct ib_ucontext *ibucontext,
+			struct uverbs_attr_bundle *attrs)
+{
+	struct orca_ucontext *uctx = container_of(ibucontext,
+						  struct orca_ucontext,
+						  ibucontext);
+	struct orca_ibv_alloc_ucontext_resp resp = uctx->resp;
+
+	resp.comp_mask &= ~ORCA_IBV_ALLOC_UCONTEXT_RESP_KICK_RING;
+	resp.kick_ring_mmap_key = 0;
+	resp.kick_ring_entries = 0;
+	return uverbs_copy_to_struct_or_zero(attrs,
+					     ORCA_IBV_ATTR_QUERY_CONTEXT_RESP,
+					     &resp, sizeof(resp));
+}
+
+/*
+ * uverbs has looked the handle up (a PD of this context, or the call
+ * failed before it came here): that is the whole answer.
+ */
+static int UVERBS_HANDLER(ORCA_IBV_METHOD_PD_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	return 0;
+}
+
+DECLARE_UVERBS_NAMED_METHOD(ORCA_IBV_METHOD_PD_QUERY,
+			    UVERBS_ATTR_IDR(ORCA_IBV_ATTR_QUERY_PD_HANDLE,
+					    UVERBS_OBJECT_PD,
+					    UVERBS_ACCESS_READ,
+					    UA_MANDATORY));
+
+ADD_UVERBS_METHODS(orca_pd, UVERBS_OBJECT_PD,
+		   &UVERBS_METHOD(ORCA_IBV_METHOD_PD_QUERY));
+
+/* the response, at least up to device_caps */
+#define ORCA_UCTX_RESP_ATTR \
+	UVERBS_ATTR_STRUCT(struct orca_ibv_alloc_ucontext_resp, device_caps)
+
+ADD_UVERBS_ATTRIBUTES_SIMPLE(orca_query_context, UVERBS_OBJECT_DEVICE,
+			     UVERBS_METHOD_QUERY_CONTEXT,
+			     UVERBS_ATTR_PTR_OUT(ORCA_IBV_ATTR_QUERY_CONTEXT_RESP,
+						 ORCA_UCTX_RESP_ATTR,
+						 UA_MANDATORY));
+
+const struct uapi_definition orca_uapi_defs[] = {
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &orca_query_context),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &orca_pd),
+	{}
+};
