@@ -334,15 +334,17 @@ void fab_direct_consider_sw(struct fabric *f, struct fab_conn *src,
 
 void fab_direct_sweep(struct fabric *f)
 {
-	unsigned int i;
+	unsigned int i, seen = 0, n = f->n_direct;
 
-	if (f->mode != FAB_SM_NONE || !f->n_direct)
+	if (f->mode != FAB_SM_NONE || !n)
 		return;
-	for (i = 0; i < FAB_MAX_DIRECT; i++) {
+	/* the slots in use may lie anywhere: stop after the last of them */
+	for (i = 0; i < FAB_MAX_DIRECT && seen < n; i++) {
 		struct fab_dlink *l = &f->direct[i];
 
 		if (!l->shm)
 			continue;
+		seen++;
 		if (f->topo->sw[f->conns[l->a].sw]->gen != l->gen)
 			dlink_close(f, l, "the switch's tables or ports changed");
 		else
