@@ -97,6 +97,19 @@ emu_stat_on() {
     return 1
 }
 
+# fabric_stat NAME [SWITCH]: the value of NAME in orca-fabric's statistics
+# (hostctl fabric stats), or in those of switch SWITCH ("stats sN"), as it
+# is written there (a number, or a word such as a port state).  If the
+# request fails or has no NAME, nothing is printed and the status is 1.
+fabric_stat() {
+    local s kv
+    s=$(hostctl fabric stats ${2:+"$2"}) || return 1
+    for kv in $s; do
+        [[ ${kv%%=*} == "$1" ]] && { printf '%s' "${kv#*=}"; return 0; }
+    done
+    return 1
+}
+
 # res_count WHERE TYPE PATTERN: how many lines of `rdma res show TYPE link
 # $dev/1` on this guest (WHERE here) or the other (peer) match the extended
 # regular expression PATTERN (bash's =~, no process per line).  A failed

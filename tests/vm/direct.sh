@@ -29,11 +29,9 @@ trap 'rm -rf "$tmp"' EXIT
 plan 10
 ip link set lo up
 
-# stat KEY (this emulator) / rstat KEY (the other's) / fstat KEY (fabric)
-val() { tr ' ' '\n' | sed -n "s/^$1=//p" | head -n 1; }
-stat() { hostctl stats | val "$1"; }
-rstat() { peer hostctl stats | val "$1"; }
-fstat() { hostctl fabric stats | val "$1"; }
+# counters: this emulator's, the other's, the fabric's (tests/lib/pair.sh)
+here() { emu_stat_on here "$1"; }
+there() { emu_stat_on peer "$1"; }
 lid() { ibv_devinfo -d "$dev" -i 1 | sed -n 's/^[[:space:]]*port_lid:[[:space:]]*//p' | head -n 1; }
 rlid() { peer "ibv_devinfo -d $dev -i 1" | sed -n 's/^[[:space:]]*port_lid:[[:space:]]*//p' | head -n 1; }
 
@@ -54,42 +52,42 @@ pair() {
 peer --wait 180 true
 active() { [[ $(ibv_devinfo -d "$dev" -i 1) == *PORT_ACTIVE* && $(peer "ibv_devinfo -d $dev -i 1") == *PORT_ACTIVE* ]]; }
 wait_until "$ORCA_WAIT" active
-[[ $(fstat direct_links) == 0 && $(stat fabric_direct_links) == 0 ]]
-ok $? "before any traffic between the hosts: no direct link (fabric $(fstat direct_links), here $(stat fabric_direct_links))"
+[[ $(fabric_stat direct_links) == 0 && $(here fabric_direct_links) == 0 ]]
+ok $? "before any traffic between the hosts: no direct link (fabric $(fabric_stat direct_links), here $(here fabric_direct_links))"
 
 pair ibv_rc_pingpong -s 4096 -n 100 -c
-links=$(stat fabric_direct_links) rlinks=$(rstat fabric_direct_links) flinks=$(fstat direct_links)
+links=$(here fabric_direct_links) rlinks=$(there fabric_direct_links) flinks=$(fabric_stat direct_links)
 ((crc == 0 && src == 0 && links == 1 && rlinks == 1 && flinks == 1))
 ok $? "ibv_rc_pingpong -c between the hosts opened a direct link: here $links, there $rlinks, at the fabric $flinks"
-tx=$(stat fabric_direct_tx_pkts) rx=$(stat fabric_direct_rx_pkts)
-rtx=$(rstat fabric_direct_tx_pkts) rrx=$(rstat fabric_direct_rx_pkts)
+tx=$(here fabric_direct_tx_pkts) rx=$(here fabric_direct_rx_pkts)
+rtx=$(there fabric_direct_tx_pkts) rrx=$(there fabric_direct_rx_pkts)
 ((tx > 0 && rtx > 0 && tx == rrx && rtx == rx))
 ok $? "packets through it both ways: sent here $tx, received there $rrx; sent there $rtx, received here $rx"
 la=$(lid) lb=$(rlid)
-fin=$(fstat "lid${la}_in") fout=$(fstat "lid${lb}_in")
-sent=$(stat fabric_tx_pkts) rsent=$(rstat fabric_tx_pkts)
+fin=$(fabric_stat "lid${la}_in") fout=$(fabric_stat "lid${lb}_in")
+sent=$(here fabric_tx_pkts) rsent=$(there fabric_tx_pkts)
 [[ -n $fin && $fin == "$sent" && $fout == "$rsent" ]]
 ok $? "the switch counts every packet each device sent: LID $la in $fin (it sent $sent), LID $lb in $fout (it sent $rsent)"
 
-r0=$(stat retries) t0=$tx
+r0=$(here retries) t0=$tx
 pair ib_write_bw -s 65536 -n 2000
-t1=$(stat fabric_direct_tx_pkts) r1=$(stat retries)
+t1=$(here fabric_direct_tx_pkts) r1=$(here retries)
 ((crc == 0 && src == 0 && t1 - t0 >= 2000 * 16 && r1 == r0))
 ok $? "ib_write_bw 64 KiB between the hosts: rc $crc/$src, $((t1 - t0)) packets through the link (2000 x 16 at least), retransmissions $r0 -> $r1: $(grep -A1 '#bytes' "$tmp/client" | tail -n 1)"
 
-opened=$(fstat direct_opened)
+opened=$(fabric_stat direct_opened)
 peer hostctl port-down > /dev/null
-gone() { [[ $(stat fabric_direct_links) == 0 && $(rstat fabric_direct_links) == 0 && $(fstat direct_links) == 0 ]]; }
+gone() { [[ $(here fabric_direct_links) == 0 && $(there fabric_direct_links) == 0 && $(fabric_stat direct_links) == 0 ]]; }
 wait_until "$ORCA_WAIT" gone
-ok $? "the other port down: the link is gone here ($(stat fabric_direct_links)), there ($(rstat fabric_direct_links)) and at the fabric ($(fstat direct_links)) after $WAITED s"
+ok $? "the other port down: the link is gone here ($(here fabric_direct_links)), there ($(there fabric_direct_links)) and at the fabric ($(fabric_stat direct_links)) after $WAITED s"
 peer hostctl port-up > /dev/null
 wait_until "$ORCA_WAIT" active
 ok $? "port-up: both ports ACTIVE again after $WAITED s"
 pair ibv_rc_pingpong -s 4096 -n 50 -c
 ((crc == 0 && src == 0))
 ok $? "ibv_rc_pingpong -c between the hosts after port-up"
-[[ $(stat fabric_direct_links) == 1 && $(fstat direct_links) == 1 && $(fstat direct_opened) == $((opened + 1)) ]]
-ok $? "a new direct link: here $(stat fabric_direct_links), at the fabric $(fstat direct_links), opened $opened -> $(fstat direct_opened)"
-[[ $(stat fabric_queue_drops) == 0 && $(rstat fabric_queue_drops) == 0 && $(fstat queue_drops) == 0 ]]
-ok $? "nothing dropped for want of room: here $(stat fabric_queue_drops), there $(rstat fabric_queue_drops), at the switch $(fstat queue_drops)"
+[[ $(here fabric_direct_links) == 1 && $(fabric_stat direct_links) == 1 && $(fabric_stat direct_opened) == $((opened + 1)) ]]
+ok $? "a new direct link: here $(here fabric_direct_links), at the fabric $(fabric_stat direct_links), opened $opened -> $(fabric_stat direct_opened)"
+[[ $(here fabric_queue_drops) == 0 && $(there fabric_queue_drops) == 0 && $(fabric_stat queue_drops) == 0 ]]
+ok $? "nothing dropped for want of room: here $(here fabric_queue_drops), there $(there fabric_queue_drops), at the switch $(fabric_stat queue_drops)"
 done_testing

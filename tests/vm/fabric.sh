@@ -76,8 +76,6 @@ rc_pp() {   # as opensm.sh: both ends exit 0, every buffer checked (-c)
     wait "$PAIR_SPID" && ((crc == 0))
 }
 fab() { hostctl fabric "$@"; }
-# "stats sN" key of the fabric, e.g. fab_stat s1 p1_state
-fab_stat() { fab stats "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 modprobe ib_umad && modprobe ib_cm && peer "modprobe ib_umad && modprobe ib_cm"
 ga=$(port_guid) gb=$(rport_guid)
@@ -190,7 +188,7 @@ ok $? "ibroute $s1lid (s1): LID $lb out of port ${out_port:-none}, its cable to 
 # symmetric), which ibtracert from there says
 read -r _ back _ <<< "$(route "$lb" "$la")"
 [[ $back == s2 || $back == s3 ]] || back=$mid
-tcp_frames() { echo "$(fab_stat "$mid" p2_remote_frames_out) $(fab_stat "$back" p2_remote_frames_in)"; }
+tcp_frames() { echo "$(fabric_stat p2_remote_frames_out "$mid") $(fabric_stat p2_remote_frames_in "$back")"; }
 read -r out0 in0 <<< "$(tcp_frames)"
 rc_pp -n 200 -s 4096
 ok $? "ibv_rc_pingpong -c across three switches: $(grep -o '[0-9]* bytes in [0-9.]* seconds' "$tmp/client")"
@@ -224,7 +222,7 @@ src=$?
 fab link-faults "$cut" 0 0 > /dev/null
 retries1=$(emu_stat_on here retries)
 sw=${cut%%:*} p=${cut##*:}
-lost=$(fab_stat "$sw" "p${p}_isl_fault_drops") late=$(fab_stat "$sw" "p${p}_isl_delayed")
+lost=$(fabric_stat "p${p}_isl_fault_drops" "$sw") late=$(fabric_stat "p${p}_isl_delayed" "$sw")
 ((crc == 0 && src == 0 && ${lost:-0} > 0 && ${late:-0} > 0 && retries1 > retries0)) &&
     [[ $out == "ok link-faults $cut 50000 2000" ]]
 ok $? "ib_write_bw -n 500 -s 4096 through $cut losing 5 % and 2 ms late ($out): client rc $crc, server rc $src, $lost lost and $late delayed there, retransmissions here $retries0 -> $retries1"
@@ -273,7 +271,7 @@ ok $? "ibv_rc_pingpong -c the other way round: $(grep -o '[0-9]* bytes in [0-9.]
 n128=$(traps128)
 out=$(fab link "$cut" up 2>&1)
 sw=${cut%%:*} p=${cut##*:}
-both_active() { [[ $(fab_stat "$sw" "p${p}_state") == active ]]; }
+both_active() { [[ $(fabric_stat "p${p}_state" "$sw") == active ]]; }
 t0=$(now_us)
 [[ $out == "ok link $cut up" ]] && wait_until "$ORCA_WAIT" both_active
 rc=$?
