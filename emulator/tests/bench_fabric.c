@@ -4,15 +4,18 @@
  * devices of this process (one thread, as bench_dp.c's one device) on a
  * real orca-fabric process, an RC QP pair through it (path MTU 4096),
  * the send queue kept full of 64 KiB RDMA WRITEs as ib_write_bw keeps
- * it.  What the link between the emulators and the fabric costs: the
- * shared-memory rings (the default) against the socket
+ * it.  What the link between the emulators costs: the direct link the
+ * fabric grants between two ring ports (the default), the rings through
+ * the fabric (nodirect: fabric_direct=0), and the socket
  * (fabric_ring_slots=0).
  *
- *   orca-emu-bench-fabric PATH/TO/orca-fabric [seconds (2)] [ring slots (64)]
+ *   orca-emu-bench-fabric PATH/TO/orca-fabric [seconds (2)] [ring slots (64)] [nodirect]
  *
- * Prints one BENCH_FABRIC line: MiB/s over the wall clock, and CPU
- * nanoseconds per 4 KiB packet of this process (both devices) and of the
- * fabric (from /proc), and the kicks.  Not a test: make bench runs it.
+ * Prints one BENCH_FABRIC line: the path the packets took (named from the
+ * devices' counters, not from the arguments), MiB/s over the wall clock,
+ * and CPU nanoseconds per 4 KiB packet of this process (both devices) and
+ * of the fabric (from /proc), and the kicks.  Not a test: make bench runs
+ * it.
  */
 #define RAM_SIZE	(64U << 20)
 
@@ -58,7 +61,8 @@ static uint64_t fabric_cpu_ns(void)
 int main(int argc, char **argv)
 {
 	static char slots_set[48];
-	const char *extra[] = { slots_set, NULL };
+	const char *extra[] = { slots_set, NULL, NULL };
+	const char *path;
 	double secs = argc > 2 ? atof(argv[2]) : 2;
 	struct ring_qp qa, qb;
 	struct ring_cq ca, cb;
@@ -76,6 +80,8 @@ int main(int argc, char **argv)
 	fab_bin = argv[1];
 	snprintf(slots_set, sizeof(slots_set), "fabric_ring_slots=%s",
 		 argc > 3 ? argv[3] : "64");
+	if (argc > 4 && !strcmp(argv[4], "nodirect"))
+		extra[1] = "fabric_direct=0";
 	orca_log_set_quiet(1);
 	CHECK(fabric_start());
 	a = fab_dev_cfg(GUID_A, extra, true);
@@ -130,12 +136,15 @@ int main(int argc, char **argv)
 	cpu = clock_of(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	fcpu = fabric_cpu_ns() - f0;
 	pkts = (double)done * (MSG_LEN / 4096);
-	printf("BENCH_FABRIC %s ring_slots=%s MiB/s=%.0f dev_ns_per_pkt=%.0f fabric_ns_per_pkt=%.0f kicks_a=%lld kicks_b=%lld retries=%lld\n",
-	       argc > 3 && !strcmp(argv[3], "0") ? "socket" : "rings",
-	       argc > 3 ? argv[3] : "64",
+	/* what carried them: most packets through a direct link, or not */
+	path = fx_stat(a, "fabric_direct_tx_pkts") * 2 > fx_stat(a, "fabric_tx_pkts") ?
+	       "direct" : !fx_stat(a, "fabric_shm") ? "socket" : "rings";
+	printf("BENCH_FABRIC %s ring_slots=%s MiB/s=%.0f dev_ns_per_pkt=%.0f fabric_ns_per_pkt=%.0f kicks_a=%lld kicks_b=%lld direct_kicks_a=%lld retries=%lld\n",
+	       path, argc > 3 ? argv[3] : "64",
 	       done * (double)MSG_LEN / (wall / 1e9) / (1 << 20), cpu / pkts,
 	       fcpu / pkts, fx_stat(a, "fabric_kicks_sent"),
-	       fx_stat(b, "fabric_kicks_sent"), fx_stat(a, "retries"));
+	       fx_stat(b, "fabric_kicks_sent"),
+	       fx_stat(a, "fabric_direct_kicks_sent"), fx_stat(a, "retries"));
 	CHECK(!memcmp(gpa(a, src), gpa(b, dst), MSG_LEN));
 out:
 	fx_free(a);

@@ -68,10 +68,12 @@ for c in write64k write64k-stream; do
     "$BUILD/orca-emu-bench-dp" 1.5 "$c" || echo "bench: orca-emu-bench-dp $c failed" >&2
 done > "$RESULTS/device.txt" 2>&1
 # the two-host path without guests (emulator/tests/bench_fabric.c): two
-# devices on orca-fabric, the shared-memory rings against the socket
-for slots in 64 0; do
-    "$BUILD/orca-emu-bench-fabric" "$BUILD/orca-fabric" 2 "$slots" | grep '^BENCH_FABRIC' ||
-        echo "bench: orca-emu-bench-fabric $slots failed" >&2
+# devices on orca-fabric, the direct link, the rings through the fabric
+# and the socket
+for args in 64 "64 nodirect" 0; do
+    # shellcheck disable=SC2086  # two words: slots and the path
+    "$BUILD/orca-emu-bench-fabric" "$BUILD/orca-fabric" 2 $args | grep '^BENCH_FABRIC' ||
+        echo "bench: orca-emu-bench-fabric $args failed" >&2
 done > "$RESULTS/fabric_link.txt" 2>&1
 BUILD=$BUILD "$REPO/scripts/vm.sh" --name "$NAME" --keep -- "$REPO/tests/bench/bench.sh"
 rc=$?
