@@ -190,7 +190,7 @@ DRV_L_attr := orca_attr
 DRV_L_memory := orca orca_buf orca_dead orca_udb
 DRV_L_kernel := orca_ksrq orca_kcq orca_fastreg orca_kqp orca_eq
 DRV_L_verbs := orca_verbs orca_mr orca_ah orca_srq orca_cq orca_qp orca_restrack \
-	orca_mad orca_mcast orca_debugfs
+	orca_mad orca_mcast orca_debugfs orca_uapi
 DRV_L_device := orca_event orca_main
 DRV_L_- := orca_attr_test orca_com_test
 comma := ,
