@@ -311,6 +311,28 @@ static inline int wait_ms(void)
 	return (int)(v > 0 && v <= 3600 ? v : 120) * 1000;
 }
 
+/* The next completion on @cq within wait_ms(); status 0xff if none came. */
+static inline struct ibv_wc next_wc(struct ibv_cq *cq)
+{
+	long long end = now_ms() + wait_ms();
+	struct ibv_wc wc;
+
+	while (now_ms() < end) {
+		if (ibv_poll_cq(cq, 1, &wc) == 1)
+			return wc;
+	}
+	memset(&wc, 0, sizeof(wc));
+	wc.status = 0xff;
+	return wc;
+}
+
+/* next_wc()'s status in words, "no completion" for its 0xff. */
+static inline const char *wc_status_name(const struct ibv_wc *wc)
+{
+	return wc->status == 0xff ? "no completion" :
+	       ibv_wc_status_str(wc->status);
+}
+
 static inline void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

@@ -84,27 +84,6 @@ static bool new_pair(unsigned int access)
 	return true;
 }
 
-/* The next completion within wait_ms(); status 0xff if none came. */
-static struct ibv_wc next_wc(void)
-{
-	long long end = now_ms() + wait_ms();
-	struct ibv_wc wc;
-
-	while (now_ms() < end) {
-		if (ibv_poll_cq(cq, 1, &wc) == 1)
-			return wc;
-	}
-	memset(&wc, 0, sizeof(wc));
-	wc.status = 0xff;
-	return wc;
-}
-
-static const char *st(const struct ibv_wc *wc)
-{
-	return wc->status == 0xff ? "no completion" :
-	       ibv_wc_status_str(wc->status);
-}
-
 /* One signaled ATOMIC WRITE of @v to @rkey at dst + @off; its completion. */
 static struct ibv_wc one(uint32_t rkey, uint64_t off, const uint8_t *v)
 {
@@ -119,7 +98,7 @@ static struct ibv_wc one(uint32_t rkey, uint64_t off, const uint8_t *v)
 
 		return wc;
 	}
-	return next_wc();
+	return next_wc(cq);
 }
 
 static void capability(bool want)
@@ -199,13 +178,13 @@ static void batch(void)
 	if (!ok(!ibv_wr_complete(qpx), "64 ATOMIC WRITEs posted in one batch"))
 		return;
 	for (k = 0; k < SLOTS; k++) {
-		struct ibv_wc wc = next_wc();
+		struct ibv_wc wc = next_wc(cq);
 
 		good += wc.status == IBV_WC_SUCCESS &&
 			wc.opcode == IBV_WC_ATOMIC_WRITE;
 		order += wc.wr_id == 1000 + k;
 		if (wc.status != IBV_WC_SUCCESS)
-			diag("completion %u: %s, opcode %d", k, st(&wc),
+			diag("completion %u: %s, opcode %d", k, wc_status_name(&wc),
 			     wc.opcode);
 	}
 	ok(good == SLOTS && order == SLOTS,
@@ -235,13 +214,13 @@ static void behind_write(void)
 	ibv_wr_atomic_write(qpx, dst_mr->rkey, (uintptr_t)dst + 4088, flag);
 	if (!ok(!ibv_wr_complete(qpx), "RDMA WRITE 4 KiB, then an ATOMIC WRITE flag"))
 		return;
-	w1 = next_wc();
+	w1 = next_wc(cq);
 	memset(&w2, 0, sizeof(w2));
 	memcpy(model + 4096, src, 4096);
 	memcpy(model + 4088, flag, 8);
 	ok(w1.status == IBV_WC_SUCCESS && w1.wr_id == 2 &&
 	   w1.opcode == IBV_WC_ATOMIC_WRITE && ibv_poll_cq(cq, 1, &w2) == 0,
-	   "one completion, the flag's (%s, wr_id %llu)", st(&w1),
+	   "one completion, the flag's (%s, wr_id %llu)", wc_status_name(&w1),
 	   (unsigned long long)w1.wr_id);
 	ok(!memcmp(dst, model, BUF), "the data is there with the flag");
 }
@@ -260,19 +239,19 @@ static void errors(void)
 	if (new_pair(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)) {
 		wc = one(dst_mr->rkey, 4, v);
 		ok(wc.status == IBV_WC_REM_INV_REQ_ERR,
-		   "misaligned (dst + 4): IBV_WC_REM_INV_REQ_ERR (%s)", st(&wc));
+		   "misaligned (dst + 4): IBV_WC_REM_INV_REQ_ERR (%s)", wc_status_name(&wc));
 	}
 	if (new_pair(IBV_ACCESS_REMOTE_READ)) {
 		wc = one(dst_mr->rkey, 16, v);
 		ok(wc.status == IBV_WC_REM_INV_REQ_ERR,
 		   "to a QP without IBV_ACCESS_REMOTE_WRITE: IBV_WC_REM_INV_REQ_ERR (%s)",
-		   st(&wc));
+		   wc_status_name(&wc));
 	}
 	if (new_pair(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)) {
 		wc = one(ro_mr->rkey, 16, v);
 		ok(wc.status == IBV_WC_REM_ACCESS_ERR,
 		   "to a region without IBV_ACCESS_REMOTE_WRITE: IBV_WC_REM_ACCESS_ERR (%s)",
-		   st(&wc));
+		   wc_status_name(&wc));
 	}
 	ok(!memcmp(dst, model, BUF), "memory untouched by all three");
 
@@ -305,7 +284,7 @@ static void errors(void)
 	memcpy(model + 16, v, 8);
 	ok(wc.status == IBV_WC_SUCCESS && wc.wr_id == 0xa7,
 	   "the QP goes on: the next ATOMIC WRITE is the next completion (%s, wr_id %#llx)",
-	   st(&wc), (unsigned long long)wc.wr_id);
+	   wc_status_name(&wc), (unsigned long long)wc.wr_id);
 	ok(!memcmp(dst, model, BUF), "and it alone landed");
 }
 

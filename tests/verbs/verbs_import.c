@@ -24,26 +24,6 @@
 
 #define LEN	8192
 
-static struct ibv_wc next_wc(struct ibv_cq *cq)
-{
-	long long end = now_ms() + wait_ms();
-	struct ibv_wc wc;
-
-	while (now_ms() < end) {
-		if (ibv_poll_cq(cq, 1, &wc) == 1)
-			return wc;
-	}
-	memset(&wc, 0, sizeof(wc));
-	wc.status = 0xff;
-	return wc;
-}
-
-static const char *st(const struct ibv_wc *wc)
-{
-	return wc->status == 0xff ? "no completion" :
-	       ibv_wc_status_str(wc->status);
-}
-
 static void same_device(struct ibv_context *a, struct ibv_context *b)
 {
 	struct ibv_device_attr_ex xa, xb;
@@ -171,7 +151,7 @@ int main(int argc, char **argv)
 		wc = next_wc(cq);
 		ok(!ret && wc.status == IBV_WC_SUCCESS && !memcmp(mem, src, 4096),
 		   "RDMA WRITE with the imported rkey lands in the first context's memory (%s)",
-		   st(&wc));
+		   wc_status_name(&wc));
 	}
 	{
 		/* the receive into the first region, the send from it */
@@ -192,7 +172,7 @@ int main(int argc, char **argv)
 		   w2.status == IBV_WC_SUCCESS &&
 		   !memcmp(mem + 4096, src, 1000),
 		   "SEND gathered and scattered with the imported lkey: 1000 bytes whole (%s, %s)",
-		   st(&w1), st(&w2));
+		   wc_status_name(&w1), wc_status_name(&w2));
 	}
 out:
 	if (qa)

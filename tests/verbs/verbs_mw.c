@@ -105,27 +105,6 @@ static bool new_pair(void)
 	       !connect_qp(qb, qa->qp_num);
 }
 
-/* The next completion on @cq within wait_ms(); status 0xff if none came. */
-static struct ibv_wc next_wc(struct ibv_cq *cq)
-{
-	long long end = now_ms() + wait_ms();
-	struct ibv_wc wc;
-
-	while (now_ms() < end) {
-		if (ibv_poll_cq(cq, 1, &wc) == 1)
-			return wc;
-	}
-	memset(&wc, 0, sizeof(wc));
-	wc.status = 0xff;
-	return wc;
-}
-
-static const char *st(const struct ibv_wc *wc)
-{
-	return wc->status == 0xff ? "no completion" :
-	       ibv_wc_status_str(wc->status);
-}
-
 /* qa: one signaled @opcode of @len bytes at src, remote dst + @off. */
 static struct ibv_wc rdma(enum ibv_wr_opcode opcode, uint32_t rkey,
 			  uint64_t off, uint32_t len)
@@ -220,7 +199,7 @@ static void type1(void)
 	ok(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW &&
 	   wc.wr_id == 0xb0 && wc.qp_num == qb->qp_num,
 	   "type 1: ibv_bind_mw completes IBV_WC_BIND_MW (%s, opcode %d)",
-	   st(&wc), wc.opcode);
+	   wc_status_name(&wc), wc.opcode);
 	ok(mw->rkey == ibv_inc_rkey(old),
 	   "type 1: mw->rkey 0x%x -> 0x%x (the next key byte)", old, mw->rkey);
 
@@ -231,14 +210,14 @@ static void type1(void)
 	ok(wc.status == IBV_WC_SUCCESS && !memcmp(dst + 4096 + 100, src, 256) &&
 	   !dst[4096 + 99] && !dst[4096 + 356],
 	   "type 1: RDMA WRITE through the window lands in place (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	memset(src, 0, 256);
 	wc = rdma(IBV_WR_RDMA_READ, mw->rkey, 4096 + 100, 256);
 	ok(wc.status == IBV_WC_SUCCESS && !memcmp(dst + 4096 + 100, src, 256),
-	   "type 1: RDMA READ through the window (%s)", st(&wc));
+	   "type 1: RDMA READ through the window (%s)", wc_status_name(&wc));
 	wc = rdma(IBV_WR_RDMA_WRITE, mw->rkey, 4096 + 8192 - 64, 64);
 	ok(wc.status == IBV_WC_SUCCESS,
-	   "type 1: a WRITE ending on the window's last byte (%s)", st(&wc));
+	   "type 1: a WRITE ending on the window's last byte (%s)", wc_status_name(&wc));
 
 	errno = 0;
 	ok(ibv_dereg_mr(dst_mr) == EBUSY,
@@ -248,25 +227,25 @@ static void type1(void)
 	stale = mw->rkey;
 	wc = bind1(mw, dst_mr, 0, 4096, IBV_ACCESS_REMOTE_WRITE);
 	ok(wc.status == IBV_WC_SUCCESS && mw->rkey != stale,
-	   "type 1: rebind under a new key (%s)", st(&wc));
+	   "type 1: rebind under a new key (%s)", wc_status_name(&wc));
 	wc = rdma(IBV_WR_RDMA_WRITE, mw->rkey, 8, 8);
 	ok(wc.status == IBV_WC_SUCCESS, "type 1: the new key works (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	wc = rdma(IBV_WR_RDMA_WRITE, stale, 4096 + 8, 8);
 	ok(wc.status == IBV_WC_REM_ACCESS_ERR,
 	   "type 1: the key of the previous binding: IBV_WC_REM_ACCESS_ERR (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 
 	new_pair();
 	wc = rdma(IBV_WR_RDMA_WRITE, mw->rkey, 4096 - 4, 8);
 	ok(wc.status == IBV_WC_REM_ACCESS_ERR,
 	   "type 1: WRITE across the window's end: IBV_WC_REM_ACCESS_ERR (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	new_pair();
 	wc = rdma(IBV_WR_RDMA_READ, mw->rkey, 0, 8);
 	ok(wc.status == IBV_WC_REM_ACCESS_ERR,
 	   "type 1: READ of a write-only window: IBV_WC_REM_ACCESS_ERR (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 
 	/* a zero-length bind: bound to nothing, the key refused */
 	new_pair();
@@ -280,12 +259,12 @@ static void type1(void)
 		ret = ibv_bind_mw(qb, mw, &b);
 		wc = ret ? (struct ibv_wc){ .status = 0xff } : next_wc(cqb);
 		ok(!ret && wc.status == IBV_WC_SUCCESS,
-		   "type 1: zero-length bind (%s)", st(&wc));
+		   "type 1: zero-length bind (%s)", wc_status_name(&wc));
 	}
 	wc = rdma(IBV_WR_RDMA_WRITE, mw->rkey, 0, 8);
 	ok(wc.status == IBV_WC_REM_ACCESS_ERR,
 	   "type 1: a window bound to nothing: IBV_WC_REM_ACCESS_ERR (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	ok(!ibv_dereg_mr(dst_mr), "...and the region is free again");
 	dst_mr = ibv_reg_mr(pd, dst, BUF, IBV_ACCESS_LOCAL_WRITE |
 			    IBV_ACCESS_MW_BIND);
@@ -300,7 +279,7 @@ static void type1(void)
 		      (struct ibv_wc){ .status = 0xff };
 	ok(wc.status == IBV_WC_MW_BIND_ERR && wc.opcode == IBV_WC_BIND_MW,
 	   "type 1: a region without MW_BIND: IBV_WC_MW_BIND_ERR (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	ok(query_state(qb) == IBV_QPS_ERR, "...and the QP is in ERR");
 	if (nobind)
 		ibv_dereg_mr(nobind);
@@ -313,18 +292,18 @@ static void type1(void)
 		   (struct ibv_wc){ .status = 0xff };
 	ok(wc.status == IBV_WC_MW_BIND_ERR,
 	   "type 1: a window of another PD than the QP's: IBV_WC_MW_BIND_ERR (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	if (mr2)
 		ibv_dereg_mr(mr2);
 
 	/* LOCAL_INV is for type 2 windows */
 	new_pair();
 	wc = bind1(mw, dst_mr, 0, 64, IBV_ACCESS_REMOTE_WRITE);
-	ok(wc.status == IBV_WC_SUCCESS, "type 1: bound again (%s)", st(&wc));
+	ok(wc.status == IBV_WC_SUCCESS, "type 1: bound again (%s)", wc_status_name(&wc));
 	wc = post_inv(qb, cqb, mw->rkey);
 	ok(wc.status == IBV_WC_LOC_QP_OP_ERR && wc.opcode == IBV_WC_LOCAL_INV,
 	   "type 1: LOCAL_INV of a type 1 window: IBV_WC_LOC_QP_OP_ERR (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 
 	ok(!ibv_dealloc_mw(mw) && !ibv_dealloc_mw(mw_pd2),
 	   "type 1: ibv_dealloc_mw of a bound and an unbound window");
@@ -349,19 +328,19 @@ static void type2(void)
 	wc = rdma(IBV_WR_RDMA_WRITE, key, 0, 8);
 	ok(wc.status == IBV_WC_REM_ACCESS_ERR,
 	   "type 2: a window not bound yet: IBV_WC_REM_ACCESS_ERR (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 
 	new_pair();
 	wc = post_bind(qb, cqb, mw, key, dst_mr, 0, 4096,
 		       IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	ok(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW &&
 	   wc.wr_id == 0xb1,
-	   "type 2: IBV_WR_BIND_MW completes IBV_WC_BIND_MW (%s)", st(&wc));
+	   "type 2: IBV_WR_BIND_MW completes IBV_WC_BIND_MW (%s)", wc_status_name(&wc));
 	memset(src, 0x5c, 512);
 	memset(dst, 0, BUF);
 	wc = rdma(IBV_WR_RDMA_WRITE, key, 64, 512);
 	ok(wc.status == IBV_WC_SUCCESS && dst[64] == 0x5c && dst[575] == 0x5c &&
-	   !dst[576], "type 2: RDMA WRITE through the window (%s)", st(&wc));
+	   !dst[576], "type 2: RDMA WRITE through the window (%s)", wc_status_name(&wc));
 
 	/* bound to qb: a QP of the same PD connected elsewhere is refused */
 	qc = rc_qp(pd, cqa);
@@ -375,7 +354,7 @@ static void type2(void)
 		qa = save;
 		ok(wc.status == IBV_WC_REM_ACCESS_ERR,
 		   "type 2: through another QP than the one it is bound to: IBV_WC_REM_ACCESS_ERR (%s)",
-		   st(&wc));
+		   wc_status_name(&wc));
 	} else {
 		ok(false, "a second pair");
 	}
@@ -389,27 +368,27 @@ static void type2(void)
 	wc = post_bind(qb, cqb, mw, key, dst_mr, 0, 64,
 		       IBV_ACCESS_REMOTE_WRITE);
 	ok(wc.status == IBV_WC_MW_BIND_ERR,
-	   "type 2: binding a bound window: IBV_WC_MW_BIND_ERR (%s)", st(&wc));
+	   "type 2: binding a bound window: IBV_WC_MW_BIND_ERR (%s)", wc_status_name(&wc));
 
 	/* LOCAL_INV (the old qb still holds it; qa shares the PD) */
 	wc = post_inv(qa, cqa, key);
 	ok(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_LOCAL_INV &&
 	   wc.wr_id == 0x1a, "type 2: IBV_WR_LOCAL_INV completes IBV_WC_LOCAL_INV (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	new_pair();
 	wc = rdma(IBV_WR_RDMA_WRITE, key, 64, 8);
 	ok(wc.status == IBV_WC_REM_ACCESS_ERR,
-	   "type 2: after LOCAL_INV: IBV_WC_REM_ACCESS_ERR (%s)", st(&wc));
+	   "type 2: after LOCAL_INV: IBV_WC_REM_ACCESS_ERR (%s)", wc_status_name(&wc));
 	new_pair();
 	wc = post_inv(qb, cqb, key);
 	ok(wc.status == IBV_WC_LOC_QP_OP_ERR,
 	   "type 2: LOCAL_INV of a window not bound: IBV_WC_LOC_QP_OP_ERR (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	new_pair();
 	wc = post_inv(qb, cqb, dst_mr->rkey);
 	ok(wc.status == IBV_WC_LOC_QP_OP_ERR,
 	   "LOCAL_INV of a region's key (no fast-register regions): IBV_WC_LOC_QP_OP_ERR (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 
 	/* a region of another PD than the window's and the QP's */
 	new_pair();
@@ -419,7 +398,7 @@ static void type2(void)
 			     IBV_ACCESS_REMOTE_WRITE) :
 		   (struct ibv_wc){ .status = 0xff };
 	ok(wc.status == IBV_WC_MW_BIND_ERR,
-	   "type 2: a region of another PD: IBV_WC_MW_BIND_ERR (%s)", st(&wc));
+	   "type 2: a region of another PD: IBV_WC_MW_BIND_ERR (%s)", wc_status_name(&wc));
 	if (mr2)
 		ibv_dereg_mr(mr2);
 
@@ -429,7 +408,7 @@ static void type2(void)
 	wc = post_bind(qb, cqb, mw, key, dst_mr, 0, 4096,
 		       IBV_ACCESS_REMOTE_WRITE);
 	ok(wc.status == IBV_WC_SUCCESS, "type 2: bound under key 0x%x (%s)",
-	   key, st(&wc));
+	   key, wc_status_name(&wc));
 	{
 		struct ibv_sge rs = { (uintptr_t)dst + 8192, 4096,
 				      dst_mr->lkey };
@@ -453,7 +432,7 @@ static void type2(void)
 			ok(wc.status == IBV_WC_SUCCESS &&
 			   wc.opcode == IBV_WC_SEND && wc.wr_id == 0x55,
 			   "type 2: SEND_WITH_INV completes IBV_WC_SEND (%s)",
-			   st(&wc));
+			   wc_status_name(&wc));
 			ok(rwc.status == IBV_WC_SUCCESS &&
 			   rwc.opcode == IBV_WC_RECV &&
 			   (rwc.wc_flags & IBV_WC_WITH_INV) &&
@@ -462,12 +441,12 @@ static void type2(void)
 			   rwc.byte_len == 300 && dst[8192] == 0x3e &&
 			   dst[8192 + 299] == 0x3e,
 			   "type 2: the receive has IBV_WC_WITH_INV and invalidated_rkey 0x%x (%s, flags 0x%x, key 0x%x)",
-			   key, st(&rwc), rwc.wc_flags, rwc.invalidated_rkey);
+			   key, wc_status_name(&rwc), rwc.wc_flags, rwc.invalidated_rkey);
 		}
 	}
 	wc = rdma(IBV_WR_RDMA_WRITE, key, 64, 8);
 	ok(wc.status == IBV_WC_REM_ACCESS_ERR,
-	   "type 2: after SEND_WITH_INV: IBV_WC_REM_ACCESS_ERR (%s)", st(&wc));
+	   "type 2: after SEND_WITH_INV: IBV_WC_REM_ACCESS_ERR (%s)", wc_status_name(&wc));
 
 	/* SEND_WITH_INV of a key that is no window of the receiver */
 	new_pair();
@@ -492,7 +471,7 @@ static void type2(void)
 			ok(wc.status == IBV_WC_REM_INV_REQ_ERR &&
 			   rwc.status == IBV_WC_REM_INV_REQ_ERR,
 			   "SEND_WITH_INV of a dead key: IBV_WC_REM_INV_REQ_ERR on both sides (%s / %s)",
-			   st(&wc), st(&rwc));
+			   wc_status_name(&wc), wc_status_name(&rwc));
 		}
 	}
 
@@ -503,12 +482,12 @@ static void type2(void)
 		       IBV_ACCESS_REMOTE_WRITE);
 	ok(wc.status == IBV_WC_SUCCESS &&
 	   rdma(IBV_WR_RDMA_WRITE, key, 0, 8).status == IBV_WC_SUCCESS,
-	   "type 2: bound again and used (%s)", st(&wc));
+	   "type 2: bound again and used (%s)", wc_status_name(&wc));
 	ok(!ibv_dealloc_mw(mw), "type 2: ibv_dealloc_mw of the bound window");
 	wc = rdma(IBV_WR_RDMA_WRITE, key, 0, 8);
 	ok(wc.status == IBV_WC_REM_ACCESS_ERR,
 	   "type 2: its key after dealloc: IBV_WC_REM_ACCESS_ERR (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 
 	/* ibv_destroy_qp of the QP it is bound to */
 	new_pair();
@@ -518,7 +497,7 @@ static void type2(void)
 			    IBV_ACCESS_REMOTE_WRITE) :
 		  (struct ibv_wc){ .status = 0xff };
 	ok(wc.status == IBV_WC_SUCCESS, "type 2: a new window bound (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	ok(ibv_dereg_mr(dst_mr) == EBUSY,
 	   "type 2: ibv_dereg_mr while it is bound: EBUSY");
 	ibv_destroy_qp(qb);
@@ -580,10 +559,10 @@ static void qp_ex(void)
 	wc = next_wc(cqb);
 	ok(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_BIND_MW &&
 	   wc.wr_id == 0xe1, "ibv_wr_bind_mw completes IBV_WC_BIND_MW (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	wc = rdma(IBV_WR_RDMA_WRITE, key, 0, 8);
 	ok(wc.status == IBV_WC_SUCCESS, "...and the window works (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	ibv_wr_start(qpx);
 	qpx->wr_id = 0xe2;
 	qpx->wr_flags = IBV_SEND_SIGNALED;
@@ -592,10 +571,10 @@ static void qp_ex(void)
 	wc = next_wc(cqb);
 	ok(wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_LOCAL_INV &&
 	   wc.wr_id == 0xe2, "ibv_wr_local_inv completes IBV_WC_LOCAL_INV (%s)",
-	   st(&wc));
+	   wc_status_name(&wc));
 	wc = rdma(IBV_WR_RDMA_WRITE, key, 0, 8);
 	ok(wc.status == IBV_WC_REM_ACCESS_ERR,
-	   "...and the window is gone (%s)", st(&wc));
+	   "...and the window is gone (%s)", wc_status_name(&wc));
 	/* no BIND_MW or SEND_WITH_INV on UD */
 	init.qp_type = IBV_QPT_UD;
 	init.send_ops_flags = IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_BIND_MW;
