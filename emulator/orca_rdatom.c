@@ -130,24 +130,41 @@ void resp_read(struct orca_dev *dev, struct orca_qp *qp,
 	qp->resp.epsn = (p->psn + n) & PSN_MASK;
 }
 
+/*
+ * The 8-byte aligned word an atomic or ATOMIC WRITE names, if the QP
+ * grants @qp_right (with responder resources) and the region @mr_right;
+ * otherwise it is NAKed (invalid request, or remote access) and NULL.
+ * The log line names the opcode, so the message serves both.
+ */
+static uint64_t *atomic_word(struct orca_dev *dev, struct orca_qp *qp,
+			     const struct orca_pkt *p, uint32_t qp_right,
+			     uint32_t mr_right)
+{
+	struct orca_mr *mr;
+	uint64_t *ptr;
+
+	if (!rd_allowed(qp, qp_right) || (p->va & 7)) {
+		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
+			  "atomic not enabled on the QP, or misaligned");
+		return NULL;
+	}
+	mr = rkey_check(dev, qp, p->rkey, mr_right, p->va, 8);
+	ptr = mr ? mr_ptr(dev, mr, p->va, 8) : NULL;
+	if (!ptr)
+		resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS, "atomic rkey refused");
+	return ptr;
+}
+
 void resp_atomic(struct orca_dev *dev, struct orca_qp *qp,
 		 const struct orca_pkt *p, uint8_t op)
 {
 	struct orca_rd_res *e;
-	struct orca_mr *mr;
 	uint64_t *ptr, orig;
 
-	if (!rd_allowed(qp, ORCA_ACCESS_REMOTE_ATOMIC) || (p->va & 7)) {
-		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
-			  "atomic not enabled on the QP, or misaligned");
+	ptr = atomic_word(dev, qp, p, ORCA_ACCESS_REMOTE_ATOMIC,
+			  MR_REMOTE_ATOMIC);
+	if (!ptr)
 		return;
-	}
-	mr = rkey_check(dev, qp, p->rkey, MR_REMOTE_ATOMIC, p->va, 8);
-	ptr = mr ? mr_ptr(dev, mr, p->va, 8) : NULL;
-	if (!ptr) {
-		resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS, "atomic rkey refused");
-		return;
-	}
 	/* an entry first: with none free, nothing may be executed */
 	e = rd_res_take(dev, qp, p);
 	if (!e)
@@ -180,27 +197,18 @@ void resp_atomic_write(struct orca_dev *dev, struct orca_qp *qp,
 		       const struct orca_pkt *p)
 {
 	struct orca_rd_res *e;
-	struct orca_mr *mr;
 	uint64_t *ptr, v;
 
 	if (!(dev->cfg.dev_caps & ORCA_DEV_CAP_ATOMIC_WRITE) ||
-	    !rd_allowed(qp, ORCA_ACCESS_REMOTE_WRITE)) {
+	    p->dmalen != 8 || p->paylen != 8) {
 		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
-			  "ATOMIC WRITE not enabled on the device or the QP");
+			  "ATOMIC WRITE not enabled on the device, or not of 8 bytes");
 		return;
 	}
-	if (p->dmalen != 8 || p->paylen != 8 || (p->va & 7)) {
-		resp_fail(dev, qp, p, AETH_NAK_INV_REQ,
-			  "ATOMIC WRITE not of 8 bytes, or misaligned");
+	ptr = atomic_word(dev, qp, p, ORCA_ACCESS_REMOTE_WRITE,
+			  MR_REMOTE_WRITE);
+	if (!ptr)
 		return;
-	}
-	mr = rkey_check(dev, qp, p->rkey, MR_REMOTE_WRITE, p->va, 8);
-	ptr = mr ? mr_ptr(dev, mr, p->va, 8) : NULL;
-	if (!ptr) {
-		resp_fail(dev, qp, p, AETH_NAK_REM_ACCESS,
-			  "ATOMIC WRITE rkey refused");
-		return;
-	}
 	e = rd_res_take(dev, qp, p);
 	if (!e)
 		return;
