@@ -197,6 +197,9 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->dio_send = ORCA_DIO_WHOLE_MSG | ORCA_DIO_ALIGNED_128_BYTES;
 	cfg->dio_rdma_write = ORCA_DIO_WHOLE_MSG | ORCA_DIO_ALIGNED_128_BYTES;
 	cfg->dio_rdma_read = ORCA_DIO_ALIGNED_128_BYTES;
+	/* the clock counts ns, and never wraps in a device's life */
+	cfg->hca_core_clock = 1000000;
+	cfg->completion_timestamp_mask = UINT64_MAX;
 	cfg->link_seed = 1;
 	cfg->ece = 1;
 	cfg->ece_options = ORCA_ECE_OPT_ALL;
@@ -535,6 +538,20 @@ int orca_cfg_finalize(struct orca_cfg *cfg, char *err, size_t errlen)
 		cfg->max_mw = 0;
 		cfg->dev_caps &= ~(uint64_t)(ORCA_DEV_CAP_MEM_WINDOW |
 					     ORCA_DEV_CAP_MW_TYPE_2B);
+	}
+
+	/*
+	 * The clock: no frequency or no bits turns it off (no timestamps,
+	 * no QUERY_CLOCK); its bits are the low ones of a counter.
+	 */
+	if (!cfg->hca_core_clock || !cfg->completion_timestamp_mask) {
+		cfg->hca_core_clock = 0;
+		cfg->completion_timestamp_mask = 0;
+	} else if (cfg->completion_timestamp_mask &
+		   (cfg->completion_timestamp_mask + 1)) {
+		return cfg_err(err, errlen,
+			       "completion_timestamp_mask 0x%llx is not 2^n - 1",
+			       (unsigned long long)cfg->completion_timestamp_mask);
 	}
 
 	/* fast registration: one switch, the page list length or the cap */

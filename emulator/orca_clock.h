@@ -9,6 +9,14 @@
 
 uint64_t dp_now_ns(void);
 /*
+ * The device's real-time clock, ns since the Epoch: CLOCK_REALTIME, or
+ * under a test's virtual clock that clock plus the real time at which
+ * the test installed it, so that the two advance together.
+ */
+uint64_t dp_real_time_ns(void);
+/* @ns of the device clock as ticks of a @khz counter of @mask's bits */
+uint64_t dp_clock_ticks(uint64_t ns, uint64_t khz, uint64_t mask);
+/*
  * The host's CLOCK_MONOTONIC, in ns, whatever clock the devices run on:
  * for what is about the host itself (the poll loop's sleep, a polling
  * window, a lease the SM counts in real time).  orca-fabric's too.

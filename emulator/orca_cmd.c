@@ -209,6 +209,21 @@ static int cmd_query_caps(struct orca_dev *dev, struct cmd *c)
 	return ORCA_STATUS_OK;
 }
 
+static int cmd_query_clock(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_cfg *g = &dev->cfg;
+	struct orca_query_clock_out *o = c->out;
+
+	if (!g->hca_core_clock)
+		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_NONE,
+			    "no clock (hca_core_clock 0)");
+	o->free_running = htole64(dp_clock_ticks(dp_now_ns(),
+						 g->hca_core_clock,
+						 g->completion_timestamp_mask));
+	o->real_time = htole64(dp_real_time_ns());
+	return ORCA_STATUS_OK;
+}
+
 static int cmd_query_port(struct orca_dev *dev, struct cmd *c)
 {
 	const struct orca_query_port_in *in = c->in;
@@ -407,6 +422,12 @@ static int cmd_create_cq(struct orca_dev *dev, struct cmd *c)
 	int ret;
 
 	CHECK_RESERVED(c, in->reserved);
+	if (in->flags & ~ORCA_CQ_CREATE_TIMESTAMP)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
+			    "CQ flags 0x%x", in->flags);
+	if ((in->flags & ORCA_CQ_CREATE_TIMESTAMP) && !dev->cfg.hca_core_clock)
+		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS,
+			    "CQ timestamps without a clock (hca_core_clock 0)");
 	if (!cqe || cqe > dev->cfg.max_cqe)
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
 			    "cqe %u not in 1..%llu", cqe,
@@ -434,6 +455,7 @@ static int cmd_create_cq(struct orca_dev *dev, struct cmd *c)
 	cqn = rr_next(&dev->next_cqn, 1, dev->cfg.max_cq + 1, cq_busy, dev);
 	cq.cqe = actual;
 	cq.comp_vector = vec;
+	cq.timestamp = in->flags & ORCA_CQ_CREATE_TIMESTAMP;
 	dev->cqs[cqn] = cq;
 	dev->n_cqs++;
 	o->cqn = htole32(cqn);
@@ -456,6 +478,11 @@ static int cmd_resize_cq(struct orca_dev *dev, struct cmd *c)
 	int ret;
 
 	CHECK_RESERVED(c, in->reserved);
+	CHECK_RESERVED(c, in->cq.reserved);
+	if (in->cq.flags)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
+			    "RESIZE_CQ keeps the CQ's flags: 0x%x given",
+			    in->cq.flags);
 	cq = cq_get(dev, cqn);
 	if (!cq)
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
@@ -610,6 +637,8 @@ const struct cmd_desc orca_cmd_table[256] = {
 			       cmd_mad_ifc },
 	[ORCA_CMD_MODIFY_PORT] = { sizeof(struct orca_modify_port_in), 0, true,
 				   cmd_modify_port },
+	[ORCA_CMD_QUERY_CLOCK] = { 0, sizeof(struct orca_query_clock_out), true,
+				   cmd_query_clock },
 	[ORCA_CMD_ALLOC_PD] = { 0, sizeof(struct orca_pd_handle), true,
 				cmd_alloc_pd },
 	[ORCA_CMD_DEALLOC_PD] = { sizeof(struct orca_pd_handle), 0, true,

@@ -223,6 +223,14 @@ bool cq_post(struct orca_dev *dev, uint32_t cqn, struct orca_cqe *cqe,
 			sizeof(*dst));
 	if (!dst)
 		return false;
+	cqe->timestamp = 0;
+	cqe->real_time = 0;
+	if (cq->timestamp) {
+		cqe->timestamp = htole64(dp_clock_ticks(dp_now_ns(),
+					 dev->cfg.hca_core_clock,
+					 dev->cfg.completion_timestamp_mask));
+		cqe->real_time = htole64(dp_real_time_ns());
+	}
 	cqe->owner = 0;
 	memcpy(dst, cqe, offsetof(struct orca_cqe, owner));
 	__atomic_store_n(&dst->owner, 1 + ((cq->pi >> cq->log_depth) & 1),

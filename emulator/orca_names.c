@@ -19,6 +19,7 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_QUERY_COUNTERS:	return "QUERY_COUNTERS";
 	case ORCA_CMD_MAD_IFC:		return "MAD_IFC";
 	case ORCA_CMD_MODIFY_PORT:	return "MODIFY_PORT";
+	case ORCA_CMD_QUERY_CLOCK:	return "QUERY_CLOCK";
 	case ORCA_CMD_ALLOC_PD:		return "ALLOC_PD";
 	case ORCA_CMD_DEALLOC_PD:	return "DEALLOC_PD";
 	case ORCA_CMD_CREATE_KICK_RING:	return "CREATE_KICK_RING";

@@ -104,6 +104,7 @@ struct orca_cq {
 	uint32_t ci;			/* last consumer index read */
 	uint32_t sol_pi;		/* pi after the last solicited or error CQE */
 	bool overrun;			/* in error: no more CQEs */
+	bool timestamp;			/* ORCA_CQ_CREATE_TIMESTAMP */
 	bool err_event_pending;		/* CQ_ERROR waits for room in the EQ */
 	bool fired;			/* an event was raised for fired_sn */
 	uint32_t fired_sn;

@@ -90,9 +90,10 @@ struct ring_cq {
 	uint64_t base;
 };
 
-static inline bool make_cq(struct fx *f, struct ring_cq *cq, unsigned int log_depth)
+static inline bool make_cq_flags(struct fx *f, struct ring_cq *cq,
+				 unsigned int log_depth, uint8_t flags)
 {
-	struct orca_create_cq_in in = {};
+	struct orca_create_cq_in in = { .flags = flags };
 	struct orca_create_cq_out out;
 	uint64_t bytes = (64ULL << log_depth) + 8;
 
@@ -108,6 +109,11 @@ static inline bool make_cq(struct fx *f, struct ring_cq *cq, unsigned int log_de
 	cq->ci = 0;
 	cq->log_depth = log_depth;
 	return true;
+}
+
+static inline bool make_cq(struct fx *f, struct ring_cq *cq, unsigned int log_depth)
+{
+	return make_cq_flags(f, cq, log_depth, 0);
 }
 
 static inline bool poll_cqe(struct fx *f, struct ring_cq *cq, struct orca_cqe *out)

@@ -46,7 +46,7 @@ static struct orca_cmdq_entry entry(uint16_t op, uint16_t in_len,
 static void bad_opcode(void)
 {
 	struct fx *f = fx_up();
-	static const uint16_t ops[] = { 0x00, 0x0b, 0x14, 0x36, 0x7f, 0xff,
+	static const uint16_t ops[] = { 0x00, 0x0c, 0x14, 0x36, 0x7f, 0xff,
 					0x100, 0xffff };
 	unsigned int i;
 

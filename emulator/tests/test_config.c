@@ -76,8 +76,8 @@ static void query_caps_defaults(void)
 	CHECK_EQ(c.dio_rdma_read, ORCA_DIO_ALIGNED_128_BYTES);
 	CHECK_EQ(le32toh(c.ece_vendor_id), 0x00ca7a);
 	CHECK_EQ(le32toh(c.ece_options), ORCA_ECE_OPT_ALL);
-	CHECK_EQ(le64toh(c.hca_core_clock), 0);
-	CHECK_EQ(le64toh(c.completion_timestamp_mask), 0);
+	CHECK_EQ(le64toh(c.hca_core_clock), 1000000);	/* 1 GHz, in kHz */
+	CHECK_EQ(le64toh(c.completion_timestamp_mask), ~0ULL);
 	CHECK_EQ(le32toh(c.odp_general_caps), 0);
 	CHECK_EQ(le32toh(c.max_tso), 0);
 	CHECK_EQ(le32toh(c.max_fast_reg_page_list_len), 512);
@@ -290,6 +290,19 @@ static void config_good(void)
 	CHECK_EQ(try_set(&c, "ece_vendor_id=0"), 0);
 	CHECK_EQ(orca_cfg_finalize(&c, err, sizeof(err)), 0);
 	CHECK(!(c.dev_caps & ORCA_DEV_CAP_ECE));
+	/* no frequency or no bits: no clock at all */
+	orca_cfg_defaults(&c);
+	CHECK_EQ(try_set(&c, "hca_core_clock=0"), 0);
+	CHECK_EQ(orca_cfg_finalize(&c, err, sizeof(err)), 0);
+	CHECK_EQ(c.completion_timestamp_mask, 0);
+	orca_cfg_defaults(&c);
+	CHECK_EQ(try_set(&c, "completion_timestamp_mask=0"), 0);
+	CHECK_EQ(orca_cfg_finalize(&c, err, sizeof(err)), 0);
+	CHECK_EQ(c.hca_core_clock, 0);
+	orca_cfg_defaults(&c);
+	CHECK_EQ(try_set(&c, "completion_timestamp_mask=0xffffffffffff"), 0);
+	CHECK_EQ(orca_cfg_finalize(&c, err, sizeof(err)), 0);
+	CHECK_EQ(c.hca_core_clock, 1000000);
 
 	/* file: comments, blank lines, spaces; --set applied afterwards */
 	fd = mkstemp(path);
@@ -348,6 +361,11 @@ static void config_bad(void)
 	orca_cfg_defaults(&c);
 	CHECK_EQ(try_set(&c, "dev_caps=0x8"), 0);
 	CHECK_EQ(orca_cfg_finalize(&c, err, sizeof(err)), -1);
+	/* a clock's bits are the low ones */
+	orca_cfg_defaults(&c);
+	CHECK_EQ(try_set(&c, "completion_timestamp_mask=0xfffe"), 0);
+	CHECK_EQ(orca_cfg_finalize(&c, err, sizeof(err)), -1);
+	CHECK(strstr(err, "completion_timestamp_mask") != NULL);
 
 	/* file errors carry the line number */
 	fd = mkstemp(path);

@@ -514,6 +514,125 @@ static void cq_resize(void)
 	fx_free(f);
 }
 
+/*
+ * The clock of a 156.25 MHz counter of 48 bits (tests/vm/caps.conf's):
+ * a tick is 6.4 ns, 32 ns are 5 ticks.  Worked out here, not by the
+ * device's arithmetic.
+ */
+static uint64_t ticks_156mhz(uint64_t ns)
+{
+	return (ns / 32 * 5 + ns % 32 * 5 / 32) & ((1ULL << 48) - 1);
+}
+
+/*
+ * CQE timestamps and QUERY_CLOCK: both clocks read as the CQE is
+ * written, only on a CQ that asked, kept across RESIZE_CQ; nothing of
+ * it without a clock.
+ */
+static void cq_timestamps(void)
+{
+	static const char *const clock156[] = {
+		"hca_core_clock=156250",
+		"completion_timestamp_mask=0xffffffffffff", NULL };
+	static const char *const noclock[] = { "hca_core_clock=0", NULL };
+	struct fx *f = dp_up_cfg(clock156);
+	uint64_t buf = heap_alloc(PAGE), nbase, t0, real0;
+	struct orca_resize_cq_in ri = {};
+	struct orca_query_clock_out clk, clk2;
+	struct orca_create_cq_out out;
+	struct ring_cq cq, plain;
+	struct ring_qp a, b;
+	struct orca_cqe c;
+	uint32_t lk;
+
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_CLOCK, NULL, 0, &clk, sizeof(clk)),
+		 0);
+	CHECK_EQ(le64toh(clk.free_running), ticks_156mhz(fx_now_ns));
+	fx_clock_advance(1000);
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_QUERY_CLOCK, NULL, 0, &clk2, sizeof(clk2)),
+		 0);
+	CHECK_EQ(le64toh(clk2.free_running), ticks_156mhz(fx_now_ns));
+	/* the real-time clock runs with the device clock */
+	CHECK_EQ(le64toh(clk2.real_time) - le64toh(clk.real_time), 1000);
+	/* and is the time of day: after 2020, before 2200 */
+	CHECK(le64toh(clk2.real_time) > 1577836800ULL * 1000000000ULL &&
+	      le64toh(clk2.real_time) < 7258118400ULL * 1000000000ULL);
+
+	CHECK_EQ(reg_mr(f, f->pdn, buf, PAGE, ORCA_ACCESS_LOCAL_WRITE |
+			ORCA_ACCESS_REMOTE_WRITE, &lk), 0);
+	CHECK(make_cq_flags(f, &cq, 4, ORCA_CQ_CREATE_TIMESTAMP));
+	CHECK(make_cq(f, &plain, 4));
+	CHECK(make_qp(f, &a, cq.cqn));
+	CHECK(make_qp(f, &b, plain.cqn));
+	CHECK(connect_rc(f, &a, b.qpn, 0, 5));
+	CHECK(connect_rc(f, &b, a.qpn, ORCA_ACCESS_REMOTE_WRITE, 5));
+
+	t0 = fx_now_ns;
+	real0 = le64toh(clk2.real_time);
+	post_send(f, &a, ORCA_WR_RDMA_WRITE, buf, 8, lk, iova(buf) + 64, lk);
+	CHECK(poll_cqe(f, &cq, &c) && !c.status);
+	CHECK_EQ(le64toh(c.timestamp), ticks_156mhz(t0));
+	CHECK_EQ(le64toh(c.real_time), real0);
+	fx_clock_advance(3200);
+	post_send(f, &a, ORCA_WR_RDMA_WRITE, buf, 8, lk, iova(buf) + 64, lk);
+	CHECK(poll_cqe(f, &cq, &c));
+	CHECK_EQ(le64toh(c.timestamp), ticks_156mhz(t0) + 500);
+	CHECK_EQ(le64toh(c.real_time), real0 + 3200);
+
+	/* a receive on the CQ that did not ask: no clock in it */
+	post_recv(f, &a, buf, 64, lk);
+	post_send(f, &b, ORCA_WR_SEND, buf, 8, lk, 0, 0);
+	CHECK(poll_cqe(f, &plain, &c) && !c.status);
+	CHECK(!c.timestamp && !c.real_time);
+	CHECK(poll_cqe(f, &cq, &c) && c.opcode == ORCA_CQE_OP_RECV);
+	CHECK_EQ(le64toh(c.timestamp), ticks_156mhz(fx_now_ns));
+
+	/* past 2^48 ticks the counter wraps: the low 48 bits */
+	fx_clock_advance((1ULL << 48) / 5 * 32);
+	post_send(f, &a, ORCA_WR_RDMA_WRITE, buf, 8, lk, iova(buf) + 64, lk);
+	CHECK(poll_cqe(f, &cq, &c));
+	CHECK_EQ(le64toh(c.timestamp), ticks_156mhz(fx_now_ns));
+	CHECK(le64toh(c.timestamp) < ticks_156mhz(t0) + 1000);
+
+	/* RESIZE keeps the CQ's flags and takes none */
+	nbase = heap_alloc(PAGE);
+	memset(gpa(f, nbase), 0, PAGE);
+	ri.cqn = htole32(cq.cqn);
+	ri.cq.cqe = htole32(7);
+	ri.cq.log_depth = 3;
+	ri.cq.dbrec_off = htole32(8 * 64);
+	ri.cq.ring = pbl_for(f, nbase, 1);
+	ri.cq.flags = ORCA_CQ_CREATE_TIMESTAMP;
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_RESIZE_CQ, &ri, sizeof(ri), &out,
+			      sizeof(out)), ORCA_STATUS_BAD_PARAM,
+		    ORCA_SYND_FLAGS);
+	ri.cq.flags = 0;
+	CHECK_EQ(fx_cmd(f, ORCA_CMD_RESIZE_CQ, &ri, sizeof(ri), &out,
+			sizeof(out)), 0);
+	cq.base = nbase;
+	cq.ci = 0;
+	cq.log_depth = 3;
+	fx_clock_advance(64);
+	post_send(f, &a, ORCA_WR_RDMA_WRITE, buf, 8, lk, iova(buf) + 64, lk);
+	CHECK(poll_cqe(f, &cq, &c));
+	CHECK_EQ(le64toh(c.timestamp), ticks_156mhz(fx_now_ns));
+	/* a flag the device does not know */
+	EXPECT_FAIL(f, make_cq_flags(f, &plain, 4, 0x80) ? 0 : f->status,
+		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS);
+	CHECK(canaries_ok(f));
+	fx_free(f);
+
+	/* no clock: neither stamped CQs nor QUERY_CLOCK */
+	f = dp_up_cfg(noclock);
+	EXPECT_FAIL(f, make_cq_flags(f, &cq, 4, ORCA_CQ_CREATE_TIMESTAMP) ?
+		    0 : f->status, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_FLAGS);
+	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_QUERY_CLOCK, NULL, 0, &clk,
+			      sizeof(clk)), ORCA_STATUS_UNSUPPORTED,
+		    ORCA_SYND_NONE);
+	CHECK(make_cq(f, &cq, 4));
+	fx_free(f);
+}
+
 #define PORT_MIRROR_BASE	0x2ff000ULL	/* below the heap */
 
 static struct orca_port_mirror *port_mirror(struct fx *f)
@@ -875,6 +994,7 @@ int main(int argc, char **argv)
 	RUN(cq_events);
 	RUN(cq_arm_late);
 	RUN(cq_resize);
+	RUN(cq_timestamps);
 	RUN(port_mirror_updates);
 	RUN(port_mirror_bad_address);
 	RUN(port_counters);

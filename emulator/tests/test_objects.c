@@ -66,7 +66,7 @@ static void pd_cq_happy(void)
 			      sizeof(co)),
 		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE);
 	ci.comp_vector = 0;
-	ci.reserved[2] = 1;
+	ci.reserved[1] = 1;
 	EXPECT_FAIL(f, fx_cmd(f, ORCA_CMD_CREATE_CQ, &ci, sizeof(ci), &co,
 			      sizeof(co)),
 		    ORCA_STATUS_BAD_PARAM, ORCA_SYND_RESERVED_NZ);

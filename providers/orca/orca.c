@@ -329,6 +329,7 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.query_port = orca_query_port,
 	.query_qp = orca_query_qp,
 	.query_qp_data_in_order = orca_query_qp_data_in_order,
+	.query_rt_values = orca_query_rt_values,
 	.query_srq = orca_query_srq,
 	.reg_mr = orca_reg_mr,
 	.req_notify_cq = orca_arm_cq,

@@ -145,6 +145,8 @@ struct orca_cq {
 	/* ibv_cq_ex polling: the CQE between start/next_poll and the next */
 	bool ex_cur;
 	struct ibv_wc ex_wc;
+	uint64_t ex_timestamp;		/* its clocks (struct orca_cqe) */
+	uint64_t ex_real_time;
 	struct orca_cqe flush_cqe;	/* made up after a device fatal */
 };
 
@@ -271,6 +273,8 @@ int orca_query_device_ex(struct ibv_context *context,
 			 struct ibv_device_attr_ex *attr, size_t attr_size);
 int orca_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *attr);
+int orca_query_rt_values(struct ibv_context *context,
+			 struct ibv_values_ex *values);
 
 struct ibv_pd *orca_alloc_pd(struct ibv_context *context);
 struct ibv_pd *orca_import_pd(struct ibv_context *context, uint32_t pd_handle);

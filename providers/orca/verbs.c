@@ -85,6 +85,37 @@ int orca_query_device_ex(struct ibv_context *context,
 	return 0;
 }
 
+/*
+ * ibv_query_rt_values_ex(): the device's free-running clock, the one of
+ * ibv_wc_read_completion_ts(), in ticks of hca_core_clock kHz as
+ * raw_clock.tv_nsec with tv_sec 0 (as mlx5 has it).  The clock is in
+ * the device: each read is a command.
+ */
+int orca_query_rt_values(struct ibv_context *context,
+			 struct ibv_values_ex *values)
+{
+	struct orca_ibv_query_clock_resp resp = {};
+	int ret;
+	DECLARE_COMMAND_BUFFER(cmd, UVERBS_OBJECT_DEVICE,
+			       ORCA_IBV_METHOD_QUERY_CLOCK, 1);
+
+	if (!check_comp_mask(values->comp_mask, IBV_VALUES_MASK_RAW_CLOCK))
+		return EINVAL;
+	if (!values->comp_mask)
+		return 0;
+	fill_attr_out_ptr(cmd, ORCA_IBV_ATTR_QUERY_CLOCK_RESP, &resp);
+	ret = execute_ioctl(context, cmd);
+	/* a kernel without the method has no clock to give either */
+	if (ret == EPROTONOSUPPORT)
+		ret = EOPNOTSUPP;
+	if (ret)
+		return ret;
+	values->raw_clock.tv_sec = 0;
+	values->raw_clock.tv_nsec = resp.free_running;
+	values->comp_mask = IBV_VALUES_MASK_RAW_CLOCK;
+	return 0;
+}
+
 int orca_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *attr)
 {

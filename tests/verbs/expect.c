@@ -187,7 +187,10 @@ static void defaults(struct expect *e)
 	e->ece = 1;
 	e->ece_options = 0xf;
 	e->pci_write_end_padding = 1;
-	/* "timestamps off, and every other limit 0": memset */
+	/* "a 1 GHz clock of 64 bits" */
+	e->hca_core_clock = 1000000;
+	e->completion_timestamp_mask = ~0ULL;
+	/* "every other limit 0": memset */
 
 	e->lid = 0x11;
 	e->sm_lid = 1;
@@ -508,6 +511,12 @@ static int derive(struct parse *p)
 					   EXPECT_DEV_CAP_MW_TYPE_2B);
 	}
 
+	/* the clock: no frequency or no bits turns it off */
+	if (!e->hca_core_clock || !e->completion_timestamp_mask) {
+		e->hca_core_clock = 0;
+		e->completion_timestamp_mask = 0;
+	}
+
 	/* fast registration: no page list length or no bit turns it off */
 	if (!e->max_fast_reg_page_list_len ||
 	    !(e->dev_caps & EXPECT_DEV_CAP_FAST_REG)) {
@@ -526,6 +535,13 @@ static int derive(struct parse *p)
 		fprintf(stderr, "expect: active_mtu %llu > max_mtu %llu\n",
 			(unsigned long long)e->active_mtu,
 			(unsigned long long)e->max_mtu);
+		return -1;
+	}
+	/* "the low bits of a counter": 2^n - 1 */
+	if (e->completion_timestamp_mask &
+	    (e->completion_timestamp_mask + 1)) {
+		fprintf(stderr, "expect: completion_timestamp_mask %#llx is not 2^n - 1\n",
+			(unsigned long long)e->completion_timestamp_mask);
 		return -1;
 	}
 	return 0;

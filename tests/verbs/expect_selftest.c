@@ -92,8 +92,10 @@ int main(void)
 	check(e.max_vl_num == 1 && e.max_mcast_grp == 256 &&
 	      e.max_mcast_qp_attach == 16 &&
 	      e.max_total_mcast_qp_attach == 1024 &&
-	      e.max_fast_reg_page_list_len == 512 && e.hca_core_clock == 0,
+	      e.max_fast_reg_page_list_len == 512 && e.max_dm_size == 0,
 	      "default max_vl_num 1, multicast 256/16/1024, 512-page fast registration, others 0");
+	check(e.hca_core_clock == 1000000 && e.completion_timestamp_mask == ~0ULL,
+	      "default clock 1 GHz (1000000 kHz), 64 bits");
 	check(e.max_srq == 1024 && e.max_srq_wr == 4096 &&
 	      e.max_srq_sge == 16 && e.max_mw == 4096,
 	      "default max_srq 1024, max_srq_wr 4096, max_srq_sge 16, max_mw 4096");
@@ -151,6 +153,14 @@ int main(void)
 	      "max_mw=0 clears both memory window bits");
 	check(!run(&e, "--set", "dev_caps=0x0ce7", NULL) && e.max_mw == 0,
 	      "dev_caps without MEM_WINDOW means max_mw 0");
+	check(!run(&e, "--set", "hca_core_clock=0", NULL) &&
+	      e.completion_timestamp_mask == 0,
+	      "hca_core_clock=0: no clock, no timestamp mask");
+	check(!run(&e, "--set", "completion_timestamp_mask=0", NULL) &&
+	      e.hca_core_clock == 0,
+	      "completion_timestamp_mask=0: no clock");
+	check(run(&e, "--set", "completion_timestamp_mask=0xff00", NULL) != 0,
+	      "completion_timestamp_mask=0xff00 (not 2^n - 1) is refused");
 	check(!run(&e, "--set", "dev_caps=0x2007", NULL) && e.max_mw == 4096 &&
 	      (e.dev_caps & EXPECT_DEV_CAP_MEM_WINDOW) &&
 	      !(e.dev_caps & EXPECT_DEV_CAP_MW_TYPE_2B),

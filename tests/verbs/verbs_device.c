@@ -129,9 +129,9 @@ static void check_ex(const struct ibv_device_attr_ex *a, const struct expect *c)
 	   "odp_caps.per_transport_caps.uc_odp_caps");
 	EQ(a->odp_caps.per_transport_caps.ud_odp_caps, 0,
 	   "odp_caps.per_transport_caps.ud_odp_caps");
-	EQ(a->completion_timestamp_mask, 0,
-	   "completion_timestamp_mask (no CQE timestamps)");
-	EQ(a->hca_core_clock, 0, "hca_core_clock (no clock to read)");
+	EQ(a->completion_timestamp_mask, c->completion_timestamp_mask,
+	   "completion_timestamp_mask (the clock's bits)");
+	EQ(a->hca_core_clock, c->hca_core_clock, "hca_core_clock (kHz)");
 	EQ(a->device_cap_flags_ex, expected_cap_flags(c),
 	   "device_cap_flags_ex");
 	EQ(a->tso_caps.max_tso, 0, "tso_caps.max_tso (no TSO)");
@@ -509,6 +509,13 @@ static void unsupported(struct ibv_context *ctx, struct ibv_pd *pd,
 		cqx = ibv_create_cq_ex(ctx, &ca);
 		REFUSED(!cqx, errno,
 			"completion_timestamp_mask 0: ibv_create_cq_ex(WITH_COMPLETION_TIMESTAMP)");
+		if (cqx)
+			ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
+		ca.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK;
+		errno = 0;
+		cqx = ibv_create_cq_ex(ctx, &ca);
+		REFUSED(!cqx, errno,
+			"completion_timestamp_mask 0: ibv_create_cq_ex(WITH_COMPLETION_TIMESTAMP_WALLCLOCK)");
 		if (cqx)
 			ibv_destroy_cq(ibv_cq_ex_to_cq(cqx));
 	}

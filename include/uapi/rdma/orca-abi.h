@@ -174,6 +174,27 @@ enum orca_ibv_pd_methods {
 };
 
 /*
+ * ibv_query_rt_values_ex(): ORCA_IBV_METHOD_QUERY_CLOCK on
+ * UVERBS_OBJECT_DEVICE reads the device's two clocks at one moment:
+ * free_running, the clock of CQE timestamps (hca_core_clock kHz, its
+ * bits completion_timestamp_mask), and real_time_ns, ns since the Epoch,
+ * the clock of IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK.  EOPNOTSUPP
+ * where the device has no clock (hca_core_clock 0).
+ */
+enum orca_ibv_query_clock_attrs {
+	ORCA_IBV_ATTR_QUERY_CLOCK_RESP = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+enum orca_ibv_device_methods {
+	ORCA_IBV_METHOD_QUERY_CLOCK = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+struct orca_ibv_query_clock_resp {
+	__aligned_u64 free_running;
+	__aligned_u64 real_time_ns;
+};
+
+/*
  * Attributes struct ib_uverbs_ex_query_device_resp does not carry; the
  * bits say which fields are valid.
  */

@@ -90,13 +90,18 @@ void orca_caps_to_ib_attr(const struct orca_caps *caps,
 			le32_to_cpu(caps->max_fast_reg_page_list_len);
 	attr->max_pkeys = le16_to_cpu(caps->max_pkeys);
 	attr->local_ca_ack_delay = caps->local_ca_ack_delay;
+	/* a clock (orca_caps_check() took its mask): CQE timestamps */
+	if (caps->hca_core_clock && caps->completion_timestamp_mask) {
+		attr->hca_core_clock = le64_to_cpu(caps->hca_core_clock);
+		attr->timestamp_mask =
+			le64_to_cpu(caps->completion_timestamp_mask);
+	}
 
 	/*
 	 * What the device may offer but this driver has no verb for stays 0
-	 * (memset above), whatever QUERY_CAPS says: device memory, CQE
-	 * timestamps (and so the core clock), ODP, WQs, RSS and raw packet
-	 * QPs, tag matching, CQ moderation.  A cap advertised is a verb that
-	 * works.
+	 * (memset above), whatever QUERY_CAPS says: device memory, ODP, WQs,
+	 * RSS and raw packet QPs, tag matching, CQ moderation.  A cap
+	 * advertised is a verb that works.
 	 */
 }
 
@@ -156,6 +161,7 @@ int orca_caps_check(const struct orca_caps *caps, struct device *dev)
 		  ORCA_ATOMIC_GLOB },
 	};
 	const u32 mad_needs = ORCA_DEV_CAP_RESERVED_LKEY | ORCA_DEV_CAP_UD_AV;
+	u64 ts_mask = le64_to_cpu(caps->completion_timestamp_mask);
 	u32 dev_caps = le32_to_cpu(caps->dev_caps);
 	unsigned int i;
 
@@ -175,6 +181,12 @@ int orca_caps_check(const struct orca_caps *caps, struct device *dev)
 	    (dev_caps & mad_needs) != mad_needs) {
 		dev_err(dev, "device has MAD QPs without the reserved lkey or address vectors in UD WQEs (dev_caps 0x%x): refusing it\n",
 			dev_caps);
+		return -EINVAL;
+	}
+	/* a counter's bits are its low ones: timestamps wrap at the mask */
+	if (caps->hca_core_clock && ts_mask && (ts_mask & (ts_mask + 1))) {
+		dev_err(dev, "device reports completion_timestamp_mask 0x%llx, not 2^n - 1: refusing it\n",
+			ts_mask);
 		return -EINVAL;
 	}
 	return 0;

@@ -115,9 +115,10 @@ static void caps_every_field(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a.local_ca_ack_delay, 23);
 	KUNIT_EXPECT_EQ(test, a.atomic_cap, IB_ATOMIC_GLOB);
 	KUNIT_EXPECT_EQ(test, a.masked_atomic_cap, IB_ATOMIC_NONE);
+	/* the clock and its counter's bits, for CQE timestamps */
+	KUNIT_EXPECT_EQ(test, a.hca_core_clock, 1024);
+	KUNIT_EXPECT_EQ(test, a.timestamp_mask, 0xffffffffffULL);
 	/* offered by the device, but no verb of this driver does them */
-	KUNIT_EXPECT_EQ(test, a.hca_core_clock, 0);
-	KUNIT_EXPECT_EQ(test, a.timestamp_mask, 0);
 	KUNIT_EXPECT_EQ(test, a.max_dm_size, 0);
 	KUNIT_EXPECT_EQ(test, a.odp_caps.general_caps, 0);
 	KUNIT_EXPECT_EQ(test, a.odp_caps.per_transport_caps.rc_odp_caps, 0);
@@ -208,6 +209,33 @@ static void caps_check_bounds(struct kunit *test)
 	/* either alone, without MAD QPs, is a device's choice */
 	c.dev_caps = cpu_to_le32(ORCA_DEV_CAP_UD | ORCA_DEV_CAP_UD_AV);
 	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), 0);
+	/* a timestamp mask is the counter's low bits; none without a clock */
+	fill_caps(&c);
+	c.completion_timestamp_mask = cpu_to_le64(0xfffffffffeULL);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	c.completion_timestamp_mask = cpu_to_le64(U64_MAX);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), 0);
+	c.hca_core_clock = 0;
+	c.completion_timestamp_mask = cpu_to_le64(0xfffffffffeULL);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), 0);
+}
+
+/* No clock unless both its frequency and its bits are there. */
+static void caps_clock(struct kunit *test)
+{
+	struct ib_device_attr a;
+	struct orca_caps c;
+
+	fill_caps(&c);
+	c.hca_core_clock = 0;
+	orca_caps_to_ib_attr(&c, &a);
+	KUNIT_EXPECT_EQ(test, a.hca_core_clock, 0);
+	KUNIT_EXPECT_EQ(test, a.timestamp_mask, 0);
+	fill_caps(&c);
+	c.completion_timestamp_mask = 0;
+	orca_caps_to_ib_attr(&c, &a);
+	KUNIT_EXPECT_EQ(test, a.hca_core_clock, 0);
+	KUNIT_EXPECT_EQ(test, a.timestamp_mask, 0);
 }
 
 static void caps_dev_cap_flags(struct kunit *test)
@@ -914,6 +942,7 @@ static struct kunit_case orca_attr_cases[] = {
 	KUNIT_CASE(caps_every_field),
 	KUNIT_CASE(caps_no_mcast),
 	KUNIT_CASE(caps_check_bounds),
+	KUNIT_CASE(caps_clock),
 	KUNIT_CASE(caps_dev_cap_flags),
 	KUNIT_CASE(caps_atomic_cap),
 	KUNIT_CASE(caps_uapi_device_caps),

@@ -25,6 +25,13 @@ int orca_cmd_query_port(struct orca_com *com, u8 port,
 			     sizeof(*attr));
 }
 
+int orca_cmd_query_clock(struct orca_com *com,
+			 struct orca_query_clock_out *out)
+{
+	return orca_com_exec(com, ORCA_CMD_QUERY_CLOCK, NULL, 0, out,
+			     sizeof(*out));
+}
+
 int orca_cmd_query_counters(struct orca_com *com,
 			    struct orca_query_counters_out *out)
 {

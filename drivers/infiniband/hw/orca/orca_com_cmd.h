@@ -7,6 +7,8 @@
 
 int orca_cmd_init(struct orca_com *com, u32 flags);
 int orca_cmd_query_caps(struct orca_com *com, struct orca_caps *caps);
+int orca_cmd_query_clock(struct orca_com *com,
+			 struct orca_query_clock_out *out);
 int orca_cmd_query_port(struct orca_com *com, u8 port,
 			struct orca_port_attr *attr);
 int orca_cmd_query_counters(struct orca_com *com,

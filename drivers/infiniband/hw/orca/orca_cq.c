@@ -59,8 +59,17 @@ int orca_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 cqe;
 	int err;
 
-	if (attr->flags)
+	/*
+	 * Timestamps are for the provider to read (ibv_wc_read_completion_ts
+	 * and _wallclock_ns): a kernel CQ's poller has no field for them.
+	 */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
 		return -EOPNOTSUPP;
+	if (attr->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) {
+		if (!udata || !dev->attr.hca_core_clock)
+			return -EOPNOTSUPP;
+		in.flags = ORCA_CQ_CREATE_TIMESTAMP;
+	}
 	if (udata) {
 		err = orca_cq_udata(dev, udata, attr->cqe, &cmd);
 		if (err)

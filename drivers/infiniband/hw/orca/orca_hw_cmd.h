@@ -147,7 +147,7 @@ struct orca_caps {
 	__le32 ece_vendor_id;		/* 0x098 IEEE OUI; 0 = no ECE */
 	__le32 ece_options;		/* 0x09c ORCA_ECE_OPT_* supported */
 	__le64 hca_core_clock;		/* 0x0a0 kHz; 0 = no timestamps */
-	__le64 completion_timestamp_mask; /* 0x0a8 */
+	__le64 completion_timestamp_mask; /* 0x0a8 the clock's bits */
 	__le64 max_dm_size;		/* 0x0b0 */
 	/*
 	 * Features this device does not implement still report their
@@ -183,6 +183,18 @@ struct orca_caps {
 	__u8 reserved1[2];		/* 0x11e */
 	__le32 max_fast_reg_page_list_len; /* 0x120 ORCA_DEV_CAP_FAST_REG */
 	__u8 reserved2[0x160 - 0x124];	/* 0x124 room to grow */
+};
+
+/*
+ * QUERY_CLOCK output (inline): the device's two clocks, read together.
+ * free_running is the clock CQE timestamps are taken from, counting at
+ * hca_core_clock kHz and wrapping at completion_timestamp_mask;
+ * real_time is ns since the Epoch (UTC).  UNSUPPORTED while the caps
+ * report no clock (hca_core_clock 0).
+ */
+struct orca_query_clock_out {
+	__le64 free_running;		/* 0x00 */
+	__le64 real_time;		/* 0x08 */
 };
 
 /* QUERY_PORT input/output. */

@@ -16,11 +16,20 @@
  * 2^log_depth must exceed cqe.  A CQ without a ring (ring all zero) has
  * no memory for completions: only QPs without queues can use it.
  */
+/*
+ * With ORCA_CQ_CREATE_TIMESTAMP (only where the caps report a clock) the
+ * device stamps each CQE of the CQ with both its clocks (struct
+ * orca_cqe), read as it writes the CQE.  RESIZE_CQ keeps the CQ's flags
+ * and wants 0 in its own.
+ */
+#define ORCA_CQ_CREATE_TIMESTAMP	BIT(0)
+
 struct orca_create_cq_in {
 	__le32 cqe;			/* 0x00 requested entries */
 	__le32 comp_vector;		/* 0x04 */
 	__u8 log_depth;			/* 0x08 */
-	__u8 reserved[3];		/* 0x09 */
+	__u8 flags;			/* 0x09 ORCA_CQ_CREATE_* */
+	__u8 reserved[2];		/* 0x0a */
 	__le32 dbrec_off;		/* 0x0c */
 	struct orca_pbl ring;		/* 0x10 */
 };

@@ -275,7 +275,9 @@ enum orca_cqe_opcode {
  * send CQE also retires every unsignaled WQE before it.  A receive that
  * used a WQE of the QP's SRQ has ORCA_CQE_F_SRQ and that WQE's wqe_id.
  * A receive of a SEND_WITH_INV has ORCA_CQE_F_INV and the key it
- * invalidated in inv_rkey.
+ * invalidated in inv_rkey.  A CQ created with ORCA_CQ_CREATE_TIMESTAMP
+ * gets the device's clocks as it writes the entry (QUERY_CLOCK's two);
+ * other CQs get 0 there.
  */
 struct orca_cqe {
 	__le32 qpn;			/* 0x00 */
@@ -293,7 +295,10 @@ struct orca_cqe {
 	__u8 vendor_err;		/* 0x1d device detail for errors */
 	__u8 reserved0[2];		/* 0x1e */
 	__le32 inv_rkey;		/* 0x20 with ORCA_CQE_F_INV */
-	__u8 reserved[0x3f - 0x24];	/* 0x24 */
+	__u8 reserved1[4];		/* 0x24 */
+	__le64 timestamp;		/* 0x28 free-running clock: */
+	__le64 real_time;		/* 0x30 ORCA_CQ_CREATE_TIMESTAMP */
+	__u8 reserved[0x3f - 0x38];	/* 0x38 */
 	__u8 owner;			/* 0x3f */
 };
 

@@ -2,7 +2,8 @@
 /*
  * The driver's own ioctl attributes and methods (orca-abi.h): what
  * ibv_import_device() and ibv_import_pd() need to rebuild a context, and
- * a PD of it, on the same uverbs file in another provider context.
+ * a PD of it, on the same uverbs file in another provider context; and
+ * the device's clocks for ibv_query_rt_values_ex().
  */
 
 #include <rdma/ib_verbs.h>
@@ -10,6 +11,7 @@
 #include <rdma/uverbs_ioctl.h>
 
 #include "orca.h"
+#include "orca_com_cmd.h"
 
 #define UVERBS_MODULE_NAME orca_ib
 #include <rdma/uverbs_named_ioctl.h>
@@ -58,6 +60,44 @@ DECLARE_UVERBS_NAMED_METHOD(ORCA_IBV_METHOD_PD_QUERY,
 ADD_UVERBS_METHODS(orca_pd, UVERBS_OBJECT_PD,
 		   &UVERBS_METHOD(ORCA_IBV_METHOD_PD_QUERY));
 
+/*
+ * The clock lives in the device, so each read is a command: no mapped
+ * counter here to read without one.
+ */
+static int UVERBS_HANDLER(ORCA_IBV_METHOD_QUERY_CLOCK)(struct uverbs_attr_bundle *attrs)
+{
+	struct orca_ibv_query_clock_resp resp = {};
+	struct orca_query_clock_out out;
+	struct ib_ucontext *ibucontext;
+	struct orca_dev *dev;
+	int err;
+
+	ibucontext = ib_uverbs_get_ucontext(attrs);
+	if (IS_ERR(ibucontext))
+		return PTR_ERR(ibucontext);
+	dev = to_odev(ibucontext->device);
+	if (!dev->attr.hca_core_clock)
+		return -EOPNOTSUPP;
+	err = orca_cmd_query_clock(&dev->com, &out);
+	if (err)
+		return err;
+	resp.free_running = le64_to_cpu(out.free_running) &
+			    dev->attr.timestamp_mask;
+	resp.real_time_ns = le64_to_cpu(out.real_time);
+	return uverbs_copy_to_struct_or_zero(attrs,
+					     ORCA_IBV_ATTR_QUERY_CLOCK_RESP,
+					     &resp, sizeof(resp));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(ORCA_IBV_METHOD_QUERY_CLOCK,
+			    UVERBS_ATTR_PTR_OUT(ORCA_IBV_ATTR_QUERY_CLOCK_RESP,
+						UVERBS_ATTR_STRUCT(struct orca_ibv_query_clock_resp,
+								   real_time_ns),
+						UA_MANDATORY));
+
+ADD_UVERBS_METHODS(orca_device, UVERBS_OBJECT_DEVICE,
+		   &UVERBS_METHOD(ORCA_IBV_METHOD_QUERY_CLOCK));
+
 /* the response, at least up to device_caps */
 #define ORCA_UCTX_RESP_ATTR \
 	UVERBS_ATTR_STRUCT(struct orca_ibv_alloc_ucontext_resp, device_caps)
@@ -70,6 +110,7 @@ ADD_UVERBS_ATTRIBUTES_SIMPLE(orca_query_context, UVERBS_OBJECT_DEVICE,
 
 const struct uapi_definition orca_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &orca_query_context),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &orca_device),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &orca_pd),
 	{}
 };
