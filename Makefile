@@ -189,7 +189,7 @@ DRV_L_transport := orca_com.h orca_trace orca_com.c orca_com_cmd
 DRV_L_attr := orca_attr
 DRV_L_memory := orca orca_buf orca_dead orca_udb
 DRV_L_kernel := orca_ksrq orca_kcq orca_fastreg orca_kqp orca_eq
-DRV_L_verbs := orca_verbs orca_mr orca_ah orca_srq orca_cq orca_qp orca_restrack \
+DRV_L_verbs := orca_verbs orca_mr orca_dm orca_ah orca_srq orca_cq orca_qp orca_restrack \
 	orca_mad orca_mcast orca_debugfs orca_uapi
 DRV_L_device := orca_event orca_main
 DRV_L_- := orca_attr_test orca_com_test
@@ -532,6 +532,7 @@ vm-config:
 	    env $(EXP_ALT) ORCA_EXPECT_VENDOR_ID=0x00c0de $(T)/lib/run-tests.sh $(T)/vm/devinfo.sh \
 	    '$(BUILD)/tests/verbs_limits -d orca0 --max-qp 8 --max-pd 4 --max-cq 4' \
 	    '$(BUILD)/tests/verbs_device -d orca0' '$(BUILD)/tests/verbs_timestamp -d orca0' \
+	    '$(BUILD)/tests/verbs_dm -d orca0' \
 	    '$(BUILD)/tests/verbs_dio -d orca0 --expect 3,2,3' \
 	    '$(BUILD)/tests/verbs_ece -d orca0' '$(BUILD)/tests/verbs_query_qp -d orca0' \
 	    '$(BUILD)/tests/verbs_port_tables -d orca0 --prefix 0xfe80000000001234 --port-guid 0x00aabbccddeeff42 --gids 4 --pkeys 0x8001,0x7fff' \
@@ -547,16 +548,18 @@ vm-swiotlb:
 
 # (b2) features off: no ECE, no PCI write end padding, no data-in-order
 # guarantee, no SQD async notification, no multicast groups, no ATOMIC
-# WRITE (dev_caps 0x0ce7 has no bit 20), no clock (no CQE timestamps)
+# WRITE (dev_caps 0x0ce7 has no bit 20), no clock (no CQE timestamps), no
+# device memory
 vm-features-off:
 	@$(STAGE) $@ -- env BUILD=$(BUILD) $(VM) --name $@ --emu-set ece=0 \
 	    --emu-set pci_write_end_padding=0 --emu-set dev_caps=0x0ce7 --emu-set dio_send=0 \
 	    --emu-set dio_rdma_write=0 --emu-set dio_rdma_read=0 --emu-set max_ah=0 \
 	    --emu-set atomic_cap=0 --emu-set max_srq=0 --emu-set max_mw=0 \
-	    --emu-set max_mcast_grp=0 --emu-set hca_core_clock=0 -- \
+	    --emu-set max_mcast_grp=0 --emu-set hca_core_clock=0 --emu-set max_dm_size=0 -- \
 	    $(T)/lib/run-tests.sh '$(BUILD)/tests/verbs_device -d orca0' \
 	    '$(BUILD)/tests/verbs_srq -d orca0' '$(BUILD)/tests/verbs_mw -d orca0' \
 	    '$(BUILD)/tests/verbs_atomic_write -d orca0' '$(BUILD)/tests/verbs_timestamp -d orca0' \
+	    '$(BUILD)/tests/verbs_dm -d orca0' \
 	    '$(BUILD)/tests/verbs_dio -d orca0 --expect 0,0,0' '$(BUILD)/tests/verbs_ece -d orca0' \
 	    '$(BUILD)/tests/verbs_query_qp -d orca0' '$(BUILD)/tests/verbs_port -d orca0' \
 	    $(T)/vm/dio-poll.sh $(T)/vm/rmmod.sh || true

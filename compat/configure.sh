@@ -110,6 +110,10 @@ if ! have REG_USER_MR_DMAH; then
     rewrite orca_main.c 1 's/^(\t\.reg_user_mr = )orca_reg_user_mr,$/$1orca_compat_reg_user_mr,/m'
     backported+=(reg_user_mr)
 fi
+if ! have REG_USER_MR_DMABUF_DMAH; then
+    rewrite orca_main.c 1 's/^(\t\.reg_user_mr_dmabuf = )orca_reg_user_mr_dmabuf,$/$1orca_compat_reg_user_mr_dmabuf,/m'
+    backported+=(reg_user_mr_dmabuf)
+fi
 if ! have RESIZE_USER_CQ; then
     rewrite orca_main.c 1 's/^\t\.resize_user_cq = orca_resize_cq,$/\t.resize_cq = orca_compat_resize_cq,/m'
     backported+=(resize_cq)

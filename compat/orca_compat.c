@@ -34,6 +34,32 @@ struct ib_mr *orca_compat_reg_user_mr(struct ib_pd *ibpd, u64 start,
 }
 #endif
 
+#ifndef HAVE_REG_USER_MR_DMABUF_DMAH
+#ifdef HAVE_REG_USER_MR_DMABUF_ATTRS
+struct ib_mr *orca_compat_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					     u64 length, u64 virt_addr, int fd,
+					     int access_flags,
+					     struct uverbs_attr_bundle *attrs)
+{
+	return orca_reg_user_mr_dmabuf(ibpd, offset, length, virt_addr, fd,
+				       access_flags, NULL, attrs);
+}
+#else
+struct ib_mr *orca_compat_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					     u64 length, u64 virt_addr, int fd,
+					     int access_flags,
+					     struct ib_udata *udata)
+{
+	/* uverbs passes &attrs->driver_udata */
+	return orca_reg_user_mr_dmabuf(ibpd, offset, length, virt_addr, fd,
+				       access_flags, NULL, udata ?
+				       container_of(udata,
+						    struct uverbs_attr_bundle,
+						    driver_udata) : NULL);
+}
+#endif
+#endif
+
 #ifndef HAVE_RESIZE_USER_CQ
 int orca_compat_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 {

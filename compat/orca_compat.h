@@ -75,6 +75,25 @@ struct ib_mr *orca_compat_reg_user_mr(struct ib_pd *ibpd, u64 start,
 				      struct ib_udata *udata);
 #endif
 
+/*
+ * reg_user_mr_dmabuf: 6.9 gave it the attribute bundle for the udata,
+ * 6.17 a DMA handle before it, which orca refuses
+ */
+#ifndef HAVE_REG_USER_MR_DMABUF_DMAH
+struct uverbs_attr_bundle;
+#ifdef HAVE_REG_USER_MR_DMABUF_ATTRS
+struct ib_mr *orca_compat_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					     u64 length, u64 virt_addr, int fd,
+					     int access_flags,
+					     struct uverbs_attr_bundle *attrs);
+#else
+struct ib_mr *orca_compat_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					     u64 length, u64 virt_addr, int fd,
+					     int access_flags,
+					     struct ib_udata *udata);
+#endif
+#endif
+
 /* 7.1: resize_cq became resize_user_cq, with an unsigned size */
 #ifndef HAVE_RESIZE_USER_CQ
 int orca_compat_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);

@@ -31,6 +31,8 @@
 #include "orca_dev.h"
 #include "orca_log.h"
 
+static_assert(IVS_SHM_SIZE == ORCA_BAR2_SIZE, "BAR2 is the device's");
+
 #define MAX_SETS	128
 #define NSEC_PER_MSEC	1000000ULL
 

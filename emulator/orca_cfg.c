@@ -97,7 +97,7 @@ static const struct cfg_key cfg_keys[] = {
 	NUM(db_poll_us, 0, 1000),
 	NUM(hca_core_clock, 0, U64),
 	NUM(completion_timestamp_mask, 0, U64),
-	NUM(max_dm_size, 0, U64),
+	NUM(max_dm_size, 0, ORCA_DM_MAX_SIZE),	/* the window in BAR2 */
 	NUM(port_cap_flags, 0, U32),
 	{ "port_pin", CFG_PIN, offsetof(struct orca_cfg, port_pin), 0, 0, 0 },
 	NUM(max_msg_sz, 1, 1ULL << 31),	/* IBA: a message is at most 2^31 bytes */
@@ -199,6 +199,7 @@ void orca_cfg_defaults(struct orca_cfg *cfg)
 	cfg->dio_rdma_read = ORCA_DIO_ALIGNED_128_BYTES;
 	/* the clock counts ns, and never wraps in a device's life */
 	cfg->hca_core_clock = 1000000;
+	cfg->max_dm_size = 256 * 1024;
 	cfg->completion_timestamp_mask = UINT64_MAX;
 	cfg->link_seed = 1;
 	cfg->ece = 1;
@@ -553,6 +554,13 @@ int orca_cfg_finalize(struct orca_cfg *cfg, char *err, size_t errlen)
 			       "completion_timestamp_mask 0x%llx is not 2^n - 1",
 			       (unsigned long long)cfg->completion_timestamp_mask);
 	}
+
+	/* device memory is given out in pages */
+	if (cfg->max_dm_size % ORCA_DM_PAGE)
+		return cfg_err(err, errlen,
+			       "max_dm_size %llu is not a multiple of %u",
+			       (unsigned long long)cfg->max_dm_size,
+			       ORCA_DM_PAGE);
 
 	/* fast registration: one switch, the page list length or the cap */
 	if (!cfg->max_fast_reg_page_list_len ||

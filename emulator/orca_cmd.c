@@ -47,6 +47,7 @@ void destroy_all(struct orca_dev *dev)
 		cq_ring_destroy(&dev->cqs[i]);
 	mw_destroy_all(dev);
 	mr_destroy_all(dev);
+	dm_destroy_all(dev);
 	srq_destroy_all(dev);
 	mcast_destroy_all(dev);
 	if (dev->ahs)
@@ -684,6 +685,14 @@ const struct cmd_desc orca_cmd_table[256] = {
 	[ORCA_CMD_ALLOC_MR] = { sizeof(struct orca_alloc_mr_in),
 				sizeof(struct orca_reg_mr_out), true,
 				cmd_alloc_mr },
+	[ORCA_CMD_ALLOC_DM] = { sizeof(struct orca_alloc_dm_in),
+				sizeof(struct orca_alloc_dm_out), true,
+				cmd_alloc_dm },
+	[ORCA_CMD_DEALLOC_DM] = { sizeof(struct orca_dm_handle), 0, true,
+				  cmd_dealloc_dm },
+	[ORCA_CMD_REG_DM_MR] = { sizeof(struct orca_reg_dm_mr_in),
+				 sizeof(struct orca_reg_mr_out), true,
+				 cmd_reg_dm_mr },
 	[ORCA_CMD_DEALLOC_MW] = { sizeof(struct orca_mw_handle), 0, true,
 				  cmd_dealloc_mw },
 	[ORCA_CMD_CREATE_AH] = { sizeof(struct orca_create_ah_in),

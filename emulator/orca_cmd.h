@@ -37,6 +37,9 @@ int cmd_detach_mcast(struct orca_dev *dev, struct cmd *c);
 int cmd_reg_mr(struct orca_dev *dev, struct cmd *c);
 int cmd_dereg_mr(struct orca_dev *dev, struct cmd *c);
 int cmd_rereg_mr(struct orca_dev *dev, struct cmd *c);
+int cmd_alloc_dm(struct orca_dev *dev, struct cmd *c);
+int cmd_dealloc_dm(struct orca_dev *dev, struct cmd *c);
+int cmd_reg_dm_mr(struct orca_dev *dev, struct cmd *c);
 
 /* orca_cmd_mw.c */
 int cmd_alloc_mw(struct orca_dev *dev, struct cmd *c);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause)
 /*
  * orca device model: the memory region commands REG_MR, ALLOC_MR, REREG_MR
- * and DEREG_MR (the regions themselves: orca_mem.c).
+ * and DEREG_MR, and device memory: ALLOC_DM, DEALLOC_DM and REG_DM_MR
+ * (the regions themselves: orca_mem.c).
  */
 #include "orca_cmd.h"
 
@@ -30,16 +31,10 @@ static void mr_insert(struct orca_dev *dev, struct orca_mr *mr,
 	o->rkey = o->lkey;
 }
 
-/* Check a region's description and copy its page list into @mr. */
-static int mr_parse(struct orca_dev *dev, struct cmd *c,
-		    const struct orca_reg_mr_in *in, struct orca_mr *mr)
+/* A region's PD and rights, whatever its memory. */
+static int mr_rights(struct orca_dev *dev, struct cmd *c, uint32_t pdn,
+		     uint32_t access)
 {
-	uint64_t iova = le64toh(in->iova), len = le64toh(in->length);
-	uint32_t pdn = le32toh(in->pdn), access = le32toh(in->access);
-	uint32_t first_off = le32toh(in->first_off);
-	char why[160];
-
-	CHECK_RESERVED(c, in->reserved);
 	if (!pdn || pdn > dev->cfg.max_pd || !dev->pds[pdn].used)
 		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
 			    "no PD %u", pdn);
@@ -52,6 +47,23 @@ static int mr_parse(struct orca_dev *dev, struct cmd *c,
 	    !(access & ORCA_ACCESS_LOCAL_WRITE))
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_FLAGS,
 			    "remote write/atomic without local write");
+	return ORCA_STATUS_OK;
+}
+
+/* Check a region's description and copy its page list into @mr. */
+static int mr_parse(struct orca_dev *dev, struct cmd *c,
+		    const struct orca_reg_mr_in *in, struct orca_mr *mr)
+{
+	uint64_t iova = le64toh(in->iova), len = le64toh(in->length);
+	uint32_t pdn = le32toh(in->pdn), access = le32toh(in->access);
+	uint32_t first_off = le32toh(in->first_off);
+	char why[160];
+	int ret;
+
+	CHECK_RESERVED(c, in->reserved);
+	ret = mr_rights(dev, c, pdn, access);
+	if (ret)
+		return ret;
 	/* first_off + len sizes the page list check: it must not wrap */
 	if (!len || len > dev->cfg.max_mr_size || iova + len < iova ||
 	    len > UINT64_MAX - first_off)
@@ -147,6 +159,9 @@ int cmd_rereg_mr(struct orca_dev *dev, struct cmd *c)
 	if (mr->fast)
 		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_HANDLE,
 			    "MR 0x%x is for fast registration", key);
+	if (mr->dm)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_HANDLE,
+			    "MR 0x%x is over device memory", key);
 	ret = mr_parse(dev, c, &in->mr, &new);
 	if (ret)
 		return ret;
@@ -182,8 +197,140 @@ int cmd_dereg_mr(struct orca_dev *dev, struct cmd *c)
 			    "MR 0x%x has %u memory windows bound", key,
 			    mr->mw_refs);
 	dev->pds[mr->pdn].mr_refs--;
+	if (mr->dm)
+		dev->dms[mr->dm].mr_refs--;
 	pages_free(&mr->pages);
 	mr->used = false;
 	dev->n_mrs--;
+	return ORCA_STATUS_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Device memory                                                      */
+/* ------------------------------------------------------------------ */
+
+static struct orca_dm *dm_get(struct orca_dev *dev, uint32_t handle)
+{
+	if (!handle || handle > ORCA_DM_PAGES || !dev->dms[handle].used)
+		return NULL;
+	return &dev->dms[handle];
+}
+
+/*
+ * The first run of @npages free pages of the window that starts at a
+ * multiple of @align pages, or -1.
+ */
+static int64_t dm_find(struct orca_dev *dev, uint32_t npages, uint32_t align)
+{
+	uint32_t window = dev->cfg.max_dm_size / ORCA_DM_PAGE, h, p, k;
+	bool used[ORCA_DM_PAGES] = { false };
+
+	for (h = 1; h <= ORCA_DM_PAGES; h++)
+		for (k = 0; dev->dms[h].used && k < dev->dms[h].npages; k++)
+			used[dev->dms[h].first + k] = true;
+	for (p = 0; npages <= window && p <= window - npages; p += align) {
+		for (k = 0; k < npages && !used[p + k]; k++)
+			;
+		if (k == npages)
+			return p;
+	}
+	return -1;
+}
+
+int cmd_alloc_dm(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_alloc_dm_in *in = c->in;
+	struct orca_alloc_dm_out *o = c->out;
+	uint64_t len = le64toh(in->length), size = dev->cfg.max_dm_size;
+	uint32_t npages, align = 1, h;
+	int64_t first;
+
+	CHECK_RESERVED(c, in->reserved);
+	if (!size)
+		return fail(c, ORCA_STATUS_UNSUPPORTED, ORCA_SYND_NONE,
+			    "no device memory (max_dm_size 0)");
+	if (!len || len > size)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
+			    "device memory of %llu bytes (max_dm_size %llu)",
+			    (unsigned long long)len, (unsigned long long)size);
+	if (in->log_align >= 64 || (1ULL << in->log_align) > size)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
+			    "alignment 2^%u beyond the %llu-byte window",
+			    in->log_align, (unsigned long long)size);
+	if ((1ULL << in->log_align) > ORCA_DM_PAGE)
+		align = (1ULL << in->log_align) / ORCA_DM_PAGE;
+	npages = (len + ORCA_DM_PAGE - 1) / ORCA_DM_PAGE;
+	first = dm_find(dev, npages, align);
+	/* each allocation holds a page at least: a free slot is there */
+	for (h = 1; h <= ORCA_DM_PAGES && dev->dms[h].used; h++)
+		;
+	if (first < 0 || h > ORCA_DM_PAGES)
+		return fail(c, ORCA_STATUS_NO_RESOURCES, ORCA_SYND_LIMIT,
+			    "no %u free pages of device memory in a row",
+			    npages);
+	/* nothing of the pages' last owner for the next */
+	memset(dev->dm_base + first * ORCA_DM_PAGE, 0,
+	       (size_t)npages * ORCA_DM_PAGE);
+	dev->dms[h] = (struct orca_dm){ .used = true, .first = first,
+					.npages = npages, .length = len };
+	o->dm_handle = htole32(h);
+	o->bar_offset = htole64(ORCA_DM_BAR_OFFSET + first * ORCA_DM_PAGE);
+	return ORCA_STATUS_OK;
+}
+
+int cmd_dealloc_dm(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_dm_handle *in = c->in;
+	uint32_t h = le32toh(in->dm_handle);
+	struct orca_dm *dm;
+
+	CHECK_RESERVED(c, in->reserved);
+	dm = dm_get(dev, h);
+	if (!dm)
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no device memory %u", h);
+	if (dm->mr_refs)
+		return fail(c, ORCA_STATUS_BAD_RES_STATE, ORCA_SYND_IN_USE,
+			    "device memory %u has %u regions", h, dm->mr_refs);
+	*dm = (struct orca_dm){ 0 };
+	return ORCA_STATUS_OK;
+}
+
+int cmd_reg_dm_mr(struct orca_dev *dev, struct cmd *c)
+{
+	const struct orca_reg_dm_mr_in *in = c->in;
+	uint64_t iova = le64toh(in->iova), len = le64toh(in->length);
+	uint64_t off = le64toh(in->dm_offset);
+	uint32_t pdn = le32toh(in->pdn), access = le32toh(in->access);
+	uint32_t h = le32toh(in->dm_handle);
+	struct orca_dm *dm;
+	struct orca_mr new;
+	int ret;
+
+	CHECK_RESERVED(c, in->reserved);
+	if (dev->n_mrs >= dev->cfg.max_mr)
+		return fail(c, ORCA_STATUS_NO_RESOURCES, ORCA_SYND_LIMIT,
+			    "max_mr %llu reached",
+			    (unsigned long long)dev->cfg.max_mr);
+	ret = mr_rights(dev, c, pdn, access);
+	if (ret)
+		return ret;
+	dm = dm_get(dev, h);
+	if (!dm)
+		return fail(c, ORCA_STATUS_BAD_RESOURCE, ORCA_SYND_HANDLE,
+			    "no device memory %u", h);
+	if (off > dm->length || len > dm->length - off || iova + len < iova)
+		return fail(c, ORCA_STATUS_BAD_PARAM, ORCA_SYND_ATTR_RANGE,
+			    "%llu bytes at %llu of device memory %u (%llu bytes)",
+			    (unsigned long long)len, (unsigned long long)off, h,
+			    (unsigned long long)dm->length);
+	new = (struct orca_mr){ .used = true, .valid = true, .pdn = pdn,
+				.access = access, .iova = iova, .length = len,
+				.dm = h,
+				.dm_off = (uint64_t)dm->first * ORCA_DM_PAGE +
+					  off,
+				.pages.shift = 12 };
+	mr_insert(dev, &new, c->out);
+	dm->mr_refs++;
 	return ORCA_STATUS_OK;
 }

@@ -293,6 +293,9 @@ int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 	memset(dev, 0, sizeof(*dev));
 	dev->cfg = *cfg;
 	dev->regs = regs;
+	static_assert(ORCA_DM_BAR_OFFSET + ORCA_DM_MAX_SIZE <= ORCA_BAR2_SIZE,
+		      "device memory inside BAR2");
+	dev->dm_base = (uint8_t *)regs + ORCA_DM_BAR_OFFSET;
 	dev->raise_irq = raise_irq;
 	dev->irq_priv = irq_priv;
 	dev->link = &wire_link_ops;

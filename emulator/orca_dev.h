@@ -19,8 +19,9 @@
 #include "orca_types.h"
 
 /*
- * Create the device over BAR2 memory @regs (at least sizeof(struct
- * orca_regs) bytes).  @cfg must be finalized.  Returns 0 or -ENOMEM.
+ * Create the device over BAR2 memory @regs: ORCA_BAR2_SIZE bytes (the
+ * register block, and device memory from ORCA_DM_BAR_OFFSET).  @cfg must
+ * be finalized.  Returns 0 or -ENOMEM.
  */
 int orca_dev_init(struct orca_dev *dev, const struct orca_cfg *cfg,
 		  struct orca_regs *regs,

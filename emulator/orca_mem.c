@@ -223,6 +223,8 @@ void *mr_ptr(struct orca_dev *dev, const struct orca_mr *mr, uint64_t va,
 {
 	if (mr->phys)
 		return dma_ptr(dev, va, len);
+	if (mr->dm)
+		return dm_ptr(dev, mr->dm_off + (va - mr->iova), len);
 	return pages_ptr(dev, &mr->pages, va - mr->iova + mr->first_off, len);
 }
 
@@ -519,6 +521,20 @@ bool mr_invalidate(struct orca_dev *dev, struct orca_qp *qp, uint32_t key,
 	mr->valid = false;
 	dev->stats.mr_invalidations++;
 	return true;
+}
+
+void *dm_ptr(struct orca_dev *dev, uint64_t off, uint64_t len)
+{
+	uint64_t size = dev->cfg.max_dm_size;
+
+	if (off > size || len > size - off)
+		return NULL;
+	return dev->dm_base + off;
+}
+
+void dm_destroy_all(struct orca_dev *dev)
+{
+	memset(dev->dms, 0, sizeof(dev->dms));
 }
 
 void mr_destroy_all(struct orca_dev *dev)

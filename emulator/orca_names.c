@@ -38,6 +38,9 @@ const char *orca_opcode_name(unsigned int opcode)
 	case ORCA_CMD_REREG_MR:		return "REREG_MR";
 	case ORCA_CMD_ALLOC_MW:		return "ALLOC_MW";
 	case ORCA_CMD_ALLOC_MR:		return "ALLOC_MR";
+	case ORCA_CMD_ALLOC_DM:		return "ALLOC_DM";
+	case ORCA_CMD_DEALLOC_DM:	return "DEALLOC_DM";
+	case ORCA_CMD_REG_DM_MR:	return "REG_DM_MR";
 	case ORCA_CMD_DEALLOC_MW:	return "DEALLOC_MW";
 	case ORCA_CMD_CREATE_AH:	return "CREATE_AH";
 	case ORCA_CMD_DESTROY_AH:	return "DESTROY_AH";

@@ -48,6 +48,9 @@ struct orca_mr *mr_get(struct orca_dev *dev, uint32_t key);
  */
 uint8_t key_byte_next(struct orca_dev *dev, uint8_t last);
 void mr_destroy_all(struct orca_dev *dev);
+/* Host pointer of [off, off + len) of the device memory window, or NULL. */
+void *dm_ptr(struct orca_dev *dev, uint64_t off, uint64_t len);
+void dm_destroy_all(struct orca_dev *dev);
 
 /* What a key must allow. */
 enum mr_need {

@@ -67,11 +67,27 @@ struct orca_mr {
 	uint32_t mw_refs;		/* windows bound to it */
 	/* ORCA_RESERVED_LKEY's: guest memory by address, no page list */
 	bool phys;
+	/* REG_DM_MR's: device memory dm (its handle), iova at dm_off */
+	uint32_t dm;
+	uint64_t dm_off;		/* in the device memory window */
 	/* ALLOC_MR's: valid between a REG_MR WQE and an invalidation */
 	bool fast;
 	bool valid;			/* every REG_MR command's region is */
 	uint32_t max_pages;
 };
+
+/*
+ * Device memory (ALLOC_DM): pages [first, first + npages) of the window
+ * at BAR2 ORCA_DM_BAR_OFFSET, length bytes of them its owner's.
+ */
+struct orca_dm {
+	bool used;
+	uint32_t first, npages;
+	uint64_t length;
+	uint32_t mr_refs;		/* regions over it */
+};
+
+#define ORCA_DM_PAGES	(ORCA_DM_MAX_SIZE / ORCA_DM_PAGE)
 
 /*
  * A memory window (orca_mw.c).  Bound: [addr, addr + length) of region
@@ -445,6 +461,9 @@ struct orca_dev {
 	uint16_t *kicks_used;		/* indices of the rings in use */
 	uint32_t n_kicks;
 	struct orca_mr *mrs;		/* [max_mr + 1], index 0 unused */
+	/* device memory: max_dm_size bytes at dm_base (BAR2) */
+	uint8_t *dm_base;
+	struct orca_dm dms[ORCA_DM_PAGES + 1];	/* index 0 unused */
 	struct orca_ah *ahs;		/* [max_ah + 1], index 0 unused */
 	struct orca_srq *srqs;		/* [max_srq + 1], index 0 unused */
 	struct orca_mw *mws;		/* [max_mw + 1], index 0 unused */

@@ -111,7 +111,8 @@ static inline struct fx *fx_new_cfg(const char *const *sets)
 			printf("# bad test config %s: %s\n", *sets, err);
 	if (orca_cfg_finalize(&f->cfg, err, sizeof(err)))
 		printf("# bad test config: %s\n", err);
-	f->regs = aligned_alloc(4096, sizeof(*f->regs));
+	/* BAR2: the register block and device memory */
+	f->regs = aligned_alloc(4096, ORCA_BAR2_SIZE);
 	/* calloc: fresh zero pages, no 4 MiB memset per device (fuzzers) */
 	f->buf = calloc(1, RAM_SIZE + 2 * CANARY_SIZE);
 	memset(f->buf, CANARY_BYTE, CANARY_SIZE);

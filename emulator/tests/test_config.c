@@ -78,6 +78,7 @@ static void query_caps_defaults(void)
 	CHECK_EQ(le32toh(c.ece_options), ORCA_ECE_OPT_ALL);
 	CHECK_EQ(le64toh(c.hca_core_clock), 1000000);	/* 1 GHz, in kHz */
 	CHECK_EQ(le64toh(c.completion_timestamp_mask), ~0ULL);
+	CHECK_EQ(le64toh(c.max_dm_size), 256 * 1024);
 	CHECK_EQ(le32toh(c.odp_general_caps), 0);
 	CHECK_EQ(le32toh(c.max_tso), 0);
 	CHECK_EQ(le32toh(c.max_fast_reg_page_list_len), 512);
@@ -337,6 +338,8 @@ static void config_bad(void)
 		"max_inline_data=4097",
 		/* IBA: a message is at most 2^31 bytes */
 		"max_msg_sz=0x80000001", "max_msg_sz=0xffffffff",
+		/* device memory is a 512 KiB window of BAR2 */
+		"max_dm_size=0x80001",
 	};
 	struct orca_cfg c;
 	char err[256], path[] = "/tmp/orca-emu-test-XXXXXX";
@@ -361,6 +364,11 @@ static void config_bad(void)
 	orca_cfg_defaults(&c);
 	CHECK_EQ(try_set(&c, "dev_caps=0x8"), 0);
 	CHECK_EQ(orca_cfg_finalize(&c, err, sizeof(err)), -1);
+	/* device memory in whole pages */
+	orca_cfg_defaults(&c);
+	CHECK_EQ(try_set(&c, "max_dm_size=4097"), 0);
+	CHECK_EQ(orca_cfg_finalize(&c, err, sizeof(err)), -1);
+	CHECK(strstr(err, "max_dm_size") != NULL);
 	/* a clock's bits are the low ones */
 	orca_cfg_defaults(&c);
 	CHECK_EQ(try_set(&c, "completion_timestamp_mask=0xfffe"), 0);

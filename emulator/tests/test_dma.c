@@ -84,7 +84,7 @@ static void device_above_4g(void)
 	const uint64_t hi = ORCA_4G;	/* GPA of file offset MIB */
 	struct orca_cmdq_entry *e;
 	struct orca_eqe *eqe;
-	struct orca_regs *regs = aligned_alloc(4096, sizeof(*regs));
+	struct orca_regs *regs = aligned_alloc(4096, ORCA_BAR2_SIZE);
 	uint8_t *ram = calloc(1, 4 * MIB);
 	struct orca_dev dev;
 	struct orca_cfg cfg;

@@ -38,4 +38,11 @@
 			      driver)                                         \
 	ibv_cmd_create_qp_ex2(ctx, qp, attr, cmd, cmd_size, resp, resp_size)
 
+/* rdma-core 44's takes no driver chain (its code reads no 8th argument) */
+#if ORCA_RDMA_CORE == 44
+#define ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr,     \
+			      driver)                                         \
+	ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr)
+#endif
+
 #endif

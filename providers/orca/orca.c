@@ -290,6 +290,7 @@ static const struct verbs_device_ops orca_dev_ops = {
 };
 
 static const struct verbs_context_ops orca_ctx_ops = {
+	.alloc_dm = orca_alloc_dm,
 	.alloc_mw = orca_alloc_mw,
 	.alloc_parent_domain = orca_alloc_parent_domain,
 	.alloc_pd = orca_alloc_pd,
@@ -316,6 +317,8 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.destroy_srq = orca_destroy_srq,
 	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = orca_free_context,
+	.free_dm = orca_free_dm,
+	.import_dm = orca_import_dm,
 	.import_mr = orca_import_mr,
 	.import_pd = orca_import_pd,
 	.modify_qp = orca_modify_qp,
@@ -331,11 +334,14 @@ static const struct verbs_context_ops orca_ctx_ops = {
 	.query_qp_data_in_order = orca_query_qp_data_in_order,
 	.query_rt_values = orca_query_rt_values,
 	.query_srq = orca_query_srq,
+	.reg_dm_mr = orca_reg_dm_mr,
+	.reg_dmabuf_mr = orca_reg_dmabuf_mr,
 	.reg_mr = orca_reg_mr,
 	.req_notify_cq = orca_arm_cq,
 	.rereg_mr = orca_rereg_mr,
 	.resize_cq = orca_resize_cq,
 	.set_ece = orca_set_ece,
+	.unimport_dm = orca_unimport_dm,
 	.unimport_mr = orca_unimport_mr,
 	.unimport_pd = orca_unimport_pd,
 };

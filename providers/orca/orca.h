@@ -276,7 +276,20 @@ int orca_query_port(struct ibv_context *context, uint8_t port,
 int orca_query_rt_values(struct ibv_context *context,
 			 struct ibv_values_ex *values);
 
+/* dm.c */
+struct ibv_dm *orca_alloc_dm(struct ibv_context *context,
+			     struct ibv_alloc_dm_attr *attr);
+int orca_free_dm(struct ibv_dm *ibdm);
+struct ibv_dm *orca_import_dm(struct ibv_context *context, uint32_t dm_handle);
+void orca_unimport_dm(struct ibv_dm *ibdm);
+struct ibv_mr *orca_reg_dm_mr(struct ibv_pd *pd, struct ibv_dm *ibdm,
+			      uint64_t dm_offset, size_t length,
+			      unsigned int access);
+
 struct ibv_pd *orca_alloc_pd(struct ibv_context *context);
+struct ibv_mr *orca_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access);
 struct ibv_pd *orca_import_pd(struct ibv_context *context, uint32_t pd_handle);
 void orca_unimport_pd(struct ibv_pd *ibpd);
 struct ibv_mr *orca_import_mr(struct ibv_pd *pd, uint32_t mr_handle);

@@ -547,6 +547,34 @@ void orca_unimport_mr(struct ibv_mr *ibmr)
 	free(container_of(ibmr, struct verbs_mr, ibv_mr));
 }
 
+/*
+ * ibv_reg_dmabuf_mr(): the kernel pins the dma-buf's pages and the device
+ * maps them like any page list.
+ */
+struct ibv_mr *orca_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access)
+{
+	struct verbs_mr *vmr;
+	int ret;
+
+	if (access & IBV_ACCESS_ON_DEMAND) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+	ret = ibv_cmd_reg_dmabuf_mr(pd, offset, length, iova, fd, access, vmr,
+				    NULL);
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+	return &vmr->ibv_mr;
+}
+
 int orca_dereg_mr(struct verbs_mr *vmr)
 {
 	int ret;

@@ -86,6 +86,7 @@ ok $? "libibverbs imports bound to IBVERBS_PRIVATE_$PABI / IBVERBS_1.x only" "$T
 cat > "$T/expected_imports.txt" <<EOT
 _verbs_init_and_alloc_context
 execute_ioctl
+ibv_cmd_alloc_dm
 ibv_cmd_alloc_mw
 ibv_cmd_alloc_pd
 ibv_cmd_attach_mcast
@@ -102,6 +103,7 @@ ibv_cmd_destroy_cq
 ibv_cmd_destroy_qp
 ibv_cmd_destroy_srq
 ibv_cmd_detach_mcast
+ibv_cmd_free_dm
 ibv_cmd_get_context
 ibv_cmd_modify_qp_ex
 ibv_cmd_modify_srq
@@ -111,6 +113,8 @@ ibv_cmd_query_mr
 ibv_cmd_query_port
 ibv_cmd_query_qp
 ibv_cmd_query_srq
+ibv_cmd_reg_dm_mr
+ibv_cmd_reg_dmabuf_mr
 ibv_cmd_reg_mr
 ibv_cmd_rereg_mr
 ibv_cmd_resize_cq

@@ -190,6 +190,8 @@ static void defaults(struct expect *e)
 	/* "a 1 GHz clock of 64 bits" */
 	e->hca_core_clock = 1000000;
 	e->completion_timestamp_mask = ~0ULL;
+	/* "256 KiB of device memory" */
+	e->max_dm_size = 256 * 1024;
 	/* "every other limit 0": memset */
 
 	e->lid = 0x11;
@@ -535,6 +537,12 @@ static int derive(struct parse *p)
 		fprintf(stderr, "expect: active_mtu %llu > max_mtu %llu\n",
 			(unsigned long long)e->active_mtu,
 			(unsigned long long)e->max_mtu);
+		return -1;
+	}
+	/* "a multiple of 4096, at most 512 KiB" */
+	if (e->max_dm_size % 4096 || e->max_dm_size > 512 * 1024) {
+		fprintf(stderr, "expect: max_dm_size %llu is not a multiple of 4096 up to 512 KiB\n",
+			(unsigned long long)e->max_dm_size);
 		return -1;
 	}
 	/* "the low bits of a counter": 2^n - 1 */

@@ -92,8 +92,8 @@ int main(void)
 	check(e.max_vl_num == 1 && e.max_mcast_grp == 256 &&
 	      e.max_mcast_qp_attach == 16 &&
 	      e.max_total_mcast_qp_attach == 1024 &&
-	      e.max_fast_reg_page_list_len == 512 && e.max_dm_size == 0,
-	      "default max_vl_num 1, multicast 256/16/1024, 512-page fast registration, others 0");
+	      e.max_fast_reg_page_list_len == 512 && e.max_dm_size == 256 * 1024,
+	      "default max_vl_num 1, multicast 256/16/1024, 512-page fast registration, 256 KiB of device memory");
 	check(e.hca_core_clock == 1000000 && e.completion_timestamp_mask == ~0ULL,
 	      "default clock 1 GHz (1000000 kHz), 64 bits");
 	check(e.max_srq == 1024 && e.max_srq_wr == 4096 &&
@@ -159,6 +159,9 @@ int main(void)
 	check(!run(&e, "--set", "completion_timestamp_mask=0", NULL) &&
 	      e.hca_core_clock == 0,
 	      "completion_timestamp_mask=0: no clock");
+	check(run(&e, "--set", "max_dm_size=4097", NULL) != 0 &&
+	      run(&e, "--set", "max_dm_size=0x81000", NULL) != 0,
+	      "max_dm_size not whole pages, or past 512 KiB, is refused");
 	check(run(&e, "--set", "completion_timestamp_mask=0xff00", NULL) != 0,
 	      "completion_timestamp_mask=0xff00 (not 2^n - 1) is refused");
 	check(!run(&e, "--set", "dev_caps=0x2007", NULL) && e.max_mw == 4096 &&

@@ -160,7 +160,7 @@ static void check_ex(const struct ibv_device_attr_ex *a, const struct expect *c)
 	EQ(a->cq_mod_caps.max_cq_count, 0,
 	   "cq_mod_caps.max_cq_count (no CQ moderation)");
 	EQ(a->cq_mod_caps.max_cq_period, 0, "cq_mod_caps.max_cq_period");
-	EQ(a->max_dm_size, 0, "max_dm_size (no device memory)");
+	EQ(a->max_dm_size, c->max_dm_size, "max_dm_size (device memory)");
 	EQ(a->pci_atomic_caps.fetch_add, 0, "pci_atomic_caps.fetch_add");
 	EQ(a->pci_atomic_caps.swap, 0, "pci_atomic_caps.swap");
 	EQ(a->pci_atomic_caps.compare_swap, 0, "pci_atomic_caps.compare_swap");

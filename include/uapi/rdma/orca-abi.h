@@ -195,6 +195,40 @@ struct orca_ibv_query_clock_resp {
 };
 
 /*
+ * Device memory.  UVERBS_METHOD_DM_ALLOC answers, in the mandatory driver
+ * attribute ORCA_IBV_ATTR_ALLOC_DM_RESP, where the allocation is mapped:
+ * map_length bytes (whole pages) at offset mmap_key of the uverbs file,
+ * the allocation's first byte at the mapping's start.  The provider
+ * copies in and out of it (ibv_memcpy_to_dm / _from_dm).  The pages stay
+ * the context's until the DM is freed and no mapping of them is left.
+ * ORCA_IBV_METHOD_DM_QUERY on UVERBS_OBJECT_DM tells the same of a DM
+ * handle of the context, and its length (ibv_import_dm()).
+ */
+enum orca_ibv_alloc_dm_attrs {
+	ORCA_IBV_ATTR_ALLOC_DM_RESP = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+struct orca_ibv_alloc_dm_resp {
+	__aligned_u64 mmap_key;
+	__aligned_u64 map_length;
+};
+
+enum orca_ibv_query_dm_attrs {
+	ORCA_IBV_ATTR_QUERY_DM_HANDLE = (1U << UVERBS_ID_NS_SHIFT),
+	ORCA_IBV_ATTR_QUERY_DM_RESP,
+};
+
+enum orca_ibv_dm_methods {
+	ORCA_IBV_METHOD_DM_QUERY = (1U << UVERBS_ID_NS_SHIFT),
+};
+
+struct orca_ibv_query_dm_resp {
+	__aligned_u64 mmap_key;
+	__aligned_u64 map_length;
+	__aligned_u64 length;
+};
+
+/*
  * Attributes struct ib_uverbs_ex_query_device_resp does not carry; the
  * bits say which fields are valid.
  */

@@ -141,6 +141,11 @@ struct verbs_mr {
 	int			access;
 };
 
+struct verbs_dm {
+	struct ibv_dm		dm;
+	uint32_t		handle;
+};
+
 struct verbs_cq {
 	union {
 		struct ibv_cq cq;
@@ -505,6 +510,23 @@ int ibv_cmd_query_context(struct ibv_context *ctx,
 			  struct ibv_command_buffer *driver);
 int ibv_cmd_query_mr(struct ibv_pd *pd, struct verbs_mr *vmr,
 		     uint32_t mr_handle);
+/* v45..: a driver ioctl attribute chain at the end (NULL: none) */
+int ibv_cmd_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
+			  uint64_t iova, int fd, int access,
+			  struct verbs_mr *vmr
+#if ORCA_RDMA_CORE != 44
+			  , struct ibv_command_buffer *driver
+#endif
+			  );
+int ibv_cmd_alloc_dm(struct ibv_context *ctx,
+		     const struct ibv_alloc_dm_attr *dm_attr,
+		     struct verbs_dm *dm,
+		     struct ibv_command_buffer *link);
+int ibv_cmd_free_dm(struct verbs_dm *dm);
+int ibv_cmd_reg_dm_mr(struct ibv_pd *pd, struct verbs_dm *dm,
+		      uint64_t offset, size_t length,
+		      unsigned int access, struct verbs_mr *vmr,
+		      struct ibv_command_buffer *link);
 int ibv_cmd_query_device_any(struct ibv_context *context,
 			     const struct ibv_query_device_ex_input *input,
 			     struct ibv_device_attr_ex *attr, size_t attr_size,
@@ -699,6 +721,7 @@ static_assert(offsetof(struct verbs_qp, comp_mask) == ORCA_VERBS_QP_SIZE - 16,
 	      "verbs_qp.comp_mask");
 static_assert(offsetof(struct ibv_qp_ex, qp_base) == 0, "ibv_qp_ex.qp_base");
 static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr");
+static_assert(offsetof(struct verbs_dm, handle) == 32, "verbs_dm.handle");
 static_assert(sizeof(struct verbs_srq) == 160, "verbs_srq");
 #endif
 

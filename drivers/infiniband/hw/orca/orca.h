@@ -170,6 +170,11 @@ struct orca_cq {
 	struct list_head send_qps, recv_qps;
 };
 
+/* the rights a region can have on the device */
+#define ORCA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
+			 IB_ACCESS_MW_BIND)
+
 struct orca_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
@@ -183,6 +188,19 @@ struct orca_mr {
 	bool fast;
 	struct orca_kbuf pl;
 	u32 max_pages, npages;
+};
+
+/*
+ * Device memory: pages of BAR2 the device gave out (handle), size bytes
+ * from bar_offset, mapped through entry (orca_dm.c).
+ */
+struct orca_dm {
+	struct ib_dm ibdm;
+	struct orca_dev *dev;
+	u32 handle;
+	u64 bar_offset;
+	u64 size;
+	struct rdma_user_mmap_entry *entry;
 };
 
 /* A memory window: the device keeps it; ibmw.rkey names it (its index). */
@@ -348,6 +366,11 @@ static inline struct orca_srq *to_osrq(struct ib_srq *ibsrq)
 	return container_of(ibsrq, struct orca_srq, ibsrq);
 }
 
+static inline struct orca_dm *to_odm(struct ib_dm *ibdm)
+{
+	return container_of(ibdm, struct orca_dm, ibdm);
+}
+
 static inline struct orca_mr *to_omr(struct ib_mr *ibmr)
 {
 	return container_of(ibmr, struct orca_mr, ibmr);
@@ -489,6 +512,17 @@ int orca_pbl_build(struct orca_dev *dev, struct ib_umem *umem,
 		   unsigned long pgsz_bitmap, u64 iova, struct orca_pbl *pbl,
 		   struct orca_pbl_buf *buf, u32 *first_off);
 
+/* orca_dm.c */
+void orca_dm_probe(struct orca_dev *dev);
+struct ib_dm *orca_alloc_dm(struct ib_device *ibdev,
+			    struct ib_ucontext *ibucontext,
+			    struct ib_dm_alloc_attr *attr,
+			    struct uverbs_attr_bundle *attrs);
+int orca_dealloc_dm(struct ib_dm *ibdm, struct uverbs_attr_bundle *attrs);
+struct ib_mr *orca_reg_dm_mr(struct ib_pd *ibpd, struct ib_dm *ibdm,
+			     struct ib_dm_mr_attr *attr,
+			     struct uverbs_attr_bundle *attrs);
+
 /* orca_mr.c */
 struct ib_mr *orca_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
@@ -497,6 +531,10 @@ struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
 			       struct ib_dmah *dmah, struct ib_udata *udata);
+struct ib_mr *orca_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				      u64 length, u64 virt_addr, int fd,
+				      int access_flags, struct ib_dmah *dmah,
+				      struct uverbs_attr_bundle *attrs);
 int orca_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 int orca_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
 int orca_dealloc_mw(struct ib_mw *ibmw);
@@ -550,6 +588,9 @@ int orca_kick_ring_alloc(struct orca_dev *dev, struct orca_ucontext *uctx,
 void orca_kick_ring_free(struct orca_dev *dev, struct orca_ucontext *uctx);
 int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma);
 void orca_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+struct rdma_user_mmap_entry *
+orca_mmap_insert_wc(struct orca_ucontext *uctx, phys_addr_t address,
+		    size_t size, void (*release)(void *owner), void *owner);
 
 /* orca_verbs.c */
 int orca_check_udata_in(struct orca_dev *dev, struct ib_udata *udata,

@@ -90,6 +90,8 @@ void orca_caps_to_ib_attr(const struct orca_caps *caps,
 			le32_to_cpu(caps->max_fast_reg_page_list_len);
 	attr->max_pkeys = le16_to_cpu(caps->max_pkeys);
 	attr->local_ca_ack_delay = caps->local_ca_ack_delay;
+	/* device memory: orca_dm_probe() sees whether BAR2 holds it */
+	attr->max_dm_size = le64_to_cpu(caps->max_dm_size);
 	/* a clock (orca_caps_check() took its mask): CQE timestamps */
 	if (caps->hca_core_clock && caps->completion_timestamp_mask) {
 		attr->hca_core_clock = le64_to_cpu(caps->hca_core_clock);
@@ -99,9 +101,9 @@ void orca_caps_to_ib_attr(const struct orca_caps *caps,
 
 	/*
 	 * What the device may offer but this driver has no verb for stays 0
-	 * (memset above), whatever QUERY_CAPS says: device memory, ODP, WQs,
-	 * RSS and raw packet QPs, tag matching, CQ moderation.  A cap
-	 * advertised is a verb that works.
+	 * (memset above), whatever QUERY_CAPS says: ODP, WQs, RSS and raw
+	 * packet QPs, tag matching, CQ moderation.  A cap advertised is a
+	 * verb that works.
 	 */
 }
 
@@ -162,6 +164,7 @@ int orca_caps_check(const struct orca_caps *caps, struct device *dev)
 	};
 	const u32 mad_needs = ORCA_DEV_CAP_RESERVED_LKEY | ORCA_DEV_CAP_UD_AV;
 	u64 ts_mask = le64_to_cpu(caps->completion_timestamp_mask);
+	u64 dm_size = le64_to_cpu(caps->max_dm_size);
 	u32 dev_caps = le32_to_cpu(caps->dev_caps);
 	unsigned int i;
 
@@ -181,6 +184,12 @@ int orca_caps_check(const struct orca_caps *caps, struct device *dev)
 	    (dev_caps & mad_needs) != mad_needs) {
 		dev_err(dev, "device has MAD QPs without the reserved lkey or address vectors in UD WQEs (dev_caps 0x%x): refusing it\n",
 			dev_caps);
+		return -EINVAL;
+	}
+	/* device memory: a window of BAR2 in whole pages */
+	if (dm_size > ORCA_DM_MAX_SIZE || dm_size % ORCA_DM_PAGE) {
+		dev_err(dev, "device reports max_dm_size %llu, not a multiple of %u up to %u: refusing it\n",
+			dm_size, ORCA_DM_PAGE, ORCA_DM_MAX_SIZE);
 		return -EINVAL;
 	}
 	/* a counter's bits are its low ones: timestamps wrap at the mask */

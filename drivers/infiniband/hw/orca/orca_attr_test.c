@@ -54,7 +54,7 @@ static void fill_caps(struct orca_caps *c)
 	c->ece_options = cpu_to_le32(ORCA_ECE_OPT_ALL);
 	c->hca_core_clock = cpu_to_le64(1024);
 	c->completion_timestamp_mask = cpu_to_le64(0xffffffffffULL);
-	c->max_dm_size = cpu_to_le64(1025);
+	c->max_dm_size = cpu_to_le64(16 * ORCA_DM_PAGE);
 	c->odp_general_caps = cpu_to_le32(1026);
 	c->odp_rc_caps = cpu_to_le32(1027);
 	c->odp_uc_caps = cpu_to_le32(1028);
@@ -118,8 +118,8 @@ static void caps_every_field(struct kunit *test)
 	/* the clock and its counter's bits, for CQE timestamps */
 	KUNIT_EXPECT_EQ(test, a.hca_core_clock, 1024);
 	KUNIT_EXPECT_EQ(test, a.timestamp_mask, 0xffffffffffULL);
+	KUNIT_EXPECT_EQ(test, a.max_dm_size, 16 * ORCA_DM_PAGE);
 	/* offered by the device, but no verb of this driver does them */
-	KUNIT_EXPECT_EQ(test, a.max_dm_size, 0);
 	KUNIT_EXPECT_EQ(test, a.odp_caps.general_caps, 0);
 	KUNIT_EXPECT_EQ(test, a.odp_caps.per_transport_caps.rc_odp_caps, 0);
 	KUNIT_EXPECT_EQ(test, a.odp_caps.per_transport_caps.uc_odp_caps, 0);
@@ -209,6 +209,14 @@ static void caps_check_bounds(struct kunit *test)
 	/* either alone, without MAD QPs, is a device's choice */
 	c.dev_caps = cpu_to_le32(ORCA_DEV_CAP_UD | ORCA_DEV_CAP_UD_AV);
 	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), 0);
+	/* device memory: whole pages of the window */
+	fill_caps(&c);
+	c.max_dm_size = cpu_to_le64(ORCA_DM_MAX_SIZE);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), 0);
+	c.max_dm_size = cpu_to_le64(ORCA_DM_MAX_SIZE + ORCA_DM_PAGE);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
+	c.max_dm_size = cpu_to_le64(ORCA_DM_PAGE + 4);
+	KUNIT_EXPECT_EQ(test, orca_caps_check(&c, NULL), -EINVAL);
 	/* a timestamp mask is the counter's low bits; none without a clock */
 	fill_caps(&c);
 	c.completion_timestamp_mask = cpu_to_le64(0xfffffffffeULL);

@@ -215,6 +215,48 @@ int orca_cmd_dereg_mr(struct orca_com *com, u32 lkey)
 	return orca_com_exec(com, ORCA_CMD_DEREG_MR, &in, sizeof(in), NULL, 0);
 }
 
+int orca_cmd_alloc_dm(struct orca_com *com, u64 length, u8 log_align,
+		      u32 *handle, u64 *bar_offset)
+{
+	struct orca_alloc_dm_in in = {
+		.length = cpu_to_le64(length),
+		.log_align = log_align,
+	};
+	struct orca_alloc_dm_out out;
+	int err;
+
+	err = orca_com_exec(com, ORCA_CMD_ALLOC_DM, &in, sizeof(in), &out,
+			    sizeof(out));
+	if (!err) {
+		*handle = le32_to_cpu(out.dm_handle);
+		*bar_offset = le64_to_cpu(out.bar_offset);
+	}
+	return err;
+}
+
+int orca_cmd_dealloc_dm(struct orca_com *com, u32 handle)
+{
+	struct orca_dm_handle in = { .dm_handle = cpu_to_le32(handle) };
+
+	return orca_com_exec(com, ORCA_CMD_DEALLOC_DM, &in, sizeof(in), NULL,
+			     0);
+}
+
+int orca_cmd_reg_dm_mr(struct orca_com *com,
+		       const struct orca_reg_dm_mr_in *in, u32 *lkey, u32 *rkey)
+{
+	struct orca_reg_mr_out out;
+	int err;
+
+	err = orca_com_exec(com, ORCA_CMD_REG_DM_MR, in, sizeof(*in), &out,
+			    sizeof(out));
+	if (!err) {
+		*lkey = le32_to_cpu(out.lkey);
+		*rkey = le32_to_cpu(out.rkey);
+	}
+	return err;
+}
+
 int orca_cmd_alloc_mr(struct orca_com *com, u32 pdn, u32 max_pages, u32 *key)
 {
 	struct orca_alloc_mr_in in = {

@@ -45,6 +45,11 @@ int orca_cmd_mcast(struct orca_com *com, u16 opcode, u32 qpn, u16 mlid,
 int orca_cmd_reg_mr(struct orca_com *com, const struct orca_reg_mr_in *in,
 		    u32 *lkey, u32 *rkey);
 int orca_cmd_dereg_mr(struct orca_com *com, u32 lkey);
+int orca_cmd_alloc_dm(struct orca_com *com, u64 length, u8 log_align,
+		      u32 *handle, u64 *bar_offset);
+int orca_cmd_dealloc_dm(struct orca_com *com, u32 handle);
+int orca_cmd_reg_dm_mr(struct orca_com *com,
+		       const struct orca_reg_dm_mr_in *in, u32 *lkey, u32 *rkey);
 int orca_cmd_alloc_mr(struct orca_com *com, u32 pdn, u32 max_pages, u32 *key);
 int orca_cmd_rereg_mr(struct orca_com *com, u32 lkey,
 		      const struct orca_reg_mr_in *mr);

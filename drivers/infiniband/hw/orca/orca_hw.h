@@ -34,6 +34,7 @@
 #define ORCA_PCI_DEVICE_ID		0x1110
 #define ORCA_BAR_DOORBELL		0	/* ivshmem BAR0: doorbell register */
 #define ORCA_BAR_REGS			2	/* ivshmem BAR2: register block */
+#define ORCA_BAR2_SIZE			0x100000 /* and device memory */
 #define ORCA_IVSHMEM_DOORBELL		0x0c	/* BAR0 offset */
 
 #define ORCA_MAGIC			0x3141434841435230ULL /* "0RCAHCA1" */
@@ -203,6 +204,9 @@ enum orca_cmd_opcode {
 	ORCA_CMD_ALLOC_MW		= 0x43,
 	ORCA_CMD_DEALLOC_MW		= 0x44,
 	ORCA_CMD_ALLOC_MR		= 0x45,
+	ORCA_CMD_ALLOC_DM		= 0x46,
+	ORCA_CMD_DEALLOC_DM		= 0x47,
+	ORCA_CMD_REG_DM_MR		= 0x48,
 	ORCA_CMD_CREATE_AH		= 0x50,
 	ORCA_CMD_DESTROY_AH		= 0x51,
 	ORCA_CMD_CREATE_SRQ		= 0x60,

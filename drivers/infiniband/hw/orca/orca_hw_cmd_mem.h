@@ -130,7 +130,63 @@ struct orca_mw_handle {
 	__le32 reserved;
 };
 
+/*
+ * Device memory (ibv_alloc_dm): max_dm_size bytes of BAR2 from
+ * ORCA_DM_BAR_OFFSET, at most ORCA_DM_MAX_SIZE, a multiple of
+ * ORCA_DM_PAGE; none when max_dm_size is 0 (the commands are then
+ * UNSUPPORTED).  The device gives it out in whole pages, so that a
+ * mapping of one allocation shows nothing of another, and zeroes them
+ * for each new owner.
+ *
+ * ALLOC_DM: length bytes (1 .. max_dm_size) at an offset in the window
+ * aligned to 2^log_align (at most the window's size); NO_RESOURCES when
+ * no run of free pages fits.  Output: its handle and the BAR2 offset of
+ * its first byte.  DEALLOC_DM: BAD_RES_STATE / IN_USE while a region uses
+ * it.
+ */
+#define ORCA_DM_BAR_OFFSET		0x80000
+#define ORCA_DM_MAX_SIZE		0x80000
+#define ORCA_DM_PAGE			4096
+
+struct orca_alloc_dm_in {
+	__le64 length;			/* 0x00 */
+	__u8 log_align;			/* 0x08 */
+	__u8 reserved[7];		/* 0x09 */
+};
+
+struct orca_alloc_dm_out {
+	__le32 dm_handle;		/* 0x00 */
+	__le32 reserved;		/* 0x04 */
+	__le64 bar_offset;		/* 0x08 */
+};
+
+/* DEALLOC_DM input. */
+struct orca_dm_handle {
+	__le32 dm_handle;
+	__le32 reserved;
+};
+
+/*
+ * REG_DM_MR input: a region of PD pdn over [dm_offset, dm_offset +
+ * length) of device memory dm_handle (within the length it was allocated
+ * with), at iova, with REG_MR's access rules.  Length 0 is a region of no
+ * bytes (ibv_reg_dm_mr allows it).  Output: struct orca_reg_mr_out.
+ * DEREG_MR ends it; REREG_MR refuses it.  It counts against max_mr.
+ */
+struct orca_reg_dm_mr_in {
+	__le64 iova;			/* 0x00 */
+	__le64 length;			/* 0x08 */
+	__le64 dm_offset;		/* 0x10 */
+	__le32 pdn;			/* 0x18 */
+	__le32 access;			/* 0x1c ORCA_ACCESS_* */
+	__le32 dm_handle;		/* 0x20 */
+	__le32 reserved;		/* 0x24 */
+};
+
 /* Layout checks (C11; both the kernel and the emulator build these) */
+static_assert(sizeof(struct orca_alloc_dm_in) == 0x10, "orca_alloc_dm_in");
+static_assert(sizeof(struct orca_alloc_dm_out) == 0x10, "orca_alloc_dm_out");
+static_assert(sizeof(struct orca_reg_dm_mr_in) == 0x28, "orca_reg_dm_mr_in");
 static_assert(sizeof(struct orca_alloc_mr_in) == 0x10, "orca_alloc_mr_in");
 static_assert(sizeof(struct orca_pbl) == 16, "orca_pbl");
 static_assert(sizeof(struct orca_reg_mr_in) == 0x30, "orca_reg_mr_in");

@@ -124,6 +124,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = ORCA_UVERBS_ABI_VERSION,
 
+	.alloc_dm = orca_alloc_dm,
 	.alloc_hw_port_stats = orca_alloc_hw_port_stats,
 	.alloc_mw = orca_alloc_mw,
 	.alloc_pd = orca_alloc_pd,
@@ -133,6 +134,7 @@ static const struct ib_device_ops orca_dev_ops = {
 	.create_cq = orca_create_cq,
 	.create_qp = orca_create_qp,
 	.create_srq = orca_create_srq,
+	.dealloc_dm = orca_dealloc_dm,
 	.dealloc_mw = orca_dealloc_mw,
 	.dealloc_pd = orca_dealloc_pd,
 	.dealloc_ucontext = orca_dealloc_ucontext,
@@ -174,7 +176,9 @@ static const struct ib_device_ops orca_dev_ops = {
 	.query_qp = orca_query_qp,
 	.query_srq = orca_query_srq,
 	.query_ucontext = orca_query_ucontext,
+	.reg_dm_mr = orca_reg_dm_mr,
 	.reg_user_mr = orca_reg_user_mr,
+	.reg_user_mr_dmabuf = orca_reg_user_mr_dmabuf,
 	.req_notify_cq = orca_req_notify_cq,
 	.resize_user_cq = orca_resize_cq,
 	.rereg_user_mr = orca_rereg_user_mr,
@@ -324,6 +328,7 @@ static int orca_bring_up(struct orca_dev *dev)
 	if (err)
 		return err;
 	orca_cache_device_attr(dev);
+	orca_dm_probe(dev);
 	err = orca_alloc_mirror(dev);
 	if (err)
 		return err;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Memory registration: memory regions, and the pinned user buffers of CQs
- * and QPs (their page lists are built in orca_buf.c).
+ * Memory registration: memory regions (of user memory, or of a dma-buf's
+ * pages), and the pinned user buffers of CQs and QPs (their page lists are
+ * built in orca_buf.c).
  */
 
 #include <rdma/ib_umem.h>
@@ -56,39 +57,77 @@ struct ib_umem *orca_umem_ring(struct orca_dev *dev, u64 va, u32 len,
 	return umem;
 }
 
-#define ORCA_MR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
-			 IB_ACCESS_REMOTE_READ | IB_ACCESS_REMOTE_ATOMIC | \
-			 IB_ACCESS_MW_BIND)
+/*
+ * What a new region may be: the rights the device has, the size it takes.
+ * Optional access bits are hints: relaxed ordering stays, the rest go.
+ */
+static int orca_mr_args_ok(struct orca_dev *dev, int *access, u64 length,
+			   struct ib_dmah *dmah, struct ib_udata *udata)
+{
+	int err;
+
+	/* the device has no DMA handles (TPH steering tags) */
+	if (dmah) {
+		ibdev_dbg(&dev->ibdev, "MR with a DMA handle not supported\n");
+		return -EOPNOTSUPP;
+	}
+	*access &= ~IB_ACCESS_OPTIONAL | IB_ACCESS_RELAXED_ORDERING;
+	if (*access & ~(ORCA_MR_ACCESS | IB_ACCESS_RELAXED_ORDERING)) {
+		ibdev_dbg(&dev->ibdev, "MR access 0x%x not supported\n",
+			  *access);
+		return -EOPNOTSUPP;
+	}
+	err = orca_check_udata_in(dev, udata, 0);
+	if (err)
+		return err;
+	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
+		return -EINVAL;
+	return 0;
+}
+
+/* REG_MR of @mr->umem, pinned, at @virt_addr; frees nothing on failure. */
+static int orca_mr_register(struct orca_dev *dev, struct ib_pd *ibpd,
+			    struct orca_mr *mr, u64 virt_addr, u64 length,
+			    int access)
+{
+	struct orca_reg_mr_in in = {};
+	struct orca_pbl_buf buf = {};
+	u32 lkey, rkey, first_off;
+	int err;
+
+	err = orca_pbl_build(dev, mr->umem, ~0UL, virt_addr, &in.pbl, &buf,
+			     &first_off);
+	if (err)
+		return err;
+	in.iova = cpu_to_le64(virt_addr);
+	in.length = cpu_to_le64(length);
+	in.pdn = cpu_to_le32(to_opd(ibpd)->pdn);
+	in.access = cpu_to_le32(orca_mr_access_from_ib(access));
+	in.first_off = cpu_to_le32(first_off);
+	err = orca_cmd_reg_mr(&dev->com, &in, &lkey, &rkey);
+	orca_pbl_free(dev, &buf);
+	if (err)
+		return err;
+	mr->ibmr.lkey = lkey;
+	mr->ibmr.rkey = rkey;
+	orca_pbl_info_set(&mr->pbl, &in.pbl);
+	mr->first_off = first_off;
+	mr->ibmr.length = length;
+	mr->ibmr.iova = virt_addr;
+	return 0;
+}
 
 struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access_flags,
 			       struct ib_dmah *dmah, struct ib_udata *udata)
 {
 	struct orca_dev *dev = to_odev(ibpd->device);
-	struct orca_reg_mr_in in = {};
-	struct orca_pbl_buf buf = {};
-	struct orca_mr *mr;
-	u32 lkey, rkey, first_off;
 	int access = access_flags, err;
+	struct orca_mr *mr;
 
-	/* the device has no DMA handles (TPH steering tags) */
-	if (dmah) {
-		ibdev_dbg(&dev->ibdev, "MR with a DMA handle not supported\n");
-		return ERR_PTR(-EOPNOTSUPP);
-	}
-	/* optional bits are hints: keep relaxed ordering, drop the rest */
-	access &= ~IB_ACCESS_OPTIONAL | IB_ACCESS_RELAXED_ORDERING;
-	if (access & ~(ORCA_MR_ACCESS | IB_ACCESS_RELAXED_ORDERING)) {
-		ibdev_dbg(&dev->ibdev, "MR access 0x%x not supported\n",
-			  access_flags);
-		return ERR_PTR(-EOPNOTSUPP);
-	}
-	err = orca_check_udata_in(dev, udata, 0);
+	err = orca_mr_args_ok(dev, &access, length, dmah, udata);
 	if (err)
 		return ERR_PTR(err);
-	if (!length || length > le64_to_cpu(dev->caps.max_mr_size))
-		return ERR_PTR(-EINVAL);
-
 	mr = kzalloc_obj(*mr, GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
@@ -98,27 +137,56 @@ struct ib_mr *orca_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		err = PTR_ERR(mr->umem);
 		goto err_free;
 	}
-	err = orca_pbl_build(dev, mr->umem, ~0UL, virt_addr, &in.pbl, &buf,
-			     &first_off);
+	err = orca_mr_register(dev, ibpd, mr, virt_addr, length, access);
 	if (err)
 		goto err_release;
-	in.iova = cpu_to_le64(virt_addr);
-	in.length = cpu_to_le64(length);
-	in.pdn = cpu_to_le32(to_opd(ibpd)->pdn);
-	in.access = cpu_to_le32(orca_mr_access_from_ib(access));
-	in.first_off = cpu_to_le32(first_off);
-	err = orca_cmd_reg_mr(&dev->com, &in, &lkey, &rkey);
-	orca_pbl_free(dev, &buf);
-	if (err)
-		goto err_release;
-	mr->ibmr.lkey = lkey;
-	mr->ibmr.rkey = rkey;
 	mr->start = start;
 	mr->access = access_flags;
-	orca_pbl_info_set(&mr->pbl, &in.pbl);
-	mr->first_off = first_off;
-	mr->ibmr.length = length;
-	mr->ibmr.iova = virt_addr;
+	return &mr->ibmr;
+
+err_release:
+	orca_umem_release(dev, mr->umem);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/*
+ * A region of @length bytes from @offset of the dma-buf @fd: its pages,
+ * pinned for as long as the region lives (the device cannot take a
+ * move_notify), mapped for this device and described like any others.
+ */
+struct ib_mr *orca_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				      u64 length, u64 virt_addr, int fd,
+				      int access_flags, struct ib_dmah *dmah,
+				      struct uverbs_attr_bundle *attrs)
+{
+	struct orca_dev *dev = to_odev(ibpd->device);
+	struct ib_umem_dmabuf *umem_dmabuf;
+	int access = access_flags, err;
+	struct orca_mr *mr;
+
+	err = orca_mr_args_ok(dev, &access, length, dmah,
+			      attrs ? &attrs->driver_udata : NULL);
+	if (err)
+		return ERR_PTR(err);
+	mr = kzalloc_obj(*mr, GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	umem_dmabuf = ib_umem_dmabuf_get_pinned(ibpd->device, offset, length,
+						fd,
+						access & ~IB_ACCESS_RELAXED_ORDERING);
+	if (IS_ERR(umem_dmabuf)) {
+		err = PTR_ERR(umem_dmabuf);
+		ibdev_dbg(&dev->ibdev, "dma-buf fd %d, %llu bytes at %llu: %d\n",
+			  fd, length, offset, err);
+		goto err_free;
+	}
+	mr->umem = &umem_dmabuf->umem;
+	err = orca_mr_register(dev, ibpd, mr, virt_addr, length, access);
+	if (err)
+		goto err_release;
+	mr->access = access_flags;
 	return &mr->ibmr;
 
 err_release:
@@ -148,6 +216,9 @@ struct ib_mr *orca_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	int err;
 
 	if (flags & ~(IB_MR_REREG_TRANS | IB_MR_REREG_PD | IB_MR_REREG_ACCESS))
+		return ERR_PTR(-EOPNOTSUPP);
+	/* a dma-buf's pages have no user address to pin again */
+	if (mr->umem && mr->umem->is_dmabuf)
 		return ERR_PTR(-EOPNOTSUPP);
 	err = orca_check_udata_in(dev, udata, 0);
 	if (err)

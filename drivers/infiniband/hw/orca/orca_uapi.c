@@ -2,8 +2,9 @@
 /*
  * The driver's own ioctl attributes and methods (orca-abi.h): what
  * ibv_import_device() and ibv_import_pd() need to rebuild a context, and
- * a PD of it, on the same uverbs file in another provider context; and
- * the device's clocks for ibv_query_rt_values_ex().
+ * a PD of it, on the same uverbs file in another provider context; the
+ * device's clocks for ibv_query_rt_values_ex(); where device memory is
+ * mapped (ibv_alloc_dm(), ibv_import_dm()).
  */
 
 #include <rdma/ib_verbs.h>
@@ -98,6 +99,46 @@ DECLARE_UVERBS_NAMED_METHOD(ORCA_IBV_METHOD_QUERY_CLOCK,
 ADD_UVERBS_METHODS(orca_device, UVERBS_OBJECT_DEVICE,
 		   &UVERBS_METHOD(ORCA_IBV_METHOD_QUERY_CLOCK));
 
+/*
+ * ibv_import_dm(): where a DM of the context is mapped, and its length.
+ * uverbs looked the handle up.
+ */
+static int UVERBS_HANDLER(ORCA_IBV_METHOD_DM_QUERY)(struct uverbs_attr_bundle *attrs)
+{
+	struct ib_dm *ibdm = uverbs_attr_get_obj(attrs,
+						 ORCA_IBV_ATTR_QUERY_DM_HANDLE);
+	struct orca_dm *dm = to_odm(ibdm);
+	struct orca_ibv_query_dm_resp resp = {
+		.mmap_key = rdma_user_mmap_get_offset(dm->entry),
+		.map_length = dm->size,
+		.length = ibdm->length,
+	};
+
+	return uverbs_copy_to_struct_or_zero(attrs, ORCA_IBV_ATTR_QUERY_DM_RESP,
+					     &resp, sizeof(resp));
+}
+
+DECLARE_UVERBS_NAMED_METHOD(ORCA_IBV_METHOD_DM_QUERY,
+			    UVERBS_ATTR_IDR(ORCA_IBV_ATTR_QUERY_DM_HANDLE,
+					    UVERBS_OBJECT_DM,
+					    UVERBS_ACCESS_READ,
+					    UA_MANDATORY),
+			    UVERBS_ATTR_PTR_OUT(ORCA_IBV_ATTR_QUERY_DM_RESP,
+						UVERBS_ATTR_STRUCT(struct orca_ibv_query_dm_resp,
+								   length),
+						UA_MANDATORY));
+
+ADD_UVERBS_METHODS(orca_dm, UVERBS_OBJECT_DM,
+		   &UVERBS_METHOD(ORCA_IBV_METHOD_DM_QUERY));
+
+/* where the provider maps a new DM: it cannot use one without */
+ADD_UVERBS_ATTRIBUTES_SIMPLE(orca_dm_alloc_attrs, UVERBS_OBJECT_DM,
+			     UVERBS_METHOD_DM_ALLOC,
+			     UVERBS_ATTR_PTR_OUT(ORCA_IBV_ATTR_ALLOC_DM_RESP,
+						 UVERBS_ATTR_STRUCT(struct orca_ibv_alloc_dm_resp,
+								    map_length),
+						 UA_MANDATORY));
+
 /* the response, at least up to device_caps */
 #define ORCA_UCTX_RESP_ATTR \
 	UVERBS_ATTR_STRUCT(struct orca_ibv_alloc_ucontext_resp, device_caps)
@@ -112,5 +153,7 @@ const struct uapi_definition orca_uapi_defs[] = {
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &orca_query_context),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DEVICE, &orca_device),
 	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_PD, &orca_pd),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DM, &orca_dm),
+	UAPI_DEF_CHAIN_OBJ_TREE(UVERBS_OBJECT_DM, &orca_dm_alloc_attrs),
 	{}
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * orca: the doorbell: the page users map, the kick rings and the hint,
- * and the kicks the driver rings itself.
+ * and the kicks the driver rings itself; and what user contexts map
+ * (device memory's pages too, orca_dm.c).
  *
  * Producer indices live in doorbell records in user memory; what the
  * device needs besides is a wake-up.  The wake-up is a store to the
@@ -65,12 +66,17 @@ module_param(kick_ring, bool, 0444);
 MODULE_PARM_DESC(kick_ring,
 		 "Give each user context a kick ring in which its posts name their QPs, so the device reads only the doorbell records that moved (default: true)");
 
-/* what a context maps: BAR0's page, or a page of memory */
+/*
+ * What a context maps: BAR0's page, a page of memory, or a range of BAR2
+ * (device memory), whose owner hears when no mapping of it is left.
+ */
 struct orca_user_mmap_entry {
 	struct rdma_user_mmap_entry rdma_entry;
-	phys_addr_t address;		/* the doorbell page */
+	phys_addr_t address;		/* the doorbell page, a BAR2 range */
 	struct page *page;		/* the hint, a kick ring: a reference */
 	bool writable;			/* a kick ring */
+	void (*release)(void *owner);	/* a BAR2 range's */
+	void *owner;
 };
 
 static struct orca_user_mmap_entry *
@@ -224,6 +230,42 @@ orca_mmap_insert(struct orca_ucontext *uctx, phys_addr_t address,
 	return &entry->rdma_entry;
 }
 
+/**
+ * orca_mmap_insert_wc - offer @size bytes of BAR memory to @uctx
+ * @uctx: the context that may map them
+ * @address: their bus address, page-aligned
+ * @size: a multiple of PAGE_SIZE
+ * @release: called with @owner once the entry is removed and no mapping
+ *	of the range is left, the last moment the context could touch it
+ * @owner: the range's owner
+ *
+ * The range is mapped write-combined, as device memory is.
+ *
+ * Return: the entry (its key: rdma_user_mmap_get_offset()), or an ERR_PTR;
+ * @release is not called then.
+ */
+struct rdma_user_mmap_entry *
+orca_mmap_insert_wc(struct orca_ucontext *uctx, phys_addr_t address,
+		    size_t size, void (*release)(void *owner), void *owner)
+{
+	struct orca_user_mmap_entry *entry;
+	int err;
+
+	entry = kzalloc_obj(*entry, GFP_KERNEL);
+	if (!entry)
+		return ERR_PTR(-ENOMEM);
+	entry->address = address;
+	entry->release = release;
+	entry->owner = owner;
+	err = rdma_user_mmap_entry_insert(&uctx->ibucontext,
+					  &entry->rdma_entry, size);
+	if (err) {
+		kfree(entry);
+		return ERR_PTR(err);
+	}
+	return &entry->rdma_entry;
+}
+
 /*
  * A context gets the doorbell page, if the device has one for users and
  * the caller may ring any vector: an mmap entry and its key in @resp.
@@ -368,7 +410,7 @@ int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 	}
 	if (vma->vm_flags & VM_EXEC) {
 		ibdev_dbg(ibucontext->device,
-			  "the doorbell pages are not executable\n");
+			  "mapped pages are not executable\n");
 		err = -EPERM;
 		goto out;
 	}
@@ -394,10 +436,18 @@ int orca_mmap(struct ib_ucontext *ibucontext, struct vm_area_struct *vma)
 	}
 	vm_flags_clear(vma, VM_MAYEXEC);
 	/* ib_core zaps the mapping when the device goes away */
-	err = rdma_user_mmap_io(ibucontext, vma,
-				PHYS_PFN(to_oentry(rdma_entry)->address),
-				PAGE_SIZE, pgprot_noncached(vma->vm_page_prot),
-				rdma_entry);
+	if (to_oentry(rdma_entry)->release)	/* device memory */
+		err = rdma_user_mmap_io(ibucontext, vma,
+					PHYS_PFN(to_oentry(rdma_entry)->address),
+					rdma_entry->npages << PAGE_SHIFT,
+					pgprot_writecombine(vma->vm_page_prot),
+					rdma_entry);
+	else
+		err = rdma_user_mmap_io(ibucontext, vma,
+					PHYS_PFN(to_oentry(rdma_entry)->address),
+					PAGE_SIZE,
+					pgprot_noncached(vma->vm_page_prot),
+					rdma_entry);
 out:
 	rdma_user_mmap_entry_put(rdma_entry);
 	return err;
@@ -409,6 +459,8 @@ void orca_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 
 	if (entry->page)
 		put_page(entry->page);
+	if (entry->release)
+		entry->release(entry->owner);
 	kfree(entry);
 }
 
